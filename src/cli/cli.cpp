@@ -1,0 +1,61 @@
+#include "cli/cli.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "util/error.h"
+#include "util/version.h"
+
+namespace repro {
+
+namespace {
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("repro");
+  logger->set_pattern("[%H:%M:%S] [%^%l%$] %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"repro: reproduce attention-variant papers' tables from YAML specs"};
+  app.require_subcommand(0, 1);
+  bool show_version = false;
+  std::string log_level = "info";
+  app.add_flag("--version", show_version, "Print repro, LibTorch, CUDA, BLAS and git commit versions");
+  app.add_option("--log-level", log_level, "trace | debug | info | warn | error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  int exit_code = 0;
+  add_run_command(app, exit_code);
+  add_sweep_command(app, exit_code);
+  add_report_command(app, exit_code);
+  add_list_command(app, exit_code);
+  add_params_command(app, exit_code);
+  try {
+    app.parse_complete_callback([&] { setup_logging(log_level); });
+    app.parse(argc, argv);
+    if (show_version) {
+      std::cout << version_report() << "\n";
+      return 0;
+    }
+    if (app.get_subcommands().empty()) {
+      std::cout << app.help();
+      return 2;
+    }
+    return exit_code;
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const Error& e) {
+    std::cerr << "repro: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "repro: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace repro

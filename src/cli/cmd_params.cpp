@@ -1,0 +1,48 @@
+// repro params SPEC.yaml: parameter counts with a breakdown, without training.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "data/registry.h"
+#include "models/param_count.h"
+#include "spec/grid.h"
+
+namespace repro {
+
+namespace {
+
+std::string params_table(const std::vector<PlannedRun>& runs) {
+  std::string out = "| model | dataset | params | embeddings | attention | feed-forward | norms | head |\n"
+                    "|---|---|---|---|---|---|---|---|\n";
+  std::vector<std::string> done;
+  for (const auto& run : runs) {
+    const std::string key = run.model_config + "|" + run.dataset;
+    if (std::find(done.begin(), done.end(), key) != done.end()) continue;
+    done.push_back(key);
+    torch::manual_seed(0);
+    const auto params = count_parameters(*build_model(run.config, find_dataset(run.dataset).info()));
+    out += "| " + run.model_config + " | " + run.dataset + " | " + std::to_string(params.total) + " (" +
+           format_millions(params.total) + ") |";
+    for (const auto& [part, count] : params.parts) out += " " + std::to_string(count) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_params_command(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("params", "Parameter count of every model configuration x dataset");
+  auto spec = std::make_shared<std::string>();
+  auto overrides = std::make_shared<std::vector<std::string>>();
+  command->add_option("spec", *spec, "Experiment spec (YAML)")->required();
+  command->add_option("overrides", *overrides, "Spec overrides KEY=VALUE");
+  command->callback([spec, overrides, &exit_code] {
+    Experiment experiment = load_experiment(*spec);
+    for (const auto& text : *overrides) experiment.overrides.push_back(parse_override(text));
+    std::cout << params_table(expand_grid(experiment));
+    exit_code = 0;
+  });
+}
+
+}  // namespace repro

@@ -1,0 +1,24 @@
+// repro sweep SPEC.yaml --seeds 0-4 --set KEY=V1,V2 ...: the run engine with the
+// grid's seeds and axes given on the command line.
+#include "cli/cli.h"
+#include "cli/common.h"
+
+namespace repro {
+
+void add_sweep_command(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("sweep", "Run a spec over seeds and KEY=V1,V2 axes given here");
+  auto args = std::make_shared<RunArguments>();
+  auto seeds = std::make_shared<std::string>();
+  auto axes = std::make_shared<std::vector<std::string>>();
+  add_run_arguments(*command, *args);
+  command->add_option("--seeds", *seeds, "Seeds, e.g. 0-4 or 0,2,5 (replaces the spec's)");
+  command->add_option("--set", *axes, "A sweep axis KEY=V1,V2,... (repeatable; lists in [..])");
+  command->callback([args, seeds, axes, &exit_code] {
+    Experiment experiment = load_with_overrides(*args);
+    if (!seeds->empty()) experiment.seeds = parse_seeds(*seeds, "--seeds");
+    for (const auto& axis : *axes) experiment.axes.push_back(parse_axis(axis));
+    exit_code = run_experiment(experiment, runner_options(*args));
+  });
+}
+
+}  // namespace repro

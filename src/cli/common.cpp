@@ -1,0 +1,43 @@
+#include "cli/common.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace repro {
+
+void add_run_arguments(CLI::App& command, RunArguments& args) {
+  command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
+  command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
+  command.add_option("--out", args.out, "Folder of run records (default runs/)");
+  command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
+  command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default: all cores)")->check(CLI::NonNegativeNumber);
+  command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
+  command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
+      ->group("");
+}
+
+Experiment load_with_overrides(const RunArguments& args) {
+  Experiment experiment = load_experiment(args.spec_path);
+  for (const auto& text : args.overrides) experiment.overrides.push_back(parse_override(text));
+  return experiment;
+}
+
+RunnerOptions runner_options(const RunArguments& args) {
+  // LibTorch 1.13 on Debian starts with 1 intra-op thread here; use every core unless told.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  torch::set_num_threads(args.threads > 0 ? args.threads : static_cast<int>(cores));
+  RunnerOptions options;
+  options.out = args.out;
+  options.data_root = args.data_root;
+  options.device = args.device;
+  options.dry_run = args.dry_run;
+  options.live_progress = ::isatty(STDOUT_FILENO);
+  options.stop_after_epoch = args.stop_after_epoch;
+  return options;
+}
+
+}  // namespace repro

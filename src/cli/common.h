@@ -1,0 +1,29 @@
+#pragma once
+// Options shared by `run` and `sweep`: the spec file, overrides and where to run.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "run/runner.h"
+#include "spec/experiment.h"
+
+namespace repro {
+
+struct RunArguments {
+  std::string spec_path;
+  std::vector<std::string> overrides;  // key=value
+  std::string out = "runs";
+  std::string data_root;
+  std::string device = "auto";
+  int threads = 0;
+  bool dry_run = false;
+  int64_t stop_after_epoch = 0;
+};
+
+void add_run_arguments(CLI::App& command, RunArguments& args);
+// Loads the spec and applies the `key=value` overrides.
+Experiment load_with_overrides(const RunArguments& args);
+RunnerOptions runner_options(const RunArguments& args);
+
+}  // namespace repro

@@ -1,0 +1,42 @@
+#pragma once
+// What every dataset provides: static facts (shape, classes, normalization) and
+// its official splits, held in memory as tensors.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace repro {
+
+struct DatasetInfo {
+  std::string name;
+  std::string modality;  // "image"
+  int64_t channels = 0, height = 0, width = 0;
+  int64_t num_classes = 0;
+  std::vector<std::string> class_names;
+  std::vector<double> mean, std;  // per channel, in [0, 1] pixel units
+  std::string default_augment;    // what data.augment=auto means here
+  int64_t official_train = 0, official_test = 0;  // counts of the official splits
+};
+
+struct Split {
+  torch::Tensor inputs;  // images: (N, C, H, W) uint8
+  torch::Tensor labels;  // (N,) int64
+  int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
+};
+
+// The official splits as read from disk.
+struct RawData {
+  Split train, test;
+  std::vector<std::string> notes;  // e.g. "partial: test split has 1000 of 10000 records"
+};
+
+// The splits one run uses, after limits and the validation hold-out.
+struct RunData {
+  DatasetInfo info;
+  Split train, val, test;
+  std::vector<std::string> notes;
+  bool partial() const { return !notes.empty(); }
+};
+
+}  // namespace repro

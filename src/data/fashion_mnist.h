@@ -1,0 +1,12 @@
+#pragma once
+// Fashion-MNIST from its four official IDX .gz files.
+#include <filesystem>
+
+#include "data/dataset.h"
+
+namespace repro {
+
+DatasetInfo fashion_mnist_info();
+RawData load_fashion_mnist(const std::filesystem::path& data_root);
+
+}  // namespace repro

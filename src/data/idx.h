@@ -1,0 +1,19 @@
+#pragma once
+// IDX files (the MNIST family's format), optionally gzip-compressed.
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+
+namespace repro {
+
+// Decompresses a .gz file (or reads a plain file) whole; errors name the file.
+std::string read_gzip_file(const std::filesystem::path& path);
+
+// Images: magic 2051, count, rows, cols (big-endian int32), then count*rows*cols bytes.
+// Returns (count, 1, rows, cols) uint8.
+torch::Tensor read_idx_images(const std::filesystem::path& path);
+// Labels: magic 2049, count, then count bytes. Returns (count,) int64; checks < num_classes.
+torch::Tensor read_idx_labels(const std::filesystem::path& path, int64_t num_classes);
+
+}  // namespace repro

@@ -1,0 +1,63 @@
+#include "data/manifest.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "util/error.h"
+
+namespace repro {
+
+const std::map<std::string, std::string>& manifest_texts();  // generated
+
+namespace {
+
+Manifest parse_manifest(const std::string& dataset, const std::string& text) {
+  const YAML::Node root = YAML::Load(text);
+  Manifest m;
+  m.name = root["name"].as<std::string>();
+  m.folder = root["folder"].as<std::string>();
+  m.homepage = root["homepage"].as<std::string>("");
+  m.citation = root["citation"].as<std::string>("");
+  if (root["official_counts"])
+    for (const auto& entry : root["official_counts"])
+      m.official_counts[entry.first.as<std::string>()] = entry.second.as<int64_t>();
+  for (const auto& node : root["files"]) {
+    ManifestFile f;
+    f.name = node["name"].as<std::string>();
+    f.role = node["role"].as<std::string>();
+    f.bytes = node["bytes"].as<uint64_t>(0);
+    f.sha256 = node["sha256"].as<std::string>("");
+    f.url = node["url"].as<std::string>("");
+    m.files.push_back(f);
+  }
+  return m;
+}
+
+}  // namespace
+
+const ManifestFile& Manifest::file(const std::string& role) const {
+  for (const auto& f : files)
+    if (f.role == role) return f;
+  throw Error("internal: manifest of " + name + " has no file with role '" + role + "'");
+}
+
+const Manifest& manifest(const std::string& dataset) {
+  static std::map<std::string, Manifest> cache;
+  if (auto it = cache.find(dataset); it != cache.end()) return it->second;
+  const auto& texts = manifest_texts();
+  const auto it = texts.find(dataset);
+  if (it == texts.end()) throw Error("internal: no manifest datasets/" + dataset + ".yaml");
+  return cache.emplace(dataset, parse_manifest(dataset, it->second)).first->second;
+}
+
+std::filesystem::path locate(const Manifest& manifest, const std::string& role,
+                             const std::filesystem::path& data_root) {
+  const ManifestFile& f = manifest.file(role);
+  const std::vector<std::filesystem::path> places = {data_root / manifest.folder / f.name, data_root / f.name};
+  for (const auto& place : places)
+    if (std::filesystem::exists(place)) return place;
+  throw Error(manifest.name + ": missing file " + f.name + " (looked in " + places[0].string() + " and " +
+              places[1].string() + "). Get it from " + f.url + " (" + std::to_string(f.bytes) +
+              " bytes, sha256 " + f.sha256 + ") and point --data-root or $REPRO_DATA at its folder.");
+}
+
+}  // namespace repro

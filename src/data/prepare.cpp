@@ -1,0 +1,67 @@
+#include "data/prepare.h"
+
+#include <algorithm>
+#include <random>
+
+namespace repro {
+
+namespace {
+
+Split take(const Split& split, const torch::Tensor& indices) {
+  return {split.inputs.index_select(0, indices), split.labels.index_select(0, indices)};
+}
+
+// A seeded random subset of `limit` examples (kept in original order); all when limit is 0.
+Split limit_split(const Split& split, int64_t limit, int64_t seed) {
+  if (limit <= 0 || limit >= split.size()) return split;
+  std::vector<int64_t> order(split.size());
+  for (int64_t i = 0; i < split.size(); ++i) order[i] = i;
+  std::mt19937_64 rng(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + 1);
+  std::shuffle(order.begin(), order.end(), rng);
+  order.resize(limit);
+  std::sort(order.begin(), order.end());
+  return take(split, torch::tensor(order, torch::kInt64));
+}
+
+}  // namespace
+
+torch::Tensor stratified_holdout(const torch::Tensor& labels, int64_t num_classes, double fraction, int64_t seed) {
+  std::vector<std::vector<int64_t>> by_class(num_classes);
+  const auto* y = labels.data_ptr<int64_t>();
+  for (int64_t i = 0; i < labels.size(0); ++i) by_class[y[i]].push_back(i);
+  std::mt19937_64 rng(static_cast<uint64_t>(seed) * 0xD1B54A32D192ED03ull + 7);
+  std::vector<int64_t> held;
+  for (auto& members : by_class) {
+    std::shuffle(members.begin(), members.end(), rng);
+    const auto count = static_cast<size_t>(std::llround(fraction * members.size()));
+    held.insert(held.end(), members.begin(), members.begin() + count);
+  }
+  std::sort(held.begin(), held.end());
+  return torch::tensor(held, torch::kInt64);
+}
+
+RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {
+  const int64_t seed = config.integer("data.split_seed");
+  RunData data;
+  data.info = info;
+  data.notes = raw.notes;
+  Split train = limit_split(raw.train, config.integer("data.train_limit"), seed);
+  data.test = limit_split(raw.test, config.integer("data.test_limit"), seed + 1);
+  if (config.integer("data.train_limit") > 0 && config.integer("data.train_limit") < raw.train.size())
+    data.notes.push_back("subset: " + std::to_string(train.size()) + " training examples (data.train_limit)");
+  if (config.integer("data.test_limit") > 0 && config.integer("data.test_limit") < raw.test.size())
+    data.notes.push_back("subset: " + std::to_string(data.test.size()) + " test examples (data.test_limit)");
+  const double fraction = config.real("data.val_fraction");
+  if (fraction <= 0) {
+    data.train = train;
+    return data;
+  }
+  const auto held = stratified_holdout(train.labels, info.num_classes, fraction, seed);
+  auto keep_mask = torch::ones({train.size()}, torch::kBool);
+  keep_mask.index_fill_(0, held, false);
+  data.val = take(train, held);
+  data.train = take(train, keep_mask.nonzero().squeeze(1));
+  return data;
+}
+
+}  // namespace repro

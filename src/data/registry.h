@@ -1,0 +1,24 @@
+#pragma once
+// The explicit name -> dataset table.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+
+namespace repro {
+
+struct DatasetEntry {
+  const char* name;
+  DatasetInfo (*info)();
+  RawData (*load)(const std::filesystem::path& data_root);
+};
+
+const std::vector<DatasetEntry>& dataset_table();
+std::vector<std::string> dataset_names();
+const DatasetEntry& find_dataset(const std::string& name);
+
+// --data-root, else $REPRO_DATA, else ./datasets.
+std::filesystem::path resolve_data_root(const std::string& option);
+
+}  // namespace repro

@@ -1,0 +1,32 @@
+#pragma once
+// Batches of images as tensor ops (so the same code runs on a GPU): gather,
+// random crop with zero padding, horizontal flip, per-channel normalization.
+#include <string>
+
+#include "data/dataset.h"
+#include "spec/config.h"
+
+namespace repro {
+
+class VisionBatcher {
+ public:
+  VisionBatcher(const DatasetInfo& info, const Config& config, torch::Device device);
+
+  // images: (N, C, H, W) uint8 on any device; indices: (B,) int64.
+  // Returns (B, C, H, W) float on the batcher's device. Augments only when `train`.
+  torch::Tensor images(const Split& split, const torch::Tensor& indices, bool train) const;
+
+  const std::string& augment() const { return augment_; }
+
+ private:
+  torch::Tensor random_crop(const torch::Tensor& x) const;  // (B, C, H, W) -> same shape
+  torch::Tensor random_flip(const torch::Tensor& x) const;
+
+  std::string augment_;  // none | crop | flip | crop_flip
+  int64_t padding_;
+  bool normalize_;
+  torch::Tensor mean_, std_;  // (1, C, 1, 1)
+  torch::Device device_;
+};
+
+}  // namespace repro

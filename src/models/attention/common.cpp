@@ -1,0 +1,67 @@
+#include "models/attention/common.h"
+
+#include <limits>
+
+namespace repro {
+
+namespace {
+bool g_fused_enabled = true;
+}
+
+bool fused_attention_available() {
+#if TORCH_VERSION_MAJOR >= 2
+  return true;
+#else
+  return false;
+#endif
+}
+
+void set_fused_attention_enabled(bool enabled) { g_fused_enabled = enabled; }
+
+torch::Tensor split_heads(const torch::Tensor& x, int64_t heads) {
+  const int64_t B = x.size(0), N = x.size(1);
+  return x.view({B, N, heads, -1}).transpose(1, 2);
+}
+
+torch::Tensor merge_heads(const torch::Tensor& x) {
+  const int64_t B = x.size(0), N = x.size(2);
+  return x.transpose(1, 2).reshape({B, N, -1});
+}
+
+torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::ScalarType dtype) {
+  if (!padding_mask.defined()) return {};
+  const auto mask = torch::zeros(padding_mask.sizes(), torch::TensorOptions().dtype(dtype).device(padding_mask.device()));
+  return mask.masked_fill(padding_mask, -std::numeric_limits<double>::infinity()).unsqueeze(1).unsqueeze(1);
+}
+
+torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& padding_mask,
+                             double scale) {
+  auto logits = torch::matmul(q, k.transpose(-2, -1)) * scale;  // (B, H, N, N)
+  if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
+  return torch::softmax(logits, -1);
+}
+
+torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                 const torch::Tensor& padding_mask, double scale, double dropout, bool training,
+                                 torch::Tensor* maps) {
+  const double p = training ? dropout : 0.0;
+#if TORCH_VERSION_MAJOR >= 2
+  if (!maps && g_fused_enabled) {
+    torch::Tensor keep;  // (B, 1, 1, N) bool, true = attend
+    if (padding_mask.defined()) keep = padding_mask.logical_not().unsqueeze(1).unsqueeze(1);
+    return at::scaled_dot_product_attention(q, k, v, keep, p, /*is_causal=*/false, scale);
+  }
+#endif
+  auto a = attention_maps(q, k, padding_mask, scale);  // (B, H, N, N)
+  if (maps) *maps = a;
+  if (p > 0) a = torch::dropout(a, p, true);
+  return torch::matmul(a, v);
+}
+
+void init_linear(torch::nn::Linear& linear, double std) {
+  torch::NoGradGuard no_grad;
+  linear->weight.normal_(0, std);
+  if (linear->bias.defined()) linear->bias.zero_();
+}
+
+}  // namespace repro

@@ -1,0 +1,35 @@
+#pragma once
+// Shared attention mechanics: head reshapes, masks, and one scaled dot-product
+// attention with a fused path (LibTorch >= 2.0) and an explicit path side by side.
+#include <torch/torch.h>
+
+namespace repro {
+
+// (B, N, H*d) -> (B, H, N, d)
+torch::Tensor split_heads(const torch::Tensor& x, int64_t heads);
+// (B, H, N, d) -> (B, N, H*d)
+torch::Tensor merge_heads(const torch::Tensor& x);
+
+// (B, N) bool, true = padding  ->  (B, 1, 1, N) additive float mask (0 or -inf), or undefined.
+torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::ScalarType dtype);
+
+// Row-softmax attention maps softmax(q k^T * scale + mask): q, k (B, H, N, d) -> (B, H, N, N).
+torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& padding_mask,
+                             double scale);
+
+// softmax(q k^T * scale + mask) v with dropout on the maps: (B, H, N, d) -> (B, H, N, dv).
+// Uses the fused kernel when available and `maps` is null; otherwise the explicit
+// path, which also returns the maps (before dropout) through `maps`.
+torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                 const torch::Tensor& padding_mask, double scale, double dropout, bool training,
+                                 torch::Tensor* maps);
+
+// True when this LibTorch has a fused scaled_dot_product_attention (2.x).
+bool fused_attention_available();
+// Forces the explicit path everywhere (for tests comparing both paths).
+void set_fused_attention_enabled(bool enabled);
+
+// Normal(0, std) for weights, zeros for biases of a Linear.
+void init_linear(torch::nn::Linear& linear, double std);
+
+}  // namespace repro

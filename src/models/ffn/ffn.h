@@ -1,0 +1,30 @@
+#pragma once
+// The feed-forward interface and its explicit name -> factory table.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace repro {
+
+struct FeedForwardOptions {
+  int64_t dim = 0;        // D
+  double ratio = 4;       // hidden width / D
+  double dropout = 0;
+  int64_t dropouts = 2;   // 1: after the activation; 2: also after the output projection
+  double init_std = 0.02;
+};
+
+class FeedForwardImpl : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(const torch::Tensor& x) = 0;  // (B, N, D) -> (B, N, D)
+};
+using FeedForwardPtr = std::shared_ptr<FeedForwardImpl>;
+
+struct FeedForwardEntry {
+  const char* name;
+  const char* summary;
+  FeedForwardPtr (*make)(const FeedForwardOptions&);
+};
+
+}  // namespace repro

@@ -1,0 +1,34 @@
+#pragma once
+// The classifier interface the trainer sees, and the function that builds the
+// model a spec names for a dataset.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "spec/config.h"
+
+namespace repro {
+
+struct ModelInput {
+  torch::Tensor inputs;        // images (B, C, H, W) float
+  torch::Tensor padding_mask;  // (B, N) bool, true at padding; undefined for images
+};
+
+class ClassifierImpl : public torch::nn::Module {
+ public:
+  // Returns logits (B, classes). When `maps` is not null it receives one
+  // (B, H, N, N) attention map tensor per block.
+  virtual torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) = 0;
+};
+using ClassifierPtr = std::shared_ptr<ClassifierImpl>;
+
+// Checks the spec against the dataset (divisibility, sizes) and builds the model.
+ClassifierPtr build_model(const Config& config, const DatasetInfo& info);
+
+// True for parameters that get weight decay: matrices, except embeddings,
+// class token and positions (biases and norm weights are vectors).
+bool decays(const std::string& parameter_name, const torch::Tensor& parameter);
+
+}  // namespace repro

@@ -1,0 +1,24 @@
+#pragma once
+// Pre-norm Vision Transformer (Dosovitskiy et al. 2020) with pluggable attention
+// and feed-forward kinds.
+#include "models/block.h"
+#include "models/model.h"
+
+namespace repro {
+
+class VitImpl : public ClassifierImpl {
+ public:
+  VitImpl(const Config& config, const DatasetInfo& info);
+  torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) override;
+
+ private:
+  torch::nn::Conv2d patch_embed_{nullptr};
+  torch::Tensor cls_token_, pos_embed_;
+  torch::nn::ModuleList blocks_;
+  torch::nn::AnyModule norm_;
+  torch::nn::Linear head_{nullptr};
+  double emb_dropout_;
+  std::string pool_;
+};
+
+}  // namespace repro

@@ -1,0 +1,135 @@
+#include "report/table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "report/stats.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+bool lower_is_better(const std::string& metric) { return metric.find("loss") != std::string::npos; }
+
+std::string fixed(double value, int digits) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string status_text(const std::map<std::string, int>& other) {
+  std::vector<std::string> parts;
+  for (const auto& [status, count] : other) parts.push_back(std::to_string(count) + " " + status);
+  return join(parts, ", ");
+}
+
+// "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 missing)", "— (2 failed)".
+std::string cell_text(const Cell& cell, int digits, size_t common_n, bool best) {
+  if (cell.values.empty()) return "— (" + (cell.other_status.empty() ? std::string("no runs") : status_text(cell.other_status)) + ")";
+  std::string text = fixed(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed(cell.std, digits));
+  if (best) text = "**" + text + "**";
+  std::vector<std::string> notes;
+  if (cell.values.size() != common_n) notes.push_back("n=" + std::to_string(cell.values.size()));
+  if (!cell.other_status.empty()) notes.push_back(status_text(cell.other_status));
+  if (!notes.empty()) text += " (" + join(notes, "; ") + ")";
+  if (cell.partial) text += " †";
+  return text;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset) {
+  Cell cell;
+  for (const auto& run : results.runs) {
+    if (run.model_config != model_config || run.dataset != dataset) continue;
+    cell.partial |= run.partial;
+    if (run.status == "complete") cell.values.push_back(run.value);
+    else ++cell.other_status[run.status];
+  }
+  cell.mean = mean(cell.values);
+  cell.std = sample_std(cell.values);
+  return cell;
+}
+
+std::string render_markdown(const ExperimentResults& results, const std::string& metric) {
+  const int digits = lower_is_better(metric) ? 4 : 2;
+  // The most common n across cells is stated in the caption; others are marked.
+  std::map<size_t, int> n_counts;
+  std::map<std::string, std::map<std::string, Cell>> cells;
+  for (const auto& config : results.model_configs)
+    for (const auto& dataset : results.datasets) {
+      cells[config][dataset] = make_cell(results, config, dataset);
+      if (!cells[config][dataset].values.empty()) ++n_counts[cells[config][dataset].values.size()];
+    }
+  size_t common_n = 0;
+  int most = -1;
+  for (const auto& [n, count] : n_counts)
+    if (count > most) common_n = n, most = count;
+
+  std::string out = "### " + results.name + ": " + metric + (lower_is_better(metric) ? "" : " (%)") + "\n\n";
+  out += "| model |";
+  for (const auto& dataset : results.datasets) out += " " + dataset + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < results.datasets.size(); ++i) out += "---|";
+  out += "\n";
+  std::set<std::string> partial_notes;
+  for (const auto& config : results.model_configs) {
+    out += "| " + config + " |";
+    for (const auto& dataset : results.datasets) {
+      const Cell& cell = cells[config][dataset];
+      bool best = !cell.values.empty();
+      for (const auto& other : results.model_configs) {
+        const Cell& o = cells[other][dataset];
+        if (o.values.empty()) continue;
+        if (lower_is_better(metric) ? o.mean < cell.mean : o.mean > cell.mean) best = false;
+      }
+      out += " " + cell_text(cell, digits, common_n, best && results.model_configs.size() > 1) + " |";
+    }
+    out += "\n";
+  }
+  for (const auto& run : results.runs)
+    for (const auto& note : run.notes) partial_notes.insert(note);
+  out += "\nMean ± sample std (ddof = 1) of " + metric + " at each run's selected epoch over n = " +
+         std::to_string(common_n) + " seeds per cell (other n marked); best mean per column in bold.\n";
+  if (!partial_notes.empty()) {
+    out += "† partial or subset data:\n";
+    for (const auto& note : partial_notes) out += "- " + note + "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const std::vector<ExperimentResults>& all, const std::string& metric) {
+  std::string out = "experiment,model_config,dataset,metric,n,mean,std,ddof,other_runs,partial\n";
+  for (const auto& results : all)
+    for (const auto& config : results.model_configs)
+      for (const auto& dataset : results.datasets) {
+        const Cell cell = make_cell(results, config, dataset);
+        out += csv_field(results.name) + "," + csv_field(config) + "," + csv_field(dataset) + "," + metric + "," +
+               std::to_string(cell.values.size()) + "," + (std::isnan(cell.mean) ? "" : fixed(cell.mean, 6)) + "," +
+               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," + csv_field(status_text(cell.other_status)) +
+               "," + (cell.partial ? "true" : "false") + "\n";
+      }
+  return out;
+}
+
+std::string render_report(const std::filesystem::path& dir, const ReportOptions& options) {
+  if (options.format != "md" && options.format != "csv")
+    throw Error("--format: got '" + options.format + "', expected md or csv");
+  const auto all = collect_results(dir, options.metric);
+  if (options.format == "csv") return render_csv(all, options.metric);
+  std::string out;
+  for (size_t i = 0; i < all.size(); ++i) out += (i ? "\n" : "") + render_markdown(all[i], options.metric);
+  return out;
+}
+
+}  // namespace repro

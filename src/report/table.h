@@ -1,0 +1,35 @@
+#pragma once
+// Tables like the paper's: rows = model configurations, columns = datasets,
+// cells mean ± sample std over seeds, best mean per column in bold, runs that
+// failed or are missing shown as such.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/collect.h"
+
+namespace repro {
+
+struct ReportOptions {
+  std::string metric = "test_acc";
+  std::string format = "md";  // md | csv
+};
+
+struct Cell {
+  std::vector<double> values;               // complete runs
+  std::map<std::string, int> other_status;  // e.g. {"missing": 1, "diverged": 1}
+  bool partial = false;
+  double mean = 0, std = 0;                 // NaN when undefined
+};
+
+// The cell of one model configuration on one dataset.
+Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset);
+
+std::string render_markdown(const ExperimentResults& results, const std::string& metric);
+std::string render_csv(const std::vector<ExperimentResults>& all, const std::string& metric);
+
+// Collects everything under `dir` and renders it in the requested format.
+std::string render_report(const std::filesystem::path& dir, const ReportOptions& options);
+
+}  // namespace repro

@@ -1,0 +1,91 @@
+#include "run/plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+
+#include "data/registry.h"
+#include "models/param_count.h"
+#include "run/record.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+// Keys whose resolved values differ between two spec texts (line by line).
+std::vector<std::string> changed_lines(const std::string& before, const std::string& after) {
+  const auto a = split(before, '\n'), b = split(after, '\n');
+  std::vector<std::string> changes;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const std::string x = i < a.size() ? trim(a[i]) : "", y = i < b.size() ? trim(b[i]) : "";
+    if (x != y) changes.push_back("'" + x + "' -> '" + y + "'");
+  }
+  return changes;
+}
+
+}  // namespace
+
+std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+  std::vector<PlanStatus> statuses;
+  for (const auto& run : runs) {
+    const RunFolder folder(out / run.relative_dir());
+    if (!std::filesystem::exists(folder.spec_path())) {
+      statuses.push_back(PlanStatus::Fresh);
+      continue;
+    }
+    const std::string existing = read_file(folder.spec_path());
+    if (existing != run.resolved_yaml()) {
+      const auto changes = changed_lines(existing, run.resolved_yaml());
+      throw Error(folder.dir().string() + " holds a run of a different spec (" +
+                  join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
+                  "). Nothing was overwritten: use another --out, another experiment name, or move that folder.");
+    }
+    const auto summary = folder.summary();
+    const std::string status = summary ? summary->value("status", "") : "";
+    if (status == "complete" || status == "diverged") statuses.push_back(PlanStatus::Finished);
+    else if (std::filesystem::exists(folder.checkpoint_path())) statuses.push_back(PlanStatus::Resumable);
+    else statuses.push_back(PlanStatus::Fresh);
+  }
+  return statuses;
+}
+
+void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+  nlohmann::json plan = {{"experiment", experiment.name}, {"spec_file", experiment.source_file},
+                         {"description", experiment.description}, {"runs", nlohmann::json::array()}};
+  for (const auto& run : runs)
+    plan["runs"].push_back({{"dir", run.relative_dir()}, {"model_config", run.model_config},
+                            {"row_index", run.row_index}, {"dataset", run.dataset}, {"seed", run.seed}});
+  write_file_atomic(out / experiment.name / "plan.json", plan.dump(2) + "\n");
+}
+
+std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+  std::ostringstream text;
+  const Config defaults = Config::defaults();
+  std::map<std::string, std::vector<int64_t>> seeds;  // config|dataset -> seeds
+  std::vector<const PlannedRun*> firsts;
+  for (const auto& run : runs) {
+    const std::string key = run.model_config + "|" + run.dataset;
+    if (!seeds.count(key)) firsts.push_back(&run);
+    seeds[key].push_back(run.seed);
+  }
+  text << runs.size() << " runs in " << firsts.size() << " model configuration x dataset pairs\n";
+  for (const PlannedRun* run : firsts) {
+    torch::manual_seed(0);
+    const auto model = build_model(run->config, find_dataset(run->dataset).info());
+    const auto params = count_parameters(*model);
+    std::vector<std::string> seed_text;
+    for (auto s : seeds[run->model_config + "|" + run->dataset]) seed_text.push_back(std::to_string(s));
+    text << "\n" << run->model_config << " on " << run->dataset << ": " << params.total << " parameters ("
+         << format_millions(params.total) << "), seeds " << join(seed_text, ",") << "\n";
+    for (const auto& key : run->config.differences(defaults))
+      text << "  " << key << " = " << run->config.text(key) << "\n";
+    text << "  folders: " << (out / run->relative_dir()).parent_path().string() << "/seed_*\n";
+  }
+  return text.str();
+}
+
+}  // namespace repro

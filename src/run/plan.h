@@ -1,0 +1,26 @@
+#pragma once
+// The plan of an experiment: what `--dry-run` prints, plan.json (what `repro
+// report` expects), and the check of existing run folders before training.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "spec/experiment.h"
+#include "spec/grid.h"
+
+namespace repro {
+
+enum class PlanStatus { Fresh, Resumable, Finished };
+
+// Per run: finished (skip), resumable (checkpoint of the same spec) or fresh.
+// Throws, before anything is trained, when a folder holds a run of a different spec.
+std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+
+// Writes <out>/<experiment>/plan.json listing every planned run.
+void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+
+// The dry-run listing: each model configuration x dataset with its settings
+// that differ from the defaults, its parameter count and its run folders.
+std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+
+}  // namespace repro

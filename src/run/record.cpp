@@ -1,0 +1,88 @@
+#include "run/record.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "util/error.h"
+#include "util/files.h"
+
+namespace repro {
+
+namespace {
+
+nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+double read_number(const nlohmann::json& value) { return value.is_number() ? value.get<double>() : NAN; }
+
+std::string csv_number(double value) {
+  if (!std::isfinite(value)) return "";
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.8g", value);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<std::string> metric_names() {
+  return {"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"};
+}
+
+double metric_value(const EpochRow& row, const std::string& name) {
+  if (name == "train_loss") return row.train_loss;
+  if (name == "train_acc") return row.train_acc;
+  if (name == "val_loss") return row.val_loss;
+  if (name == "val_acc") return row.val_acc;
+  if (name == "test_loss") return row.test_loss;
+  if (name == "test_acc") return row.test_acc;
+  throw Error("unknown metric '" + name + "'");
+}
+
+nlohmann::json history_to_json(const std::vector<EpochRow>& rows) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json row = {{"epoch", r.epoch}, {"step", r.step}, {"lr", r.lr}, {"seconds", r.seconds}};
+    for (const auto& name : metric_names()) row[name] = number(metric_value(r, name));
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::vector<EpochRow> history_from_json(const nlohmann::json& json) {
+  std::vector<EpochRow> rows;
+  for (const auto& j : json) {
+    EpochRow r;
+    r.epoch = j.at("epoch").get<int64_t>();
+    r.step = j.at("step").get<int64_t>();
+    r.lr = j.at("lr").get<double>();
+    r.seconds = j.at("seconds").get<double>();
+    r.train_loss = read_number(j["train_loss"]);
+    r.train_acc = read_number(j["train_acc"]);
+    r.val_loss = read_number(j["val_loss"]);
+    r.val_acc = read_number(j["val_acc"]);
+    r.test_loss = read_number(j["test_loss"]);
+    r.test_acc = read_number(j["test_acc"]);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string metrics_csv(const std::vector<EpochRow>& rows) {
+  std::string out = "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n";
+  for (const auto& r : rows) {
+    out += std::to_string(r.epoch) + "," + std::to_string(r.step) + "," + csv_number(r.lr);
+    for (const auto& name : metric_names()) out += "," + csv_number(metric_value(r, name));
+    out += "," + csv_number(r.seconds) + "\n";
+  }
+  return out;
+}
+
+std::optional<nlohmann::json> RunFolder::summary() const {
+  if (!std::filesystem::exists(summary_path())) return std::nullopt;
+  try {
+    return nlohmann::json::parse(read_file(summary_path()));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(summary_path().string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace repro

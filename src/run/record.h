@@ -1,0 +1,48 @@
+#pragma once
+// One run's folder and the files in it:
+//   spec.resolved.yaml  metrics.csv  summary.json  log.txt  checkpoint.pt
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+// One row of metrics.csv. Accuracies are in percent; NaN where not measured
+// (val_* without a validation split).
+struct EpochRow {
+  int64_t epoch = 0;  // 1-based
+  int64_t step = 0;   // optimizer steps so far
+  double lr = 0;
+  double train_loss = 0, train_acc = 0;
+  double val_loss = 0, val_acc = 0;
+  double test_loss = 0, test_acc = 0;
+  double seconds = 0;  // wall time of this epoch, evaluation included
+};
+
+nlohmann::json history_to_json(const std::vector<EpochRow>& rows);
+std::vector<EpochRow> history_from_json(const nlohmann::json& json);
+std::string metrics_csv(const std::vector<EpochRow>& rows);
+std::vector<std::string> metric_names();  // train_loss ... test_acc
+double metric_value(const EpochRow& row, const std::string& name);
+
+class RunFolder {
+ public:
+  explicit RunFolder(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path spec_path() const { return dir_ / "spec.resolved.yaml"; }
+  std::filesystem::path metrics_path() const { return dir_ / "metrics.csv"; }
+  std::filesystem::path summary_path() const { return dir_ / "summary.json"; }
+  std::filesystem::path log_path() const { return dir_ / "log.txt"; }
+  std::filesystem::path checkpoint_path() const { return dir_ / "checkpoint.pt"; }
+
+  // The summary.json contents, if the run has finished (complete, diverged or failed).
+  std::optional<nlohmann::json> summary() const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace repro

@@ -1,0 +1,35 @@
+#pragma once
+// A fully resolved set of spec values: every key of the table, each held as its
+// validated canonical text, with typed getters.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace repro {
+
+class Config {
+ public:
+  static Config defaults();
+
+  // Validates and sets one key; `where` names the source for error messages.
+  void set(const std::string& key, const std::string& raw, const std::string& where);
+
+  const std::string& text(const std::string& key) const;
+  int64_t integer(const std::string& key) const;
+  double real(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  std::pair<double, double> real_pair(const std::string& key) const;
+
+  const std::map<std::string, std::string>& values() const { return values_; }
+  // Keys whose values differ from `other` (for "spec changed" errors).
+  std::vector<std::string> differences(const Config& other) const;
+  // Nested YAML of every key (sections model/data/train) at `indent` spaces.
+  std::string to_yaml(int indent = 0) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace repro

@@ -1,0 +1,50 @@
+#pragma once
+// An experiment spec file: the base settings, the rows (model configurations),
+// datasets, seeds and sweep axes; plus command-line overrides and axes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+struct Setting {
+  std::string key;    // dotted, e.g. "model.ffn.ratio"
+  std::string raw;    // the value as written
+  std::string where;  // "file.yaml:12" or "override 'k=v'"
+};
+
+struct ModelRow {
+  std::string name;
+  std::vector<Setting> settings;
+};
+
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+  std::string where;
+};
+
+struct Experiment {
+  std::string name;
+  std::string source_file;
+  std::string description;
+  std::vector<Setting> base;       // the file's model/data/train sections
+  std::vector<ModelRow> rows;      // `models:`; one unnamed row when absent
+  std::vector<std::string> datasets;
+  std::vector<int64_t> seeds;
+  std::vector<SweepAxis> axes;     // `sweep:` and `--set`
+  std::vector<Setting> overrides;  // `key=value` on the command line, applied last
+};
+
+// Parses and validates a spec file (every key and value is checked here, so a
+// bad spec fails before any training starts).
+Experiment load_experiment(const std::string& path);
+
+// "k=v" -> Setting; throws naming the argument when it has no '='.
+Setting parse_override(const std::string& argument);
+// "model.ffn.ratio=2,4,16/3" -> axis with three values.
+SweepAxis parse_axis(const std::string& argument);
+// "0-4" -> 0..4, "1,3" -> {1, 3}, "7" -> {7}.
+std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where);
+
+}  // namespace repro

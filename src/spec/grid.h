@@ -1,0 +1,29 @@
+#pragma once
+// Grid expansion: rows x sweep values x datasets x seeds -> one PlannedRun each.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/config.h"
+#include "spec/experiment.h"
+
+namespace repro {
+
+struct PlannedRun {
+  std::string experiment;
+  std::string dataset;
+  std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
+  int row_index = 0;         // order of model configurations in tables
+  int64_t seed = 0;
+  Config config;             // every key resolved
+
+  // <out>/<experiment>/<dataset>/<model_config>/seed_<k>
+  std::string relative_dir() const;
+  // The spec.resolved.yaml text.
+  std::string resolved_yaml() const;
+};
+
+// Applies defaults < base < row < sweep values < overrides, validating each.
+std::vector<PlannedRun> expand_grid(const Experiment& experiment);
+
+}  // namespace repro

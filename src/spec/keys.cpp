@@ -1,0 +1,187 @@
+#include "spec/keys.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "data/registry.h"
+#include "models/attention/registry.h"
+#include "models/ffn/registry.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+KeyDef integer(std::string key, long long def, double lo, double hi, std::string doc) {
+  return {std::move(key), ValueType::Int, std::to_string(def), std::move(doc), lo, hi, {}};
+}
+KeyDef real(std::string key, std::string def, double lo, double hi, std::string doc) {
+  return {std::move(key), ValueType::Float, std::move(def), std::move(doc), lo, hi, {}};
+}
+KeyDef boolean(std::string key, bool def, std::string doc) {
+  return {std::move(key), ValueType::Bool, def ? "true" : "false", std::move(doc), -kInf, kInf, {}};
+}
+KeyDef choice(std::string key, std::string def, std::vector<std::string> choices, std::string doc) {
+  return {std::move(key), ValueType::Enum, std::move(def), std::move(doc), -kInf, kInf, std::move(choices)};
+}
+KeyDef pair(std::string key, std::string def, double lo, double hi, std::string doc) {
+  return {std::move(key), ValueType::FloatPair, std::move(def), std::move(doc), lo, hi, {}};
+}
+
+std::vector<KeyDef> build_table() {
+  return {
+      // ---- model
+      choice("model.kind", "vit", {"vit"}, "Model family: vit = pre-norm Vision Transformer on image patches."),
+      integer("model.dim", 256, 8, 16384, "Embedding width D."),
+      integer("model.depth", 8, 1, 256, "Number of encoder blocks."),
+      integer("model.heads", 8, 1, 256, "Attention heads (D must divide by it)."),
+      integer("model.patch", 4, 1, 1024, "Patch size in pixels (image side must divide by it)."),
+      real("model.dropout", "0.05", 0, 0.99, "Dropout in the feed-forward block and after the attention output projection."),
+      real("model.attn_dropout", "0", 0, 0.99, "Dropout on attention maps."),
+      real("model.emb_dropout", "0", 0, 0.99, "Dropout after adding position embeddings."),
+      choice("model.norm", "layernorm", {"layernorm", "rmsnorm"}, "Normalization in blocks and before the head."),
+      real("model.norm_eps", "1e-5", 0, 1, "Epsilon of the normalization layers."),
+      real("model.init_std", "0.02", 0, 10, "Std of the normal init of linear weights, class token and positions."),
+      choice("model.pool", "cls", {"cls", "mean"}, "Head input: the class token, or the mean over tokens."),
+      choice("model.attention.kind", "vanilla", attention_kinds(), "Attention variant (see `repro list`)."),
+      boolean("model.attention.qkv_bias", true, "Bias on the query/key/value projections."),
+      choice("model.ffn.kind", "mlp", ffn_kinds(), "Feed-forward kind."),
+      real("model.ffn.ratio", "4", 0.0625, 64, "Hidden width of the feed-forward block as a multiple of D (fractions like 16/3 accepted)."),
+      integer("model.ffn.dropouts", 2, 1, 2, "1: dropout after the activation; 2: also after the output projection."),
+      // ---- data
+      integer("data.train_limit", 0, 0, 1e12, "Use only this many training examples (a seeded random subset; 0 = all)."),
+      integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),
+      real("data.val_fraction", "0", 0, 0.9, "Stratified share of the training split held out for validation (vision default 0, as the paper)."),
+      integer("data.split_seed", 0, 0, 1e12, "Seed of the validation split and of limits: separate from the model seed."),
+      choice("data.augment", "auto", {"auto", "none", "crop", "flip", "crop_flip"},
+             "Training augmentation; auto = the dataset's documented default."),
+      integer("data.crop_padding", 4, 0, 64, "Zero padding before random crops."),
+      boolean("data.normalize", true, "Normalize images with the dataset's per-channel mean and std."),
+      // ---- train
+      integer("train.epochs", 100, 1, 100000, "Training epochs."),
+      integer("train.batch_size", 128, 1, 1e7, "Training batch size."),
+      integer("train.eval_batch_size", 512, 1, 1e7, "Evaluation batch size."),
+      real("train.lr", "3e-4", 0, 10, "Peak learning rate."),
+      real("train.min_lr", "0", 0, 10, "Final learning rate of the cosine and linear schedules."),
+      real("train.weight_decay", "0.01", 0, 10, "AdamW weight decay (never on biases, norm weights, embeddings, class token, positions)."),
+      pair("train.betas", "[0.9, 0.999]", 0, 0.999999, "AdamW betas [beta1, beta2]."),
+      real("train.eps", "1e-8", 0, 1, "AdamW epsilon."),
+      choice("train.schedule", "cosine", {"cosine", "linear", "constant"},
+             "Learning-rate schedule after warmup: cosine annealing, linear decay, or constant."),
+      choice("train.schedule_unit", "step", {"step", "epoch"}, "Advance the schedule every step or every epoch."),
+      integer("train.warmup_steps", 0, 0, 1e9, "Linear warmup steps from 0 to train.lr."),
+      real("train.clip_norm", "0", 0, 1e9, "Clip gradients to this global norm (0 = off)."),
+      real("train.label_smoothing", "0", 0, 0.99, "Label smoothing of the cross-entropy loss."),
+      choice("train.select", "auto", {"auto", "best_val", "last"},
+             "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
+  };
+}
+
+double parse_number(const std::string& text, bool* ok) {
+  // Accepts plain numbers and fractions like "16/3".
+  const auto slash = text.find('/');
+  char* end = nullptr;
+  if (slash != std::string::npos) {
+    bool ok_num = false, ok_den = false;
+    const double num = parse_number(text.substr(0, slash), &ok_num);
+    const double den = parse_number(text.substr(slash + 1), &ok_den);
+    *ok = ok_num && ok_den && den != 0;
+    return *ok ? num / den : 0;
+  }
+  const std::string clean = trim(text);
+  const double value = std::strtod(clean.c_str(), &end);
+  *ok = !clean.empty() && end == clean.c_str() + clean.size() && std::isfinite(value);
+  return value;
+}
+
+std::string bounds_text(const KeyDef& def) {
+  const auto show = [](double v) { return std::isinf(v) ? std::string(v < 0 ? "-inf" : "inf") : format_number(v); };
+  return "[" + show(def.min) + ", " + show(def.max) + "]";
+}
+
+[[noreturn]] void bad_value(const KeyDef& def, const std::string& raw, const std::string& where) {
+  throw Error(where + ": key '" + def.key + "': got '" + raw + "', expected " + type_name(def));
+}
+
+std::string checked_number(const KeyDef& def, const std::string& raw, const std::string& where) {
+  bool ok = false;
+  const double value = parse_number(raw, &ok);
+  if (!ok) bad_value(def, raw, where);
+  if (def.type == ValueType::Int && value != std::floor(value)) bad_value(def, raw, where);
+  if (value < def.min || value > def.max) bad_value(def, raw, where);
+  return format_number(value);
+}
+
+}  // namespace
+
+const std::vector<KeyDef>& spec_keys() {
+  static const std::vector<KeyDef> table = build_table();
+  return table;
+}
+
+const KeyDef* find_key(const std::string& key) {
+  for (const auto& def : spec_keys())
+    if (def.key == key) return &def;
+  return nullptr;
+}
+
+std::vector<std::string> all_key_names() {
+  std::vector<std::string> names;
+  for (const auto& def : spec_keys()) names.push_back(def.key);
+  return names;
+}
+
+std::string type_name(const KeyDef& def) {
+  switch (def.type) {
+    case ValueType::Int: return "an integer in " + bounds_text(def);
+    case ValueType::Float: return "a number in " + bounds_text(def);
+    case ValueType::Bool: return "true or false";
+    case ValueType::String: return "a string";
+    case ValueType::Enum: return "one of " + join(def.choices, " | ");
+    case ValueType::FloatPair: return "a list of two numbers in " + bounds_text(def);
+  }
+  return "?";
+}
+
+std::string canonical_value(const KeyDef& def, const std::string& raw_in, const std::string& where) {
+  const std::string raw = trim(raw_in);
+  switch (def.type) {
+    case ValueType::Int:
+    case ValueType::Float:
+      return checked_number(def, raw, where);
+    case ValueType::Bool:
+      if (raw == "true" || raw == "True" || raw == "yes" || raw == "on" || raw == "1") return "true";
+      if (raw == "false" || raw == "False" || raw == "no" || raw == "off" || raw == "0") return "false";
+      bad_value(def, raw, where);
+    case ValueType::String:
+      return raw;
+    case ValueType::Enum: {
+      for (const auto& option : def.choices)
+        if (option == raw) return raw;
+      const std::string guess = closest_match(raw, def.choices);
+      throw Error(where + ": key '" + def.key + "': got '" + raw + "', expected " + type_name(def) +
+                  (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+    }
+    case ValueType::FloatPair: {
+      std::string inner = raw;
+      if (inner.size() >= 2 && inner.front() == '[' && inner.back() == ']') inner = inner.substr(1, inner.size() - 2);
+      const auto parts = split(inner, ',');
+      if (parts.size() != 2) bad_value(def, raw, where);
+      KeyDef element = def;
+      element.type = ValueType::Float;
+      return "[" + checked_number(element, parts[0], where) + ", " + checked_number(element, parts[1], where) + "]";
+    }
+  }
+  bad_value(def, raw, where);
+}
+
+void throw_unknown_key(const std::string& key, const std::string& where) {
+  const std::string guess = closest_match(key, all_key_names());
+  throw Error(where + ": unknown key '" + key + "'" +
+              (guess.empty() ? " (see `repro list` for every key)" : "; did you mean '" + guess + "'?"));
+}
+
+}  // namespace repro

@@ -1,0 +1,34 @@
+#pragma once
+// The one table of spec keys: name, type, default, range and doc. The parser,
+// `key=value` overrides, `repro list` and docs/spec.md all read this table.
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+enum class ValueType { Int, Float, Bool, String, Enum, FloatPair };
+
+struct KeyDef {
+  std::string key;            // dotted path, e.g. "train.lr"
+  ValueType type;
+  std::string default_value;  // canonical text
+  std::string doc;            // one line
+  double min = -std::numeric_limits<double>::infinity();  // inclusive bounds for numbers
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;  // for Enum
+};
+
+const std::vector<KeyDef>& spec_keys();
+const KeyDef* find_key(const std::string& key);
+std::vector<std::string> all_key_names();
+std::string type_name(const KeyDef& def);  // "int in [1, inf)", "one of a|b", ...
+
+// Validates `raw` for `def` and returns its canonical text; throws repro::Error
+// naming `where` (file:line or the override), the key and what was expected.
+std::string canonical_value(const KeyDef& def, const std::string& raw, const std::string& where);
+
+// Error for a key that is not in the table, with a did-you-mean suggestion.
+[[noreturn]] void throw_unknown_key(const std::string& key, const std::string& where);
+
+}  // namespace repro

@@ -1,0 +1,26 @@
+#include "train/optimizer.h"
+
+namespace repro {
+
+std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const Config& config) {
+  std::vector<torch::Tensor> with_decay, without_decay;
+  for (const auto& item : model.named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    (decays(item.key(), item.value()) ? with_decay : without_decay).push_back(item.value());
+  }
+  const auto [beta1, beta2] = config.real_pair("train.betas");
+  torch::optim::AdamWOptions base(config.real("train.lr"));
+  base.betas({beta1, beta2}).eps(config.real("train.eps")).weight_decay(config.real("train.weight_decay"));
+  auto no_decay = std::make_unique<torch::optim::AdamWOptions>(base);
+  no_decay->weight_decay(0.0);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(with_decay, std::make_unique<torch::optim::AdamWOptions>(base));
+  groups.emplace_back(without_decay, std::move(no_decay));
+  return std::make_unique<torch::optim::AdamW>(std::move(groups), base);
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+}  // namespace repro

@@ -1,0 +1,24 @@
+#pragma once
+// Small string helpers shared by the spec parser, the CLI and the reports.
+#include <string>
+#include <vector>
+
+namespace repro {
+
+std::string trim(const std::string& text);
+std::vector<std::string> split(const std::string& text, char separator);
+// Lines without their newline characters; no empty last line.
+std::vector<std::string> split_lines(const std::string& text);
+// Splits on `separator` outside [...] brackets: "a,[1,2],b" -> a | [1,2] | b.
+std::vector<std::string> split_top_level(const std::string& text, char separator);
+bool starts_with(const std::string& text, const std::string& prefix);
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+size_t edit_distance(const std::string& a, const std::string& b);
+// The candidate closest to `word` by edit distance, or "" when none is close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+// Replaces characters unsafe in folder names with '_'.
+std::string safe_name(const std::string& text);
+// Formats a number compactly: 0.0003 -> "3e-04", 0.5 -> "0.5", 5.333333 -> "5.333333".
+std::string format_number(double value);
+
+}  // namespace repro

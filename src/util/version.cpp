@@ -1,0 +1,68 @@
+#include "util/version.h"
+
+#include <link.h>
+#include <torch/torch.h>
+
+#include <climits>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+std::string repro_version() { return REPRO_VERSION; }
+
+std::string torch_version() { return TORCH_VERSION; }
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+namespace {
+
+int collect_library(struct dl_phdr_info* info, size_t, void* data) {
+  auto* names = static_cast<std::vector<std::string>*>(data);
+  if (info->dlpi_name && *info->dlpi_name) names->push_back(info->dlpi_name);
+  return 0;
+}
+
+std::string resolved(const std::string& path) {
+  char buffer[PATH_MAX];
+  return ::realpath(path.c_str(), buffer) ? std::string(buffer) : path;
+}
+
+}  // namespace
+
+std::string blas_in_use() {
+  std::vector<std::string> libraries;
+  dl_iterate_phdr(collect_library, &libraries);
+  // LibTorch calls sgemm_ through libblas.so.3; on Debian that is an
+  // alternatives link to the reference BLAS or to OpenBLAS.
+  for (const auto& library : libraries) {
+    if (library.find("libblas.so") == std::string::npos) continue;
+    const std::string target = resolved(library);
+    if (target.find("openblas") != std::string::npos) {
+      const bool pthread = target.find("pthread") != std::string::npos;
+      return std::string("OpenBLAS") + (pthread ? " (pthread) " : " ") + target;
+    }
+    if (target.find("blis") != std::string::npos) return "BLIS " + target;
+    if (target.find("atlas") != std::string::npos) return "ATLAS " + target;
+    return "reference BLAS " + target +
+           " (slow: install libopenblas0-pthread, see scripts/setup)";
+  }
+  for (const auto& library : libraries) {
+    if (library.find("mkl") != std::string::npos) return "MKL " + resolved(library);
+    if (library.find("openblas") != std::string::npos) return "OpenBLAS " + resolved(library);
+  }
+  return "none found among loaded libraries";
+}
+
+std::string version_report() {
+  std::string report = "repro " + repro_version() + "\n";
+  report += "git commit: " + std::string(git_commit()) + "\n";
+  report += "LibTorch: " + torch_version() + "\n";
+  report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
+  report += "BLAS: " + blas_in_use() + "\n";
+  report += "threads: " + std::to_string(torch::get_num_threads());
+  return report;
+}
+
+}  // namespace repro

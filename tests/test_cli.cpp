@@ -1,0 +1,84 @@
+// End to end: the repro binary on a generated Fashion-MNIST, as a user runs it.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "fixtures.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+Result run_repro(const std::string& arguments) {
+  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WEXITSTATUS(status), output};
+}
+
+}  // namespace
+
+TEST_CASE("repro run on the smoke spec writes records and a table; a rerun skips", "[cli]") {
+  test::TempDir dir("cli");
+  test::write_fashion_fixture(dir.path() / "data", 600, 300);
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  const std::string common = " --data-root " + (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string();
+  const Result first = run_repro("run " + spec + common);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.output, Contains("| model | fashion_mnist |") && Contains(" ± ") && Contains("n = 2 seeds"));
+  const auto run_dir = dir.path() / "runs/smoke/fashion_mnist/vit/seed_1";
+  for (const char* file : {"spec.resolved.yaml", "metrics.csv", "summary.json", "log.txt"})
+    CHECK(std::filesystem::exists(run_dir / file));
+  CHECK_THAT(read_file(run_dir / "summary.json"), Contains("\"status\": \"complete\"") && Contains("\"git_commit\""));
+  CHECK(std::filesystem::exists(dir.path() / "runs/smoke/table.md"));
+
+  const Result second = run_repro("run " + spec + common);
+  CHECK(second.exit_code == 0);
+  CHECK_THAT(second.output, Contains("4 of 4 runs were already finished and were skipped"));
+
+  const Result report = run_repro("report " + (dir.path() / "runs").string() + " --format csv");
+  CHECK(report.exit_code == 0);
+  CHECK_THAT(report.output, Contains("smoke,vit,fashion_mnist,test_acc,2,"));
+}
+
+TEST_CASE("a misspelt key exits non-zero naming the key and suggesting the right one", "[cli]") {
+  test::TempDir dir("cli-typo");
+  test::write_text(dir.path() / "bad.yaml", "datasets: [fashion_mnist]\ntrain:\n  epohcs: 3\n");
+  const Result result = run_repro("run " + (dir.path() / "bad.yaml").string());
+  CHECK(result.exit_code != 0);
+  CHECK_THAT(result.output, Contains("bad.yaml:3") && Contains("unknown key 'train.epohcs'") &&
+                                Contains("did you mean 'train.epochs'?"));
+  const Result override_typo = run_repro("run " + std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml model.dimm=4");
+  CHECK(override_typo.exit_code != 0);
+  CHECK_THAT(override_typo.output, Contains("did you mean 'model.dim'?"));
+}
+
+TEST_CASE("dry run, params, list and version", "[cli]") {
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  const Result dry = run_repro("run " + spec + " --dry-run");
+  CHECK(dry.exit_code == 0);
+  CHECK_THAT(dry.output, Contains("4 runs in 2 model configuration x dataset pairs") && Contains("model.dim = 32"));
+  const Result params = run_repro("params " + spec);
+  CHECK(params.exit_code == 0);
+  CHECK_THAT(params.output, Contains("| vit | fashion_mnist |"));
+  const Result list = run_repro("list");
+  CHECK_THAT(list.output, Contains("vanilla") && Contains("train.lr") && Contains("fashion_mnist"));
+  const Result version = run_repro("--version");
+  CHECK_THAT(version.output, Contains("LibTorch") && Contains("BLAS") && Contains("git commit"));
+  const Result missing = run_repro("run " + spec + " --data-root /nonexistent --out /tmp/repro-missing-data");
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.output, Contains("missing file train-images-idx3-ubyte.gz") && Contains("/nonexistent"));
+}

@@ -1,0 +1,67 @@
+// Mean, sample std and the markdown table, against hand-computed values.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "report/stats.h"
+#include "report/table.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+RunResult result(const std::string& config, const std::string& dataset, long long seed, const std::string& status,
+                 double value, int row) {
+  RunResult r;
+  r.model_config = config;
+  r.dataset = dataset;
+  r.seed = seed;
+  r.status = status;
+  r.value = value;
+  r.row_index = row;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("mean and sample standard deviation (ddof = 1)", "[report]") {
+  CHECK(mean({1, 2, 3, 4}) == Approx(2.5));
+  CHECK(sample_std({1, 2, 3, 4}) == Approx(1.2909944487));  // sqrt(5/3)
+  CHECK(sample_std({75.9, 76.1}) == Approx(0.1414213562));
+  CHECK(std::isnan(sample_std({3})));
+  CHECK(std::isnan(mean({})));
+}
+
+TEST_CASE("markdown table: mean ± std, bold best, missing and diverged runs shown", "[report]") {
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"ViT", "DGViT"};
+  r.datasets = {"cifar10", "fashion_mnist"};
+  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "complete", 77.0, 0),
+            result("ViT", "fashion_mnist", 0, "complete", 93.0, 0),
+            result("ViT", "fashion_mnist", 1, "missing", 0, 0),
+            result("DGViT", "cifar10", 0, "complete", 78.0, 1), result("DGViT", "cifar10", 1, "complete", 78.5, 1),
+            result("DGViT", "fashion_mnist", 0, "diverged", 0, 1),
+            result("DGViT", "fashion_mnist", 1, "failed", 0, 1)};
+  const std::string md = render_markdown(r, "test_acc");
+  CHECK_THAT(md, Contains("| model | cifar10 | fashion_mnist |"));
+  CHECK_THAT(md, Contains("| ViT | 76.00 ± 1.41 | **93.00 ± n/a** (n=1; 1 missing) |"));
+  CHECK_THAT(md, Contains("| DGViT | **78.25 ± 0.35** | — (1 diverged, 1 failed) |"));
+  CHECK_THAT(md, Contains("n = 2 seeds"));
+  CHECK_THAT(md, Contains("ddof = 1"));
+  const std::string csv = render_csv({r}, "test_acc");
+  CHECK_THAT(csv, Contains("t,ViT,cifar10,test_acc,2,76.000000,1.414214,1,,false"));
+  CHECK_THAT(csv, Contains("t,DGViT,fashion_mnist,test_acc,0,,,1,\"1 diverged, 1 failed\",false"));
+}
+
+TEST_CASE("for losses the lowest mean is bold", "[report]") {
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"a", "b"};
+  r.datasets = {"d"};
+  r.runs = {result("a", "d", 0, "complete", 0.5, 0), result("b", "d", 0, "complete", 0.4, 1)};
+  const std::string md = render_markdown(r, "test_loss");
+  CHECK_THAT(md, Contains("| b | **0.4000 ± n/a** |"));
+  CHECK_THAT(md, Contains("| a | 0.5000 ± n/a |"));
+}

@@ -1,0 +1,137 @@
+// Spec parsing, validation messages, overrides, grid expansion and docs/spec.md.
+#include <catch2/catch.hpp>
+
+#include "cli/listing.h"
+#include "fixtures.h"
+#include "spec/experiment.h"
+#include "spec/grid.h"
+#include "util/error.h"
+#include "util/files.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string spec_file(const test::TempDir& dir, const std::string& text) {
+  const auto path = dir.path() / "spec.yaml";
+  test::write_text(path, text);
+  return path.string();
+}
+
+const char* kValid = R"(experiment: demo
+datasets: [fashion_mnist]
+seeds: 0-1
+model:
+  dim: 32
+  heads: 2
+  ffn: {ratio: 2}
+train:
+  epochs: 3
+  betas: [0.9, 0.98]
+models:
+  - name: base
+  - name: wide
+    model: {dim: 64}
+    train.lr: 1e-3
+)";
+
+}  // namespace
+
+TEST_CASE("a valid spec resolves base, rows and defaults", "[spec]") {
+  test::TempDir dir("spec-valid");
+  const Experiment e = load_experiment(spec_file(dir, kValid));
+  CHECK(e.name == "demo");
+  CHECK(e.seeds == std::vector<int64_t>{0, 1});
+  const auto runs = expand_grid(e);
+  REQUIRE(runs.size() == 4);  // 2 rows x 1 dataset x 2 seeds
+  CHECK(runs[0].model_config == "base");
+  CHECK(runs[0].config.integer("model.dim") == 32);
+  CHECK(runs[0].config.real("model.ffn.ratio") == 2.0);
+  CHECK(runs[0].config.real_pair("train.betas") == std::pair<double, double>{0.9, 0.98});
+  CHECK(runs[0].config.real("train.lr") == Approx(3e-4));  // default
+  CHECK(runs[2].model_config == "wide");
+  CHECK(runs[2].config.integer("model.dim") == 64);
+  CHECK(runs[2].config.real("train.lr") == Approx(1e-3));
+  CHECK(runs[3].seed == 1);
+  CHECK(runs[3].relative_dir() == "demo/fashion_mnist/wide/seed_1");
+}
+
+TEST_CASE("a misspelt key names file, line and the right key", "[spec]") {
+  test::TempDir dir("spec-typo");
+  const auto path = spec_file(dir, "datasets: [fashion_mnist]\nmodel:\n  atention:\n    kind: vanilla\n");
+  CHECK_THROWS_WITH(load_experiment(path),
+                    Contains(path + ":3") && Contains("unknown key 'model.atention.kind'") &&
+                        Contains("did you mean 'model.attention.kind'?"));
+}
+
+TEST_CASE("wrong types and out-of-range values name the key and what was expected", "[spec]") {
+  test::TempDir dir("spec-types");
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\ntrain:\n  epochs: many\n")),
+                    Contains("spec.yaml:3") && Contains("key 'train.epochs'") && Contains("got 'many'") &&
+                        Contains("expected an integer"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nmodel: {dropout: 1.5}\n")),
+                    Contains("key 'model.dropout'") && Contains("[0, 0.99]"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\ntrain: {epochs: 2.5}\n")),
+                    Contains("key 'train.epochs'"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nmodel: {norm: batchnorm}\n")),
+                    Contains("one of layernorm | rmsnorm"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\ntrain: {select: best_vall}\n")),
+                    Contains("did you mean 'best_val'?"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nmodel: {dim: [1, 2]}\n")),
+                    Contains("got a list"));
+}
+
+TEST_CASE("top-level keys, datasets and seeds are checked", "[spec]") {
+  test::TempDir dir("spec-top");
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseed: 3\n")),
+                    Contains("unknown top-level key 'seed'") && Contains("did you mean 'seeds'?"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnst]\n")),
+                    Contains("unknown dataset 'fashion_mnst'") && Contains("did you mean 'fashion_mnist'?"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "model: {dim: 8}\n")), Contains("missing key 'datasets'"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseeds: 4-1\n")),
+                    Contains("seeds"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nmodels:\n  - model: {dim: 8}\n")),
+                    Contains("needs a 'name'"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist\n")), Contains("invalid YAML"));
+  CHECK_THROWS_WITH(load_experiment((dir.path() / "absent.yaml").string()), Contains("absent.yaml: spec file not found"));
+}
+
+TEST_CASE("seed ranges and lists", "[spec]") {
+  CHECK(parse_seeds("0-4", "x") == std::vector<int64_t>{0, 1, 2, 3, 4});
+  CHECK(parse_seeds("1,3", "x") == std::vector<int64_t>{1, 3});
+  CHECK(parse_seeds("7", "x") == std::vector<int64_t>{7});
+  CHECK_THROWS_WITH(parse_seeds("a-b", "--seeds"), Contains("--seeds"));
+}
+
+TEST_CASE("overrides and sweep axes go through the same validation", "[spec]") {
+  CHECK(parse_override("train.epochs=5").raw == "5");
+  CHECK_THROWS_WITH(parse_override("train.epochs"), Contains("expected KEY=VALUE"));
+  CHECK_THROWS_WITH(parse_override("train.epoch=5"),
+                    Contains("override 'train.epoch=5'") && Contains("did you mean 'train.epochs'?"));
+  CHECK_THROWS_WITH(parse_override("train.epochs=-1"), Contains("key 'train.epochs'"));
+  const SweepAxis axis = parse_axis("model.ffn.ratio=2,4,16/3");
+  REQUIRE(axis.values.size() == 3);
+  CHECK_THROWS_WITH(parse_axis("model.ffn.ratio=2,x"), Contains("got 'x'"));
+  CHECK(parse_axis("train.betas=[0.9,0.99],[0.8,0.9]").values.size() == 2);
+}
+
+TEST_CASE("grid expansion: rows x axes x datasets x seeds, with precedence", "[spec]") {
+  test::TempDir dir("spec-grid");
+  Experiment e = load_experiment(spec_file(dir, kValid));
+  e.axes.push_back(parse_axis("model.ffn.ratio=2,4,16/3"));
+  e.overrides.push_back(parse_override("model.dim=16"));
+  e.overrides.push_back(parse_override("model.heads=4"));
+  const auto runs = expand_grid(e);
+  REQUIRE(runs.size() == 2 * 3 * 1 * 2);
+  CHECK(runs[0].model_config == "base+ffn.ratio=2");
+  CHECK(runs[4].model_config == "base+ffn.ratio=5.333333333");
+  CHECK(runs[4].config.real("model.ffn.ratio") == Approx(16.0 / 3.0));
+  for (const auto& run : runs) CHECK(run.config.integer("model.dim") == 16);  // override beats the row
+  CHECK(runs[6].row_index == 3);
+}
+
+TEST_CASE("docs/spec.md is the output of `repro list --format md`", "[spec]") {
+  const std::string committed = read_file(std::string(REPRO_SOURCE_DIR) + "/docs/spec.md");
+  CHECK(committed == spec_markdown());
+}

@@ -1,0 +1,104 @@
+// Schedules, resume-equals-uninterrupted, skip-if-complete and changed specs.
+#include <catch2/catch.hpp>
+
+#include "fixtures.h"
+#include "run/runner.h"
+#include "spec/experiment.h"
+#include "train/schedule.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char* kTinySpec = R"(experiment: tiny
+datasets: [fashion_mnist]
+seeds: [3]
+model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
+data: {val_fraction: 0.25, augment: crop_flip, crop_padding: 2}
+train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 3, clip_norm: 1.0, label_smoothing: 0.1}
+)";
+
+RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
+  RunnerOptions options;
+  options.out = dir.path() / out;
+  options.data_root = (dir.path() / "data").string();
+  options.device = "cpu";
+  return options;
+}
+
+// metrics.csv without the wall-time column.
+std::string metrics_without_seconds(const std::filesystem::path& path) {
+  std::string out;
+  for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("schedules: warmup, cosine and linear endpoints", "[train]") {
+  Schedule s;
+  s.peak = 1.0;
+  s.floor = 0.1;
+  s.warmup_steps = 4;
+  s.steps_per_epoch = 10;
+  s.total_steps = 104;
+  CHECK(s.at(0) == Approx(0.25));
+  CHECK(s.at(3) == Approx(1.0));
+  CHECK(s.at(4) == Approx(1.0));
+  CHECK(s.at(54) == Approx(0.55));  // halfway: floor + (peak - floor) / 2
+  CHECK(s.at(104) == Approx(0.1));
+  s.kind = "linear";
+  CHECK(s.at(54) == Approx(0.55));
+  CHECK(s.at(79) == Approx(1.0 - 0.9 * 0.75));
+  s.kind = "cosine";
+  s.unit = "epoch";
+  s.warmup_steps = 0;
+  s.total_steps = 100;
+  CHECK(s.at(0) == Approx(1.0));
+  CHECK(s.at(9) == Approx(1.0));  // constant within an epoch
+  CHECK(s.at(50) == Approx(0.55));
+}
+
+TEST_CASE("a resumed run finishes with exactly the numbers of an uninterrupted run", "[train]") {
+  test::TempDir dir("resume");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  test::write_text(dir.path() / "tiny.yaml", kTinySpec);
+  const Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+
+  REQUIRE(run_experiment(experiment, options_for(dir, "straight")) == 0);
+  auto interrupted = options_for(dir, "interrupted");
+  interrupted.stop_after_epoch = 1;
+  REQUIRE(run_experiment(experiment, interrupted) == 3);  // stopped after epoch 1
+  const auto run_dir = dir.path() / "interrupted/tiny/fashion_mnist/model/seed_3";
+  CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
+  CHECK_FALSE(std::filesystem::exists(run_dir / "summary.json"));
+  REQUIRE(run_experiment(experiment, options_for(dir, "interrupted")) == 0);
+
+  const auto straight_dir = dir.path() / "straight/tiny/fashion_mnist/model/seed_3";
+  CHECK(metrics_without_seconds(run_dir / "metrics.csv") == metrics_without_seconds(straight_dir / "metrics.csv"));
+  CHECK(split_lines(read_file(run_dir / "metrics.csv")).size() == 4);  // header + 3 epochs
+  CHECK_FALSE(std::filesystem::exists(run_dir / "checkpoint.pt"));
+  CHECK_THAT(read_file(run_dir / "summary.json"), Contains("\"resumed_from_epoch\": 1"));
+}
+
+TEST_CASE("finished runs are skipped; a changed spec is refused without touching them", "[train]") {
+  test::TempDir dir("skip");
+  test::write_fashion_fixture(dir.path() / "data", 64, 16);
+  test::write_text(dir.path() / "tiny.yaml", kTinySpec);
+  Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+  experiment.overrides.push_back(parse_override("train.epochs=1"));
+  REQUIRE(run_experiment(experiment, options_for(dir, "out")) == 0);
+  const auto summary = dir.path() / "out/tiny/fashion_mnist/model/seed_3/summary.json";
+  const std::string before = read_file(summary);
+  REQUIRE(run_experiment(experiment, options_for(dir, "out")) == 0);
+  CHECK(read_file(summary) == before);  // not rerun: finished_at unchanged
+
+  experiment.overrides.push_back(parse_override("train.lr=1e-2"));
+  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
+                    Contains("holds a run of a different spec") && Contains("lr: 0.003") &&
+                        Contains("Nothing was overwritten"));
+  CHECK(read_file(summary) == before);
+}
