@@ -1,5 +1,8 @@
 #include "fixtures.h"
 
+#include <archive.h>
+#include <archive_entry.h>
+#include <matio.h>
 #include <zlib.h>
 
 #include <unistd.h>
@@ -75,6 +78,55 @@ void write_fashion_fixture(const fs::path& root, int64_t train, int64_t test) {
   write_bytes(dir / "train-labels-idx1-ubyte.gz", idx_labels(train, 10), true);
   write_bytes(dir / "t10k-images-idx3-ubyte.gz", idx_images(test, 28, 28), true);
   write_bytes(dir / "t10k-labels-idx1-ubyte.gz", idx_labels(test, 10), true);
+}
+
+std::string cifar_records(int64_t count, int64_t label_bytes, int64_t classes) {
+  std::string out;
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t b = 0; b < label_bytes; ++b) out += static_cast<char>(b + 1 == label_bytes ? label_of(i, classes) : 0);
+    for (int64_t p = 0; p < 3072; ++p) out += static_cast<char>((i * 7 + p) % 251);
+  }
+  return out;
+}
+
+void write_tar(const fs::path& path, const std::vector<std::pair<std::string, std::string>>& members) {
+  fs::create_directories(path.parent_path());
+  struct archive* a = archive_write_new();
+  const std::string name = path.string();
+  if (name.size() > 3 && name.substr(name.size() - 3) == ".xz") archive_write_add_filter_xz(a);
+  else archive_write_add_filter_gzip(a);
+  archive_write_set_format_pax_restricted(a);
+  archive_write_open_filename(a, path.c_str());
+  for (const auto& [member, bytes] : members) {
+    struct archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, member.c_str());
+    archive_entry_set_size(entry, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_write_header(a, entry);
+    archive_write_data(a, bytes.data(), bytes.size());
+    archive_entry_free(entry);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+void write_svhn_mat(const fs::path& path, int64_t count) {
+  fs::create_directories(path.parent_path());
+  std::vector<uint8_t> x(static_cast<size_t>(count) * 3072);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i % 253);
+  std::vector<double> y(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) y[i] = static_cast<double>(i % 10 + 1);  // 1..10
+  mat_t* mat = Mat_CreateVer(path.c_str(), nullptr, MAT_FT_MAT5);
+  size_t x_dims[4] = {32, 32, 3, static_cast<size_t>(count)};
+  size_t y_dims[2] = {static_cast<size_t>(count), 1};
+  matvar_t* xv = Mat_VarCreate("X", MAT_C_UINT8, MAT_T_UINT8, 4, x_dims, x.data(), 0);
+  matvar_t* yv = Mat_VarCreate("y", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, y_dims, y.data(), 0);
+  Mat_VarWrite(mat, xv, MAT_COMPRESSION_NONE);
+  Mat_VarWrite(mat, yv, MAT_COMPRESSION_NONE);
+  Mat_VarFree(xv);
+  Mat_VarFree(yv);
+  Mat_Close(mat);
 }
 
 void write_text(const fs::path& path, const std::string& text) {

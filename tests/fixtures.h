@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace repro::test {
 
@@ -27,6 +29,13 @@ std::string idx_labels(int64_t count, int64_t classes, uint32_t magic = 2049);
 // <root>/fashion_mnist/ with the four official .gz file names; images carry a
 // class-dependent bright band so that a model can learn them.
 void write_fashion_fixture(const std::filesystem::path& root, int64_t train, int64_t test);
+
+// CIFAR binary records: `label_bytes` label bytes (the last is the class) + 3072 pixels.
+std::string cifar_records(int64_t count, int64_t label_bytes, int64_t classes);
+// A tar archive (gzip- or xz-compressed by the name's ending) of name -> bytes members.
+void write_tar(const std::filesystem::path& path, const std::vector<std::pair<std::string, std::string>>& members);
+// An SVHN-style MATLAB v5 file with X (32x32x3xN uint8) and y (Nx1 double, 10 = digit 0).
+void write_svhn_mat(const std::filesystem::path& path, int64_t count);
 
 // Writes a text file (for specs).
 void write_text(const std::filesystem::path& path, const std::string& text);

@@ -78,7 +78,39 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   CHECK_THAT(list.output, Contains("vanilla") && Contains("train.lr") && Contains("fashion_mnist"));
   const Result version = run_repro("--version");
   CHECK_THAT(version.output, Contains("LibTorch") && Contains("BLAS") && Contains("git commit"));
-  const Result missing = run_repro("run " + spec + " --data-root /nonexistent --out /tmp/repro-missing-data");
+  test::TempDir dir("cli-missing");
+  const Result missing = run_repro("run " + spec + " --data-root /nonexistent --out " + dir.path().string());
   CHECK(missing.exit_code != 0);
   CHECK_THAT(missing.output, Contains("missing file train-images-idx3-ubyte.gz") && Contains("/nonexistent"));
+}
+
+TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undisturbed run", "[cli]") {
+  test::TempDir dir("cli-kill");
+  test::write_fashion_fixture(dir.path() / "data", 400, 100);
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  const std::string data = " --data-root " + (dir.path() / "data").string();
+  const std::string overrides = " train.epochs=3 data.train_limit=0 data.test_limit=0";
+  REQUIRE(run_repro("run " + spec + overrides + data + " --out " + (dir.path() / "calm").string()).exit_code == 0);
+  // 350 training images (val 1/8 held out) at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
+  const std::string killed_out = " --out " + (dir.path() / "killed").string();
+  const Result killed = run_repro("run " + spec + overrides + data + killed_out + " --kill-at-step 9");
+  CHECK(killed.exit_code != 0);
+  const auto run_dir = dir.path() / "killed/smoke/fashion_mnist/vit/seed_0";
+  CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
+  CHECK(split_lines(read_file(run_dir / "metrics.csv")).size() == 2);  // header + epoch 1
+  const Result resumed = run_repro("run " + spec + overrides + data + killed_out);
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Contains("resuming"));
+  for (const char* config : {"vit", "vit-mlp4"})
+    for (const char* seed : {"seed_0", "seed_1"}) {
+      const auto rel = std::filesystem::path("smoke/fashion_mnist") / config / seed / "metrics.csv";
+      auto strip = [](const std::string& text) {  // drop the wall-time column
+        std::string out;
+        for (const auto& line : split_lines(text)) out += line.substr(0, line.rfind(',')) + "\n";
+        return out;
+      };
+      INFO(rel.string());
+      CHECK(strip(read_file(dir.path() / "killed" / rel)) == strip(read_file(dir.path() / "calm" / rel)));
+    }
 }

@@ -39,6 +39,7 @@ int cli_main(int argc, char** argv) {
     app.parse_complete_callback([&] { setup_logging(log_level); });
     app.parse(argc, argv);
     if (show_version) {
+      configure_threads(0);
       std::cout << version_report() << "\n";
       return 0;
     }

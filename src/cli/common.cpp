@@ -3,8 +3,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <thread>
+#include "util/version.h"
 
 namespace repro {
 
@@ -18,6 +17,8 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
   command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
       ->group("");
+  command.add_option("--kill-at-step", args.kill_at_step, "SIGKILL repro after this optimizer step (testing resume)")
+      ->group("");
 }
 
 Experiment load_with_overrides(const RunArguments& args) {
@@ -27,9 +28,7 @@ Experiment load_with_overrides(const RunArguments& args) {
 }
 
 RunnerOptions runner_options(const RunArguments& args) {
-  // LibTorch 1.13 on Debian starts with 1 intra-op thread here; use every core unless told.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  torch::set_num_threads(args.threads > 0 ? args.threads : static_cast<int>(cores));
+  configure_threads(args.threads);
   RunnerOptions options;
   options.out = args.out;
   options.data_root = args.data_root;
@@ -37,6 +36,7 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.dry_run = args.dry_run;
   options.live_progress = ::isatty(STDOUT_FILENO);
   options.stop_after_epoch = args.stop_after_epoch;
+  options.kill_at_step = args.kill_at_step;
   return options;
 }
 

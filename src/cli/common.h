@@ -19,6 +19,7 @@ struct RunArguments {
   int threads = 0;
   bool dry_run = false;
   int64_t stop_after_epoch = 0;
+  int64_t kill_at_step = 0;
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);

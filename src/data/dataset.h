@@ -10,8 +10,9 @@ namespace repro {
 
 struct DatasetInfo {
   std::string name;
-  std::string modality;  // "image"
-  int64_t channels = 0, height = 0, width = 0;
+  std::string modality;  // "image" or "text"
+  int64_t channels = 0, height = 0, width = 0;  // images
+  int64_t vocab_size = 0, max_length = 0;       // text: token ids < vocab_size, 0 = padding
   int64_t num_classes = 0;
   std::vector<std::string> class_names;
   std::vector<double> mean, std;  // per channel, in [0, 1] pixel units

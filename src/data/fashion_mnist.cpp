@@ -3,6 +3,7 @@
 #include "data/idx.h"
 #include "data/manifest.h"
 #include "data/partial.h"
+#include "data/sources.h"
 #include "util/error.h"
 
 namespace repro {
@@ -28,24 +29,25 @@ DatasetInfo fashion_mnist_info() {
 
 namespace {
 
-Split read_split(const Manifest& m, const std::filesystem::path& root, const std::string& split) {
-  const auto image_path = locate(m, split + "_images", root);
-  const auto label_path = locate(m, split + "_labels", root);
-  Split out{read_idx_images(image_path), read_idx_labels(label_path, 10)};
+Split read_split(const DatasetFiles& files, const std::map<std::string, std::string>& bytes, const std::string& split) {
+  const std::string image_file = files.name_of(split + "_images"), label_file = files.name_of(split + "_labels");
+  Split out{parse_idx_images(gunzip(bytes.at(split + "_images"), image_file), image_file),
+            parse_idx_labels(gunzip(bytes.at(split + "_labels"), label_file), 10, label_file)};
   if (out.inputs.size(2) != 28 || out.inputs.size(3) != 28)
-    throw Error(image_path.string() + ": images are " + std::to_string(out.inputs.size(2)) + "x" +
+    throw Error(image_file + ": images are " + std::to_string(out.inputs.size(2)) + "x" +
                 std::to_string(out.inputs.size(3)) + ", expected 28x28");
   if (out.inputs.size(0) != out.labels.size(0))
-    throw Error(image_path.string() + " has " + std::to_string(out.inputs.size(0)) + " images but " +
-                label_path.string() + " has " + std::to_string(out.labels.size(0)) + " labels");
+    throw Error(image_file + " has " + std::to_string(out.inputs.size(0)) + " images but " + label_file + " has " +
+                std::to_string(out.labels.size(0)) + " labels");
   return out;
 }
 
 }  // namespace
 
-RawData load_fashion_mnist(const std::filesystem::path& data_root) {
-  const Manifest& m = manifest("fashion_mnist");
-  RawData data{read_split(m, data_root, "train"), read_split(m, data_root, "test"), {}};
+RawData load_fashion_mnist(const std::filesystem::path& data_root, const std::string& file_overrides) {
+  const DatasetFiles files(manifest("fashion_mnist"), data_root, file_overrides);
+  const auto bytes = files.read({"train_images", "train_labels", "test_images", "test_labels"});
+  RawData data{read_split(files, bytes, "train"), read_split(files, bytes, "test"), {}};
   note_partial_splits(fashion_mnist_info(), data);
   return data;
 }

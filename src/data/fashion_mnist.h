@@ -1,12 +1,13 @@
 #pragma once
 // Fashion-MNIST from its four official IDX .gz files.
 #include <filesystem>
+#include <string>
 
 #include "data/dataset.h"
 
 namespace repro {
 
 DatasetInfo fashion_mnist_info();
-RawData load_fashion_mnist(const std::filesystem::path& data_root);
+RawData load_fashion_mnist(const std::filesystem::path& data_root, const std::string& file_overrides = "");
 
 }  // namespace repro

@@ -7,8 +7,14 @@
 
 namespace repro {
 
+// Decompresses gzip bytes (plain bytes pass through); errors name `file`.
+std::string gunzip(const std::string& bytes, const std::string& file);
 // Decompresses a .gz file (or reads a plain file) whole; errors name the file.
 std::string read_gzip_file(const std::filesystem::path& path);
+
+// The same checks as below on bytes already decompressed; errors name `file`.
+torch::Tensor parse_idx_images(const std::string& bytes, const std::string& file);
+torch::Tensor parse_idx_labels(const std::string& bytes, int64_t num_classes, const std::string& file);
 
 // Images: magic 2051, count, rows, cols (big-endian int32), then count*rows*cols bytes.
 // Returns (count, 1, rows, cols) uint8.

@@ -16,6 +16,7 @@ Manifest parse_manifest(const std::string& dataset, const std::string& text) {
   m.name = root["name"].as<std::string>();
   m.folder = root["folder"].as<std::string>();
   m.homepage = root["homepage"].as<std::string>("");
+  m.subfolder = root["subfolder"].as<std::string>("");
   m.citation = root["citation"].as<std::string>("");
   if (root["official_counts"])
     for (const auto& entry : root["official_counts"])

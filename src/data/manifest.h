@@ -16,6 +16,7 @@ struct ManifestFile {
 
 struct Manifest {
   std::string name, folder, homepage, citation;
+  std::string subfolder;  // the folder the official archive unpacks to, e.g. cifar-10-batches-bin
   std::map<std::string, int64_t> official_counts;  // split -> examples
   std::vector<ManifestFile> files;
   const ManifestFile& file(const std::string& role) const;

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 
+#include "data/cifar.h"
 #include "data/fashion_mnist.h"
+#include "data/svhn.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -10,7 +12,10 @@ namespace repro {
 
 const std::vector<DatasetEntry>& dataset_table() {
   static const std::vector<DatasetEntry> table = {
+      {"cifar10", cifar10_info, load_cifar10},
+      {"cifar100", cifar100_info, load_cifar100},
       {"fashion_mnist", fashion_mnist_info, load_fashion_mnist},
+      {"svhn", svhn_info, load_svhn},
   };
   return table;
 }

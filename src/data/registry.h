@@ -11,7 +11,8 @@ namespace repro {
 struct DatasetEntry {
   const char* name;
   DatasetInfo (*info)();
-  RawData (*load)(const std::filesystem::path& data_root);
+  // data.files renames files by role ("role=name,..."; see datasets/<name>.yaml).
+  RawData (*load)(const std::filesystem::path& data_root, const std::string& file_overrides);
 };
 
 const std::vector<DatasetEntry>& dataset_table();

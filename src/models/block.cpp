@@ -26,6 +26,7 @@ FeedForwardOptions ffn_options(const Config& config) {
   o.dropout = config.real("model.dropout");
   o.dropouts = config.integer("model.ffn.dropouts");
   o.init_std = config.real("model.init_std");
+  o.inh_p = config.real("model.ffn.inh_p");
   return o;
 }
 

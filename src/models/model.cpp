@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include "models/text.h"
 #include "models/vit.h"
 #include "util/error.h"
 
@@ -7,11 +8,15 @@ namespace repro {
 
 namespace {
 
-void check_vit(const Config& config, const DatasetInfo& info) {
+void check_heads(const Config& config) {
   const int64_t dim = config.integer("model.dim"), heads = config.integer("model.heads");
-  const int64_t patch = config.integer("model.patch");
   if (dim % heads != 0)
     throw Error("model.dim=" + std::to_string(dim) + " must be divisible by model.heads=" + std::to_string(heads));
+}
+
+void check_vit(const Config& config, const DatasetInfo& info) {
+  const int64_t patch = config.integer("model.patch");
+  check_heads(config);
   if (info.modality != "image")
     throw Error("model.kind=vit needs an image dataset; " + info.name + " is " + info.modality);
   if (info.height % patch != 0 || info.width % patch != 0)
@@ -19,9 +24,21 @@ void check_vit(const Config& config, const DatasetInfo& info) {
                 "x" + std::to_string(info.width) + " of " + info.name);
 }
 
+void check_text(const Config& config, const DatasetInfo& info) {
+  check_heads(config);
+  if (info.modality != "text")
+    throw Error("model.kind=text needs a text dataset; " + info.name + " is " + info.modality);
+  if (config.integer("model.max_len") == 0 && info.max_length == 0)
+    throw Error("model.kind=text needs model.max_len or a dataset with a maximum length");
+}
+
 }  // namespace
 
 ClassifierPtr build_model(const Config& config, const DatasetInfo& info) {
+  if (config.text("model.kind") == "text") {
+    check_text(config, info);
+    return std::make_shared<TextEncoderImpl>(config, info);
+  }
   check_vit(config, info);
   return std::make_shared<VitImpl>(config, info);
 }

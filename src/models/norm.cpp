@@ -9,8 +9,10 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : eps_(eps) {
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
-  const auto x32 = x.to(torch::kFloat32);
-  const auto normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps_);
+  // Low-precision inputs (bf16, fp16) are normalised in float32; float32/64 as they are.
+  const bool widen = x.scalar_type() != torch::kFloat64 && x.scalar_type() != torch::kFloat32;
+  const auto wide = widen ? x.to(torch::kFloat32) : x;
+  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
   return normed.to(x.scalar_type()) * weight;
 }
 

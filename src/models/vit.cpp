@@ -12,11 +12,12 @@ VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
     : emb_dropout_(config.real("model.emb_dropout")), pool_(config.text("model.pool")) {
   const int64_t dim = config.integer("model.dim"), patch = config.integer("model.patch");
   const int64_t patches = (info.height / patch) * (info.width / patch);
+  const int64_t positions = std::max(patches + 1, config.integer("model.max_len"));
   const double std = config.real("model.init_std");
   patch_embed_ = register_module(
       "patch_embed", torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, dim, patch).stride(patch)));
   cls_token_ = register_parameter("cls_token", torch::randn({1, 1, dim}) * std);
-  pos_embed_ = register_parameter("pos_embed", torch::randn({1, patches + 1, dim}) * std);
+  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
   blocks_ = register_module("blocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.integer("model.depth"); ++i) blocks_->push_back(EncoderBlock(config, i));
   norm_ = make_norm(config.text("model.norm"), dim, config.real("model.norm_eps"));
@@ -28,7 +29,8 @@ VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
 torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
   auto x = patch_embed_(input.inputs).flatten(2).transpose(1, 2);  // (B, P, D)
   const auto cls = cls_token_.expand({x.size(0), 1, x.size(2)});  // (B, 1, D)
-  x = torch::cat({cls, x}, 1) + pos_embed_;                         // (B, P+1, D)
+  x = torch::cat({cls, x}, 1);                                      // (B, P+1, D)
+  x = x + pos_embed_.slice(1, 0, x.size(1));
   x = torch::dropout(x, emb_dropout_, is_training());
   for (const auto& module : *blocks_) {
     torch::Tensor block_maps;
@@ -36,7 +38,7 @@ torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tenso
     if (maps) maps->push_back(block_maps);
   }
   x = norm_.forward(x);
-  const auto pooled = pool_ == "cls" ? x.select(1, 0) : x.mean(1);  // (B, D)
+  const auto pooled = pool_ == "mean" ? x.mean(1) : x.select(1, 0);  // (B, D)
   return head_(pooled);                                              // (B, classes)
 }
 

@@ -25,6 +25,7 @@ nlohmann::json environment_record(torch::Device device) {
   return {{"device", device.str()},
           {"threads", torch::get_num_threads()},
           {"blas", blas_in_use()},
+          {"blas_threads", blas_threads()},
           {"libtorch", torch_version()},
           {"cuda_available", cuda_available()},
           {"repro_version", repro_version()},

@@ -1,6 +1,7 @@
 #include "run/plan.h"
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <sstream>
@@ -16,14 +17,27 @@ namespace repro {
 
 namespace {
 
-// Keys whose resolved values differ between two spec texts (line by line).
-std::vector<std::string> changed_lines(const std::string& before, const std::string& after) {
-  const auto a = split(before, '\n'), b = split(after, '\n');
-  std::vector<std::string> changes;
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    const std::string x = i < a.size() ? trim(a[i]) : "", y = i < b.size() ? trim(b[i]) : "";
-    if (x != y) changes.push_back("'" + x + "' -> '" + y + "'");
+void flatten_yaml(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
+  for (const auto& entry : node) {
+    const std::string key = prefix + entry.first.as<std::string>();
+    if (entry.second.IsMap()) flatten_yaml(entry.second, key + ".", out);
+    else out[key] = YAML::Dump(entry.second);
   }
+}
+
+// "key: old -> new" for every key whose resolved value differs between two spec texts.
+std::vector<std::string> changed_keys(const std::string& before, const std::string& after) {
+  std::map<std::string, std::string> a, b;
+  flatten_yaml(YAML::Load(before), "", a);
+  flatten_yaml(YAML::Load(after), "", b);
+  std::vector<std::string> changes;
+  for (const auto& [key, value] : b) {
+    const auto it = a.find(key);
+    if (it == a.end()) changes.push_back(key + ": (absent) -> " + value);
+    else if (it->second != value) changes.push_back(key + ": " + it->second + " -> " + value);
+  }
+  for (const auto& [key, value] : a)
+    if (!b.count(key)) changes.push_back(key + ": " + value + " -> (absent)");
   return changes;
 }
 
@@ -39,7 +53,7 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
     }
     const std::string existing = read_file(folder.spec_path());
     if (existing != run.resolved_yaml()) {
-      const auto changes = changed_lines(existing, run.resolved_yaml());
+      const auto changes = changed_keys(existing, run.resolved_yaml());
       throw Error(folder.dir().string() + " holds a run of a different spec (" +
                   join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
                   "). Nothing was overwritten: use another --out, another experiment name, or move that folder.");

@@ -25,11 +25,12 @@ namespace {
 class DataCache {
  public:
   explicit DataCache(std::filesystem::path root) : root_(std::move(root)) {}
-  const RawData& get(const std::string& name) {
-    auto it = cache_.find(name);
+  const RawData& get(const std::string& name, const std::string& file_overrides) {
+    const std::string key = name + "|" + file_overrides;
+    auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     spdlog::info("loading {} from {}", name, root_.string());
-    return cache_.emplace(name, find_dataset(name).load(root_)).first->second;
+    return cache_.emplace(key, find_dataset(name).load(root_, file_overrides)).first->second;
   }
 
  private:
@@ -62,12 +63,12 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
   const DatasetEntry& dataset = find_dataset(run.dataset);
-  const RunData data = prepare_run_data(dataset.info(), data_cache.get(run.dataset), run.config);
+  const RunData data = prepare_run_data(dataset.info(), data_cache.get(run.dataset, run.config.text("data.files")), run.config);
   for (const auto& note : data.notes) spdlog::warn("{}", note);
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(run.config, data.info);
   const ParamBreakdown params = count_parameters(*model);
-  TrainContext context{run, data, device, folder, progress, position, options.stop_after_epoch};
+  TrainContext context{run, data, device, folder, progress, position, options.stop_after_epoch, options.kill_at_step};
   const TrainOutcome outcome = train(*model, context);
   if (outcome.status == "stopped") return outcome.status;
   if (outcome.status == "diverged") spdlog::error("run diverged: {}", outcome.message);

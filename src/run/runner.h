@@ -15,6 +15,7 @@ struct RunnerOptions {
   bool dry_run = false;
   bool live_progress = false;  // stdout is a terminal
   int64_t stop_after_epoch = 0;  // test hook: stop each run after this epoch
+  int64_t kill_at_step = 0;      // test hook: SIGKILL the process at this optimizer step
 };
 
 // Returns the process exit code: 0 when every run is complete or diverged.

@@ -18,6 +18,13 @@ void Config::set(const std::string& key, const std::string& raw, const std::stri
   const KeyDef* def = find_key(key);
   if (!def) throw_unknown_key(key, where);
   values_[key] = canonical_value(*def, raw, where);
+  explicit_.insert(key);
+}
+
+void Config::set_implied(const std::string& key, const std::string& raw) {
+  const KeyDef* def = find_key(key);
+  if (!def) throw_unknown_key(key, "internal");
+  values_[key] = canonical_value(*def, raw, "internal");
 }
 
 const std::string& Config::text(const std::string& key) const {

@@ -3,6 +3,7 @@
 // validated canonical text, with typed getters.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,10 @@ class Config {
 
   // Validates and sets one key; `where` names the source for error messages.
   void set(const std::string& key, const std::string& raw, const std::string& where);
+
+  // Sets a value that does not count as given by the user (presets, resolved "auto").
+  void set_implied(const std::string& key, const std::string& raw);
+  bool is_explicit(const std::string& key) const { return explicit_.count(key) > 0; }
 
   const std::string& text(const std::string& key) const;
   int64_t integer(const std::string& key) const;
@@ -30,6 +35,7 @@ class Config {
 
  private:
   std::map<std::string, std::string> values_;
+  std::set<std::string> explicit_;  // keys set by the spec or the command line
 };
 
 }  // namespace repro

@@ -1,5 +1,7 @@
 #include "spec/grid.h"
 
+#include "data/registry.h"
+#include "models/presets.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -64,9 +66,12 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
         name += "+" + axis_label(axis.key) + "=" + config.text(axis.key);
       }
       apply(config, experiment.overrides);
-      for (const auto& dataset : experiment.datasets)
+      for (const auto& dataset : experiment.datasets) {
+        Config resolved = config;
+        resolve_model_settings(resolved, find_dataset(dataset).info());
         for (const auto seed : experiment.seeds)
-          runs.push_back({experiment.name, dataset, name, row_index, seed, config});
+          runs.push_back({experiment.name, dataset, name, row_index, seed, resolved});
+      }
       ++row_index;
     }
   }

@@ -27,6 +27,9 @@ KeyDef boolean(std::string key, bool def, std::string doc) {
 KeyDef choice(std::string key, std::string def, std::vector<std::string> choices, std::string doc) {
   return {std::move(key), ValueType::Enum, std::move(def), std::move(doc), -kInf, kInf, std::move(choices)};
 }
+KeyDef text(std::string key, std::string def, std::string doc) {
+  return {std::move(key), ValueType::String, std::move(def), std::move(doc), -kInf, kInf, {}};
+}
 KeyDef pair(std::string key, std::string def, double lo, double hi, std::string doc) {
   return {std::move(key), ValueType::FloatPair, std::move(def), std::move(doc), lo, hi, {}};
 }
@@ -34,24 +37,55 @@ KeyDef pair(std::string key, std::string def, double lo, double hi, std::string 
 std::vector<KeyDef> build_table() {
   return {
       // ---- model
-      choice("model.kind", "vit", {"vit"}, "Model family: vit = pre-norm Vision Transformer on image patches."),
+      choice("model.preset", "none", {"none", "vit", "dgvit", "transformer", "diff_transformer", "dgt"},
+             "Named paper model; sets kind, attention and feed-forward defaults for keys not set explicitly (see docs/models.md)."),
+      choice("model.kind", "vit", {"vit", "text"},
+             "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on token ids."),
       integer("model.dim", 256, 8, 16384, "Embedding width D."),
       integer("model.depth", 8, 1, 256, "Number of encoder blocks."),
       integer("model.heads", 8, 1, 256, "Attention heads (D must divide by it)."),
       integer("model.patch", 4, 1, 1024, "Patch size in pixels (image side must divide by it)."),
+      integer("model.max_len", 0, 0, 1e6, "Size of the learned position table; 0 = exactly the tokens needed (patches + class token, or the dataset's maximum length)."),
       real("model.dropout", "0.05", 0, 0.99, "Dropout in the feed-forward block and after the attention output projection."),
       real("model.attn_dropout", "0", 0, 0.99, "Dropout on attention maps."),
       real("model.emb_dropout", "0", 0, 0.99, "Dropout after adding position embeddings."),
       choice("model.norm", "layernorm", {"layernorm", "rmsnorm"}, "Normalization in blocks and before the head."),
       real("model.norm_eps", "1e-5", 0, 1, "Epsilon of the normalization layers."),
-      real("model.init_std", "0.02", 0, 10, "Std of the normal init of linear weights, class token and positions."),
-      choice("model.pool", "cls", {"cls", "mean"}, "Head input: the class token, or the mean over tokens."),
+      real("model.init_std", "0.02", 0, 10, "Std of the normal init of linear weights, class token, positions and token embeddings."),
+      choice("model.pool", "auto", {"auto", "cls", "mean"},
+             "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
       choice("model.attention.kind", "vanilla", attention_kinds(), "Attention variant (see `repro list`)."),
-      boolean("model.attention.qkv_bias", true, "Bias on the query/key/value projections."),
+      boolean("model.attention.qkv_bias", true, "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF code: no biases)."),
+      integer("model.attention.diff_heads", 0, 0, 256, "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, model.heads for dgsa."),
+      choice("model.attention.lambda_schedule", "auto", {"auto", "depth", "fixed"},
+             "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or model.attention.lambda_init (fixed); auto = depth for diff, fixed for dgsa."),
+      real("model.attention.lambda_init", "0.8", 0, 0.99, "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8)."),
+      choice("model.attention.q_residual", "auto", {"auto", "on", "off"},
+             "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in vit (DGViT), off in text (DGT)."),
+      real("model.attention.gate_bias_init", "0", -20, 20, "dgsa: initial bias of the gate; 0 gives g = 0.5."),
+      real("model.attention.gate_weight_std", "0", 0, 1, "dgsa: std of the normal init of the gate weights; 0 = zeros."),
+      real("model.attention.plug_fraction", "1", 0.0625, 4, "plug: gating width d_g as a fraction of the head width."),
+      choice("model.attention.plug_gml", "E", {"A", "B", "C", "D", "E"},
+             "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP then act(gA*gB); E act(gA*gB)."),
+      integer("model.attention.plug_hidden", 4, 1, 64, "plug: hidden width of GML variant D."),
+      choice("model.attention.plug_activation", "tanh", {"tanh", "softsign", "hardtanh", "none"}, "plug: bound on G (PLuG Table 5)."),
+      boolean("model.attention.plug_head_specific", false, "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
+      choice("model.attention.plug_position", "pre", {"pre", "post"}, "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
+      boolean("model.attention.plug_residual", true, "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
+      real("model.attention.inh_p", "0.1", 0, 0.99, "gi: inhibition level inh_p (the paper uses 0, 0.1, 0.3, 0.9)."),
+      choice("model.attention.gi_combine", "multiplicative", {"multiplicative", "additive"},
+             "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. 12 (same for Q)."),
+      choice("model.attention.gi_max", "batch", {"batch", "token"},
+             "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each token's features."),
+      boolean("model.attention.gi_detach", false, "gi: stop gradients through the threshold max(S) (the code does not)."),
       choice("model.ffn.kind", "mlp", ffn_kinds(), "Feed-forward kind."),
-      real("model.ffn.ratio", "4", 0.0625, 64, "Hidden width of the feed-forward block as a multiple of D (fractions like 16/3 accepted)."),
-      integer("model.ffn.dropouts", 2, 1, 2, "1: dropout after the activation; 2: also after the output projection."),
+      real("model.ffn.ratio", "4", 0.0625, 64,
+           "Feed-forward expansion e (fractions like 16/3 accepted): mlp hidden = e*D; swiglu first projection e*D split into value and gate halves; gimlp hidden = e*D."),
+      integer("model.ffn.dropouts", 2, 1, 2, "1: dropout after the activation; 2: also after the output projection (Table 1's drop x1 / x2)."),
+      real("model.ffn.inh_p", "0.1", 0, 0.99, "gimlp: inhibition level of the feed-forward gate."),
       // ---- data
+      text("data.files", "",
+           "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in datasets/<name>.yaml)."),
       integer("data.train_limit", 0, 0, 1e12, "Use only this many training examples (a seeded random subset; 0 = all)."),
       integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),
       real("data.val_fraction", "0", 0, 0.9, "Stratified share of the training split held out for validation (vision default 0, as the paper)."),

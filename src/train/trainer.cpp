@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 
 #include "train/checkpoint.h"
@@ -62,6 +63,7 @@ EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimize
     if (clip > 0) torch::nn::utils::clip_grad_norm_(model.parameters(), clip);
     optimizer.step();
     ++step;
+    if (c.kill_at_step > 0 && step == c.kill_at_step) std::raise(SIGKILL);  // tests: die mid-epoch
     totals.loss_sum += loss_value * static_cast<double>(indices.size(0));
     totals.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
     totals.seen += indices.size(0);

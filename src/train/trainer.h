@@ -22,6 +22,7 @@ struct TrainContext {
   Progress& progress;
   int64_t position = 0;          // index of the run in the plan
   int64_t stop_after_epoch = 0;  // > 0: stop (as if interrupted) after this epoch; for tests
+  int64_t kill_at_step = 0;      // > 0: SIGKILL this process after this optimizer step; for tests
 };
 
 struct TrainOutcome {

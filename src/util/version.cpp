@@ -1,11 +1,14 @@
 #include "util/version.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace repro {
@@ -55,13 +58,28 @@ std::string blas_in_use() {
   return "none found among loaded libraries";
 }
 
+void configure_threads(int threads) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  torch::set_num_threads(threads > 0 ? threads : static_cast<int>(cores));
+  const char* user = std::getenv("OPENBLAS_NUM_THREADS");
+  if (user && *user) return;
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+}
+
+int blas_threads() {
+  using GetThreads = int (*)();
+  auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return get ? get() : -1;
+}
+
 std::string version_report() {
   std::string report = "repro " + repro_version() + "\n";
   report += "git commit: " + std::string(git_commit()) + "\n";
   report += "LibTorch: " + torch_version() + "\n";
   report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
   report += "BLAS: " + blas_in_use() + "\n";
-  report += "threads: " + std::to_string(torch::get_num_threads());
+  report += "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());
   return report;
 }
 

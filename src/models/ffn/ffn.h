@@ -13,6 +13,7 @@ struct FeedForwardOptions {
   double dropout = 0;
   int64_t dropouts = 2;   // 1: after the activation; 2: also after the output projection
   double init_std = 0.02;
+  double inh_p = 0.1;     // gimlp's inhibition level
 };
 
 class FeedForwardImpl : public torch::nn::Module {

@@ -1,6 +1,8 @@
 #include "models/ffn/registry.h"
 
+#include "models/ffn/gimlp.h"
 #include "models/ffn/mlp.h"
+#include "models/ffn/swiglu.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -9,6 +11,8 @@ namespace repro {
 const std::vector<FeedForwardEntry>& ffn_table() {
   static const std::vector<FeedForwardEntry> table = {
       {"mlp", "Linear(D, ratio*D) -> GELU -> dropout -> Linear(ratio*D, D) [-> dropout]", make_mlp},
+      {"swiglu", "Linear(D, e*D) split [a, b] -> a * SiLU(b) -> dropout -> Linear(e*D/2, D) [-> dropout]", make_swiglu},
+      {"gimlp", "gate with inhibition: GELU(xW) * (1 + GELU(S - inh_p max S)) -> Linear(e*D, D) (giMLP)", make_gimlp},
   };
   return table;
 }

@@ -1,0 +1,13 @@
+#pragma once
+// SVHN format 2 (cropped digits) from the official MATLAB files, via libmatio.
+#include <filesystem>
+#include <string>
+
+#include "data/dataset.h"
+
+namespace repro {
+
+DatasetInfo svhn_info();
+RawData load_svhn(const std::filesystem::path& data_root, const std::string& file_overrides);
+
+}  // namespace repro

@@ -1,0 +1,53 @@
+// diff: differential attention (Ye et al. 2024), as the official code
+// (microsoft/unilm Diff-Transformer/multihead_diffattn.py).
+//
+//   [Q1; Q2] = x W_q, [K1; K2] = x W_k, V = x W_v        heads: 2h of width d for Q, K; h of 2d for V
+//   A_i = softmax(Q_i K_i^T / sqrt(d))                      (B, h, N, N), i = 1, 2
+//   lambda = exp(<lq1, lk1>) - exp(<lq2, lk2>) + lambda_init   one scalar per layer; vectors in R^d ~ N(0, 0.1)
+//   O = (A1 - lambda A2) V = A1 V - lambda A2 V             (B, h, N, 2d): two fused calls
+//   y = concat_h((1 - lambda_init) RMSNorm(O_h)) W_o        (B, N, D)
+// Map rows sum to 1 - lambda.
+#include "models/attention/diff.h"
+
+#include "models/attention/differential.h"
+
+namespace repro {
+
+namespace {
+
+class DiffAttention : public AttentionImpl {
+ public:
+  explicit DiffAttention(const AttentionOptions& o) : core_(*this, o, {"depth", /*halve_heads=*/true}), proj_dropout_(o.proj_dropout) {
+    const int64_t d = core_.head_dim();
+    lambda_q1_ = register_parameter("lambda_q1", torch::randn({d}) * 0.1);
+    lambda_k1_ = register_parameter("lambda_k1", torch::randn({d}) * 0.1);
+    lambda_q2_ = register_parameter("lambda_q2", torch::randn({d}) * 0.1);
+    lambda_k2_ = register_parameter("lambda_k2", torch::randn({d}) * 0.1);
+  }
+
+  torch::Tensor lambda() const {  // () scalar
+    return torch::exp((lambda_q1_ * lambda_k1_).sum()) - torch::exp((lambda_q2_ * lambda_k2_).sum()) +
+           core_.lambda_init();
+  }
+
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+    const DifferentialStreams s = core_.project(x);
+    std::pair<torch::Tensor, torch::Tensor> pair_maps;
+    const auto [o1, o2] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
+    const auto lam = lambda().to(o1.scalar_type());
+    if (maps) *maps = pair_maps.first - lam * pair_maps.second;  // (B, h, N, N)
+    const auto y = core_.finish(o1 - lam * o2);                   // (B, N, D)
+    return torch::dropout(y, proj_dropout_, is_training());
+  }
+
+ private:
+  DifferentialCore core_;
+  double proj_dropout_;
+  torch::Tensor lambda_q1_, lambda_k1_, lambda_q2_, lambda_k2_;
+};
+
+}  // namespace
+
+AttentionPtr make_diff_attention(const AttentionOptions& options) { return std::make_shared<DiffAttention>(options); }
+
+}  // namespace repro

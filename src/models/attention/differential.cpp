@@ -1,0 +1,81 @@
+#include "models/attention/differential.h"
+
+#include <cmath>
+
+#include "models/attention/common.h"
+#include "util/error.h"
+
+namespace repro {
+
+double depth_lambda_init(int64_t layer_index) { return 0.8 - 0.6 * std::exp(-0.3 * static_cast<double>(layer_index)); }
+
+namespace {
+
+int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
+  const int64_t set = o.config ? o.config->integer("model.attention.diff_heads") : 0;
+  const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
+  if (o.dim % (2 * h) != 0)
+    throw Error("differential attention needs model.dim=" + std::to_string(o.dim) + " divisible by 2h=" +
+                std::to_string(2 * h) + " (h = model.attention.diff_heads, or model.heads/2)");
+  return h;
+}
+
+double choose_lambda_init(const AttentionOptions& o, const std::string& default_schedule) {
+  std::string schedule = o.config ? o.config->text("model.attention.lambda_schedule") : default_schedule;
+  if (schedule == "auto") schedule = default_schedule;
+  if (schedule == "depth") return depth_lambda_init(o.layer_index);
+  return o.config ? o.config->real("model.attention.lambda_init") : 0.8;
+}
+
+torch::nn::Linear projection(int64_t in, int64_t out, double std) {
+  torch::nn::Linear linear(torch::nn::LinearOptions(in, out).bias(false));
+  init_linear(linear, std);
+  return linear;
+}
+
+}  // namespace
+
+DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOptions& o,
+                                   const DifferentialDefaults& defaults)
+    : heads_(differential_heads(o, defaults.halve_heads)),
+      head_dim_(o.dim / (2 * heads_)),
+      lambda_init_(choose_lambda_init(o, defaults.lambda_schedule)),
+      attn_dropout_(o.attn_dropout) {
+  q_ = owner.register_module("q", projection(o.dim, o.dim, o.init_std));
+  k_ = owner.register_module("k", projection(o.dim, o.dim, o.init_std));
+  v_ = owner.register_module("v", projection(o.dim, o.dim, o.init_std));
+  out_ = owner.register_module("out", projection(o.dim, o.dim, o.init_std));
+  head_norm_ = owner.register_module("head_norm", RMSNorm(2 * head_dim_, 1e-5));
+}
+
+DifferentialStreams DifferentialCore::project(const torch::Tensor& x) {
+  DifferentialStreams s;
+  s.q = q_(x);                                        // (B, N, D)
+  const auto q = split_heads(s.q, 2 * heads_);        // (B, 2h, N, d)
+  const auto k = split_heads(k_(x), 2 * heads_);      // (B, 2h, N, d)
+  using torch::indexing::Slice;
+  s.q1 = q.index({Slice(), Slice(0, torch::indexing::None, 2)});  // heads 0, 2, 4, ...
+  s.q2 = q.index({Slice(), Slice(1, torch::indexing::None, 2)});  // heads 1, 3, 5, ...
+  s.k1 = k.index({Slice(), Slice(0, torch::indexing::None, 2)});
+  s.k2 = k.index({Slice(), Slice(1, torch::indexing::None, 2)});
+  s.v = split_heads(v_(x), heads_);                   // (B, h, N, 2d)
+  return s;
+}
+
+std::pair<torch::Tensor, torch::Tensor> DifferentialCore::attend(const DifferentialStreams& s,
+                                                                 const torch::Tensor& padding_mask, bool training,
+                                                                 std::pair<torch::Tensor, torch::Tensor>* maps) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim_));
+  torch::Tensor* first = maps ? &maps->first : nullptr;
+  torch::Tensor* second = maps ? &maps->second : nullptr;
+  auto o1 = scaled_dot_product(s.q1, s.k1, s.v, padding_mask, scale, attn_dropout_, training, first);
+  auto o2 = scaled_dot_product(s.q2, s.k2, s.v, padding_mask, scale, attn_dropout_, training, second);
+  return {o1, o2};  // (B, h, N, 2d) each
+}
+
+torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out) {
+  const auto normed = head_norm_(heads_out) * (1.0 - lambda_init_);  // (B, h, N, 2d)
+  return out_(merge_heads(normed));                                   // (B, N, D)
+}
+
+}  // namespace repro

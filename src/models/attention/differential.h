@@ -1,0 +1,58 @@
+#pragma once
+// Shared by `diff` and `dgsa` (the official DIFF Transformer layout):
+//   W_q, W_k, W_v, W_o: D -> D, no bias
+//   Q, K viewed as (B, N, 2h, d) with d = D / (2h); heads 2i and 2i+1 form the pair (map 1, map 2)
+//   V viewed as (B, N, h, 2d)
+//   per-head output (B, h, N, 2d) -> RMSNorm over 2d (eps 1e-5, learnable weight) -> x (1 - lambda_init)
+//   -> concat heads (B, N, D) -> W_o
+#include <torch/torch.h>
+
+#include "models/attention/attention.h"
+#include "models/norm.h"
+
+namespace repro {
+
+struct DifferentialStreams {
+  torch::Tensor q1, k1, q2, k2;  // (B, h, N, d)
+  torch::Tensor v;               // (B, h, N, 2d)
+  torch::Tensor q;               // (B, N, D): the whole query projection [Q1; Q2]
+};
+
+// What a variant means by "auto": diff uses the depth schedule and model.heads / 2
+// differential heads (the DIFF paper halves the baseline's heads); dgsa a fixed
+// lambda_init and model.heads differential heads (the reading Table 5 confirms).
+struct DifferentialDefaults {
+  std::string lambda_schedule;  // depth | fixed
+  bool halve_heads;
+};
+
+class DifferentialCore {
+ public:
+  // Registers q, k, v, out and head_norm on `owner`.
+  DifferentialCore(torch::nn::Module& owner, const AttentionOptions& options, const DifferentialDefaults& defaults);
+
+  DifferentialStreams project(const torch::Tensor& x);  // x: (B, N, D)
+
+  // A1 V and A2 V: (B, h, N, 2d) each. With `maps` set, computes the maps explicitly
+  // and returns them as {A1, A2} (B, h, N, N); otherwise uses the fused kernel when present.
+  std::pair<torch::Tensor, torch::Tensor> attend(const DifferentialStreams& s, const torch::Tensor& padding_mask,
+                                                 bool training, std::pair<torch::Tensor, torch::Tensor>* maps);
+
+  // (B, h, N, 2d) -> RMSNorm x (1 - lambda_init) -> (B, N, D) -> W_o
+  torch::Tensor finish(const torch::Tensor& heads_out);
+
+  double lambda_init() const { return lambda_init_; }
+  int64_t heads() const { return heads_; }
+  int64_t head_dim() const { return head_dim_; }
+
+ private:
+  int64_t heads_, head_dim_;
+  double lambda_init_, attn_dropout_;
+  torch::nn::Linear q_{nullptr}, k_{nullptr}, v_{nullptr}, out_{nullptr};
+  RMSNorm head_norm_{nullptr};
+};
+
+// 0.8 - 0.6 exp(-0.3 l), l = 0-based layer index (DIFF Transformer, official code).
+double depth_lambda_init(int64_t layer_index);
+
+}  // namespace repro

@@ -1,0 +1,75 @@
+// gi: gate with inhibition on the query and key sides (giTransformer, Kang et al.;
+// the authors' DeBERTa code for the defaults).
+//
+//   Q, K, V = x W_q, x W_k, x W_v                        (B, N, D)
+//   S_k = GELU(x W_kg + b_kg) W_ki + b_ki                (B, N, D)   likewise S_q
+//   thr_k = inh_p * max(S_k)                             max over the whole batch tensor (padded tokens
+//                                                        excluded), or over each token's features
+//   multiplicative (code):  K' = K * (GELU(S_k - thr_k) + 1)
+//   additive (eq. 12):      K' = K + GELU(S_k - thr_k)
+//   y = concat_h(softmax(Q'_h K'_h^T / sqrt(d)) V_h) W_o
+// With W_ki = 0 and b_ki = 0 this is vanilla attention.
+#include "models/attention/gi.h"
+
+#include <limits>
+
+#include "models/attention/common.h"
+
+namespace repro {
+
+namespace {
+
+class GiAttention : public AttentionImpl {
+ public:
+  explicit GiAttention(const AttentionOptions& o)
+      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout) {
+    const Config& c = *o.config;
+    inh_p_ = c.real("model.attention.inh_p");
+    multiplicative_ = c.text("model.attention.gi_combine") == "multiplicative";
+    per_token_ = c.text("model.attention.gi_max") == "token";
+    detach_ = c.flag("model.attention.gi_detach");
+    qkv_ = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 3 * o.dim).bias(o.qkv_bias)));
+    out_ = register_module("out", torch::nn::Linear(o.dim, o.dim));
+    q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
+    q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
+    k_gate_ = register_module("k_gate", torch::nn::Linear(o.dim, o.dim));
+    k_inhibit_ = register_module("k_inhibit", torch::nn::Linear(o.dim, o.dim));
+    for (auto* linear : {&qkv_, &out_, &q_gate_, &q_inhibit_, &k_gate_, &k_inhibit_}) init_linear(*linear, o.init_std);
+  }
+
+  // The gated-with-inhibition version of `base` (B, N, D).
+  torch::Tensor inhibit(const torch::Tensor& x, const torch::Tensor& base, torch::nn::Linear& gate,
+                        torch::nn::Linear& inhibitor, const torch::Tensor& padding_mask) const {
+    const auto s = inhibitor(torch::gelu(gate(x)));  // (B, N, D)
+    auto for_max = s;
+    if (padding_mask.defined())
+      for_max = s.masked_fill(padding_mask.unsqueeze(-1), -std::numeric_limits<double>::infinity());
+    auto peak = per_token_ ? std::get<0>(for_max.max(-1, /*keepdim=*/true)) : for_max.max();  // (B, N, 1) or ()
+    if (detach_) peak = peak.detach();
+    const auto inhibition = torch::gelu(s - inh_p_ * peak);
+    return multiplicative_ ? base * (inhibition + 1) : base + inhibition;
+  }
+
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+    const auto qkv = qkv_(x).chunk(3, -1);  // 3 x (B, N, D)
+    const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
+    const auto k = split_heads(inhibit(x, qkv[1], k_gate_, k_inhibit_, padding_mask), heads_);
+    const auto v = split_heads(qkv[2], heads_);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), maps);
+    return torch::dropout(out_(merge_heads(y)), proj_dropout_, is_training());
+  }
+
+ private:
+  int64_t heads_;
+  double attn_dropout_, proj_dropout_, inh_p_ = 0.1;
+  bool multiplicative_ = true, per_token_ = false, detach_ = false;
+  torch::nn::Linear qkv_{nullptr}, out_{nullptr}, q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr},
+      k_inhibit_{nullptr};
+};
+
+}  // namespace
+
+AttentionPtr make_gi_attention(const AttentionOptions& options) { return std::make_shared<GiAttention>(options); }
+
+}  // namespace repro

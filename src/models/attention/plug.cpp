@@ -1,0 +1,100 @@
+// plug: pairwise logit gating (PLuG attention, §3.1).
+//
+//   Q, K, V = x W_q, x W_k, x W_v                     (B, H, N, d) as vanilla
+//   Q_g = x W_qg, K_g = x W_kg                        (B, 1, N, d_g), d_g = fraction * d (head-shared; or H of them)
+//   R = Q_g K_g^T / sqrt(d_g)                         (B, 1 | H, N, N)
+//   GML (Table 4): E [g_A, g_B] = R w + b (1 -> 2), G = act(g_A * g_B)
+//                  A G = act(R); B act(g_A + g_B); C act(w R + b); D MLP 1 -> hidden -> 2 (GELU), act(g_A * g_B)
+//   pre-softmax:  P = softmax(A_main * (1 + G))       A_main = Q K^T / sqrt(d); G broadcast over heads
+//   post-softmax: P = softmax(A_main) * (1 + G)       (Table 10); without the residual, (1 + G) -> G (Table 11)
+//   y = concat_h(P V) W_o
+// Padded keys are masked after the modulation, so they get no weight.
+#include "models/attention/plug.h"
+
+#include <cmath>
+#include <limits>
+
+#include "models/attention/common.h"
+
+namespace repro {
+
+namespace {
+
+torch::Tensor bound(const torch::Tensor& x, const std::string& activation) {
+  if (activation == "tanh") return torch::tanh(x);
+  if (activation == "softsign") return x / (1 + x.abs());
+  if (activation == "hardtanh") return torch::clamp(x, -1, 1);
+  return x;  // none
+}
+
+class PlugAttention : public AttentionImpl {
+ public:
+  explicit PlugAttention(const AttentionOptions& o)
+      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout) {
+    const Config& c = *o.config;
+    gml_ = c.text("model.attention.plug_gml");
+    activation_ = c.text("model.attention.plug_activation");
+    post_ = c.text("model.attention.plug_position") == "post";
+    residual_ = c.flag("model.attention.plug_residual");
+    const int64_t head_dim = o.dim / o.heads;
+    gate_dim_ = std::max<int64_t>(1, std::llround(c.real("model.attention.plug_fraction") * head_dim));
+    gate_heads_ = c.flag("model.attention.plug_head_specific") ? o.heads : 1;
+    qkv_ = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 3 * o.dim).bias(o.qkv_bias)));
+    gate_qk_ = register_module(
+        "gate_qk", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.qkv_bias)));
+    out_ = register_module("out", torch::nn::Linear(o.dim, o.dim));
+    init_linear(qkv_, o.init_std);
+    init_linear(gate_qk_, o.init_std);
+    init_linear(out_, o.init_std);
+    const int64_t factors = gml_ == "C" ? 1 : 2;
+    if (gml_ == "D") {
+      const int64_t hidden = c.integer("model.attention.plug_hidden");
+      gml_in_ = register_module("gml_in", torch::nn::Linear(1, hidden));
+      gml_out_ = register_module("gml_out", torch::nn::Linear(hidden, 2));
+    } else if (gml_ != "A") {
+      gml_out_ = register_module("gml_out", torch::nn::Linear(1, factors));
+    }
+  }
+
+  // The gating coefficients G: (B, 1 | H, N, N).
+  torch::Tensor gate(const torch::Tensor& x) {
+    const auto qk = gate_qk_(x).chunk(2, -1);
+    const auto qg = split_heads(qk[0], gate_heads_), kg = split_heads(qk[1], gate_heads_);  // (B, Hg, N, d_g)
+    const auto r = torch::matmul(qg, kg.transpose(-2, -1)) / std::sqrt(static_cast<double>(gate_dim_));
+    if (gml_ == "A") return bound(r, activation_);
+    auto h = r.unsqueeze(-1);  // (B, Hg, N, N, 1)
+    if (gml_ == "D") h = torch::gelu(gml_in_(h));
+    const auto factors = gml_out_(h);  // (B, Hg, N, N, 1 | 2)
+    if (gml_ == "C") return bound(factors.squeeze(-1), activation_);
+    const auto a = factors.select(-1, 0), b = factors.select(-1, 1);
+    return bound(gml_ == "B" ? a + b : a * b, activation_);
+  }
+
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+    const auto qkv = qkv_(x).chunk(3, -1);
+    const auto q = split_heads(qkv[0], heads_), k = split_heads(qkv[1], heads_), v = split_heads(qkv[2], heads_);
+    const auto modulation = residual_ ? 1 + gate(x) : gate(x);  // (B, 1 | H, N, N)
+    auto logits = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));  // (B, H, N, N)
+    if (!post_) logits = logits * modulation;
+    if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
+    auto p = torch::softmax(logits, -1);
+    if (post_) p = p * modulation;
+    if (maps) *maps = p;
+    if (is_training() && attn_dropout_ > 0) p = torch::dropout(p, attn_dropout_, true);
+    const auto y = out_(merge_heads(torch::matmul(p, v)));  // (B, N, D)
+    return torch::dropout(y, proj_dropout_, is_training());
+  }
+
+ private:
+  int64_t heads_, gate_dim_ = 1, gate_heads_ = 1;
+  double attn_dropout_, proj_dropout_;
+  std::string gml_, activation_;
+  bool post_ = false, residual_ = true;
+  torch::nn::Linear qkv_{nullptr}, gate_qk_{nullptr}, out_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
+};
+
+}  // namespace
+
+AttentionPtr make_plug_attention(const AttentionOptions& options) { return std::make_shared<PlugAttention>(options); }
+
+}  // namespace repro

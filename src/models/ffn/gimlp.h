@@ -1,0 +1,8 @@
+#pragma once
+#include "models/ffn/ffn.h"
+
+namespace repro {
+
+FeedForwardPtr make_gimlp(const FeedForwardOptions& options);
+
+}  // namespace repro

@@ -1,0 +1,8 @@
+#pragma once
+#include "models/ffn/ffn.h"
+
+namespace repro {
+
+FeedForwardPtr make_swiglu(const FeedForwardOptions& options);
+
+}  // namespace repro

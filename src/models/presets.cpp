@@ -1,0 +1,39 @@
+#include "models/presets.h"
+
+namespace repro {
+
+const std::vector<Preset>& preset_table() {
+  static const std::vector<Preset> table = {
+      {"vit", "ViT baseline of the DGSA paper: vanilla attention, GELU MLP",
+       {{"model.kind", "vit"}, {"model.attention.kind", "vanilla"}, {"model.ffn.kind", "mlp"}}},
+      {"dgvit", "DGViT: M-DGSA attention with the residual from Q, SwiGLU feed-forward",
+       {{"model.kind", "vit"}, {"model.attention.kind", "dgsa"}, {"model.ffn.kind", "swiglu"}}},
+      {"transformer", "Transformer encoder baseline: vanilla attention, GELU MLP",
+       {{"model.kind", "text"}, {"model.attention.kind", "vanilla"}, {"model.ffn.kind", "mlp"}}},
+      {"diff_transformer", "DIFF Transformer encoder: differential attention, SwiGLU feed-forward",
+       {{"model.kind", "text"}, {"model.attention.kind", "diff"}, {"model.ffn.kind", "swiglu"}}},
+      {"dgt", "DGT: M-DGSA attention without the residual from Q, SwiGLU feed-forward",
+       {{"model.kind", "text"}, {"model.attention.kind", "dgsa"}, {"model.ffn.kind", "swiglu"}}},
+  };
+  return table;
+}
+
+void resolve_model_settings(Config& config, const DatasetInfo& dataset) {
+  const std::string preset = config.text("model.preset");
+  for (const auto& entry : preset_table()) {
+    if (preset != entry.name) continue;
+    for (const auto& [key, value] : entry.values)
+      if (!config.is_explicit(key)) config.set_implied(key, value);
+  }
+  const bool vision = config.text("model.kind") == "vit";
+  if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
+  if (config.text("model.attention.q_residual") == "auto")
+    config.set_implied("model.attention.q_residual", vision ? "on" : "off");
+  if (config.text("model.attention.lambda_schedule") == "auto")
+    config.set_implied("model.attention.lambda_schedule",
+                       config.text("model.attention.kind") == "diff" ? "depth" : "fixed");
+  if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
+    config.set_implied("data.augment", dataset.default_augment);
+}
+
+}  // namespace repro

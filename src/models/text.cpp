@@ -1,0 +1,50 @@
+// Text encoder: ids (B, L) with 0 = padding -> token embeddings + learned
+// positions (B, L, D) -> pre-norm blocks with the key-padding mask -> final norm
+// -> pooled: position 0 (the tokenizer's <cls>) or the mean over real tokens
+// -> linear head (B, classes).
+#include "models/text.h"
+
+#include "models/attention/common.h"
+#include "models/norm.h"
+
+namespace repro {
+
+TextEncoderImpl::TextEncoderImpl(const Config& config, const DatasetInfo& info)
+    : emb_dropout_(config.real("model.emb_dropout")), pool_(config.text("model.pool")) {
+  const int64_t dim = config.integer("model.dim");
+  const int64_t positions = config.integer("model.max_len") > 0 ? config.integer("model.max_len") : info.max_length;
+  const double std = config.real("model.init_std");
+  token_embed_ = register_module("token_embed",
+                                 torch::nn::Embedding(torch::nn::EmbeddingOptions(info.vocab_size, dim).padding_idx(0)));
+  {
+    torch::NoGradGuard no_grad;
+    token_embed_->weight.normal_(0, std);
+    token_embed_->weight[0].zero_();
+  }
+  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
+  blocks_ = register_module("blocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config.integer("model.depth"); ++i) blocks_->push_back(EncoderBlock(config, i));
+  norm_ = make_norm(config.text("model.norm"), dim, config.real("model.norm_eps"));
+  register_module("norm", norm_.ptr());
+  head_ = register_module("head", torch::nn::Linear(dim, info.num_classes));
+  init_linear(head_, std);
+}
+
+torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
+  const auto& ids = input.inputs;                                             // (B, L) int64
+  const auto padding = input.padding_mask.defined() ? input.padding_mask : ids.eq(0);  // (B, L) bool
+  auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));          // (B, L, D)
+  x = torch::dropout(x, emb_dropout_, is_training());
+  for (const auto& module : *blocks_) {
+    torch::Tensor block_maps;
+    x = module->as<EncoderBlockImpl>()->forward(x, padding, maps ? &block_maps : nullptr);
+    if (maps) maps->push_back(block_maps);
+  }
+  x = norm_.forward(x);
+  if (pool_ == "cls") return head_(x.select(1, 0));
+  const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)
+  const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);          // (B, D)
+  return head_(pooled);
+}
+
+}  // namespace repro

@@ -1,0 +1,24 @@
+#pragma once
+// Pre-norm Transformer encoder for text classification (Transformer, DIFF
+// Transformer, DGT and the other variants on token ids).
+#include "models/block.h"
+#include "models/model.h"
+
+namespace repro {
+
+class TextEncoderImpl : public ClassifierImpl {
+ public:
+  TextEncoderImpl(const Config& config, const DatasetInfo& info);
+  torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) override;
+
+ private:
+  torch::nn::Embedding token_embed_{nullptr};
+  torch::Tensor pos_embed_;
+  torch::nn::ModuleList blocks_;
+  torch::nn::AnyModule norm_;
+  torch::nn::Linear head_{nullptr};
+  double emb_dropout_;
+  std::string pool_;
+};
+
+}  // namespace repro
