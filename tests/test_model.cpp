@@ -101,6 +101,16 @@ DatasetInfo image_info(int64_t channels, int64_t side, int64_t classes) {
   return info;
 }
 
+DatasetInfo text_info() {
+  DatasetInfo text;
+  text.name = "text";
+  text.modality = "text";
+  text.vocab_size = 50;
+  text.max_length = 12;
+  text.num_classes = 3;
+  return text;
+}
+
 // DGViT of the DGSA paper's Table 3 (dim 256, 8 layers, 8 heads, patch 4, max
 // sequence length 100) with SwiGLU expansion `ratio`.
 int64_t dgvit_params(double ratio, const DatasetInfo& info) {
@@ -133,12 +143,7 @@ TEST_CASE("DGViT parameter counts are within 1% of the DGSA paper's Table 5", "[
 }
 
 TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[model]") {
-  DatasetInfo text;
-  text.name = "text";
-  text.modality = "text";
-  text.vocab_size = 50;
-  text.max_length = 12;
-  text.num_classes = 3;
+  const DatasetInfo text = text_info();
   Config config = Config::defaults();
   config.set("model.preset", "dgt", "t");
   config.set("model.ffn.kind", "mlp", "t");
@@ -157,12 +162,7 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
 }
 
 TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
-  DatasetInfo text;
-  text.name = "text";
-  text.modality = "text";
-  text.vocab_size = 50;
-  text.max_length = 12;
-  text.num_classes = 3;
+  const DatasetInfo text = text_info();
   for (const std::string kind : {"vanilla", "diff", "dgsa", "plug", "gi"}) {
     INFO(kind);
     Config config = tiny_config();

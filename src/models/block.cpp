@@ -1,5 +1,6 @@
 #include "models/block.h"
 
+#include "models/attention/common.h"
 #include "models/attention/registry.h"
 #include "models/ffn/registry.h"
 #include "models/norm.h"
@@ -45,6 +46,30 @@ torch::Tensor EncoderBlockImpl::forward(const torch::Tensor& x, const torch::Ten
                                         torch::Tensor* maps) {
   auto h = x + attn_->forward(norm1_.forward(x), padding_mask, maps);  // (B, N, D)
   return h + ffn_->forward(norm2_.forward(h));
+}
+
+}  // namespace repro
+
+namespace repro {
+
+EncoderStack::EncoderStack(torch::nn::Module& owner, const Config& config, int64_t num_classes) {
+  const int64_t dim = config.integer("model.dim");
+  blocks_ = owner.register_module("blocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config.integer("model.depth"); ++i) blocks_->push_back(EncoderBlock(config, i));
+  norm_ = make_norm(config.text("model.norm"), dim, config.real("model.norm_eps"));
+  owner.register_module("norm", norm_.ptr());
+  head_ = owner.register_module("head", torch::nn::Linear(dim, num_classes));
+  init_linear(head_, config.real("model.init_std"));
+}
+
+torch::Tensor EncoderStack::encode(torch::Tensor x, const torch::Tensor& padding_mask,
+                                   std::vector<torch::Tensor>* maps) {
+  for (const auto& module : *blocks_) {
+    torch::Tensor block_maps;
+    x = module->as<EncoderBlockImpl>()->forward(x, padding_mask, maps ? &block_maps : nullptr);
+    if (maps) maps->push_back(block_maps);
+  }
+  return norm_.forward(x);
 }
 
 }  // namespace repro

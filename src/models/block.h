@@ -20,6 +20,21 @@ class EncoderBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(EncoderBlock);
 
+// What ViT and the text encoder share: `model.depth` blocks, the final norm and
+// the linear head, registered on the owning model as "blocks", "norm" and "head".
+class EncoderStack {
+ public:
+  EncoderStack(torch::nn::Module& owner, const Config& config, int64_t num_classes);
+  // (B, N, D) -> blocks -> final norm -> (B, N, D); one (B, H, N, N) map per block into `maps`.
+  torch::Tensor encode(torch::Tensor x, const torch::Tensor& padding_mask, std::vector<torch::Tensor>* maps);
+  torch::Tensor classify(const torch::Tensor& pooled) { return head_(pooled); }  // (B, D) -> (B, classes)
+
+ private:
+  torch::nn::ModuleList blocks_;
+  torch::nn::AnyModule norm_;
+  torch::nn::Linear head_{nullptr};
+};
+
 // The attention / feed-forward options a block builds from the spec.
 AttentionOptions attention_options(const Config& config, int64_t layer_index);
 FeedForwardOptions ffn_options(const Config& config);

@@ -5,7 +5,6 @@
 #include "models/text.h"
 
 #include "models/attention/common.h"
-#include "models/norm.h"
 
 namespace repro {
 
@@ -22,12 +21,7 @@ TextEncoderImpl::TextEncoderImpl(const Config& config, const DatasetInfo& info)
     token_embed_->weight[0].zero_();
   }
   pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
-  blocks_ = register_module("blocks", torch::nn::ModuleList());
-  for (int64_t i = 0; i < config.integer("model.depth"); ++i) blocks_->push_back(EncoderBlock(config, i));
-  norm_ = make_norm(config.text("model.norm"), dim, config.real("model.norm_eps"));
-  register_module("norm", norm_.ptr());
-  head_ = register_module("head", torch::nn::Linear(dim, info.num_classes));
-  init_linear(head_, std);
+  stack_.emplace(*this, config, info.num_classes);
 }
 
 torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
@@ -35,16 +29,11 @@ torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torc
   const auto padding = input.padding_mask.defined() ? input.padding_mask : ids.eq(0);  // (B, L) bool
   auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));          // (B, L, D)
   x = torch::dropout(x, emb_dropout_, is_training());
-  for (const auto& module : *blocks_) {
-    torch::Tensor block_maps;
-    x = module->as<EncoderBlockImpl>()->forward(x, padding, maps ? &block_maps : nullptr);
-    if (maps) maps->push_back(block_maps);
-  }
-  x = norm_.forward(x);
-  if (pool_ == "cls") return head_(x.select(1, 0));
+  x = stack_->encode(x, padding, maps);
+  if (pool_ == "cls") return stack_->classify(x.select(1, 0));
   const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)
   const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);          // (B, D)
-  return head_(pooled);
+  return stack_->classify(pooled);
 }
 
 }  // namespace repro

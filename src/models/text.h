@@ -1,6 +1,8 @@
 #pragma once
 // Pre-norm Transformer encoder for text classification (Transformer, DIFF
 // Transformer, DGT and the other variants on token ids).
+#include <optional>
+
 #include "models/block.h"
 #include "models/model.h"
 
@@ -14,9 +16,7 @@ class TextEncoderImpl : public ClassifierImpl {
  private:
   torch::nn::Embedding token_embed_{nullptr};
   torch::Tensor pos_embed_;
-  torch::nn::ModuleList blocks_;
-  torch::nn::AnyModule norm_;
-  torch::nn::Linear head_{nullptr};
+  std::optional<EncoderStack> stack_;  // built after the embeddings (parameter order)
   double emb_dropout_;
   std::string pool_;
 };

@@ -3,8 +3,6 @@
 // final norm, linear head on the class token (or the token mean).
 #include "models/vit.h"
 
-#include "models/attention/common.h"
-#include "models/norm.h"
 
 namespace repro {
 
@@ -18,12 +16,7 @@ VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
       "patch_embed", torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, dim, patch).stride(patch)));
   cls_token_ = register_parameter("cls_token", torch::randn({1, 1, dim}) * std);
   pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
-  blocks_ = register_module("blocks", torch::nn::ModuleList());
-  for (int64_t i = 0; i < config.integer("model.depth"); ++i) blocks_->push_back(EncoderBlock(config, i));
-  norm_ = make_norm(config.text("model.norm"), dim, config.real("model.norm_eps"));
-  register_module("norm", norm_.ptr());
-  head_ = register_module("head", torch::nn::Linear(dim, info.num_classes));
-  init_linear(head_, std);
+  stack_.emplace(*this, config, info.num_classes);
 }
 
 torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
@@ -32,14 +25,9 @@ torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tenso
   x = torch::cat({cls, x}, 1);                                      // (B, P+1, D)
   x = x + pos_embed_.slice(1, 0, x.size(1));
   x = torch::dropout(x, emb_dropout_, is_training());
-  for (const auto& module : *blocks_) {
-    torch::Tensor block_maps;
-    x = module->as<EncoderBlockImpl>()->forward(x, {}, maps ? &block_maps : nullptr);
-    if (maps) maps->push_back(block_maps);
-  }
-  x = norm_.forward(x);
+  x = stack_->encode(x, {}, maps);
   const auto pooled = pool_ == "mean" ? x.mean(1) : x.select(1, 0);  // (B, D)
-  return head_(pooled);                                              // (B, classes)
+  return stack_->classify(pooled);                                   // (B, classes)
 }
 
 }  // namespace repro

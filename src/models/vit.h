@@ -1,6 +1,8 @@
 #pragma once
 // Pre-norm Vision Transformer (Dosovitskiy et al. 2020) with pluggable attention
 // and feed-forward kinds.
+#include <optional>
+
 #include "models/block.h"
 #include "models/model.h"
 
@@ -14,9 +16,7 @@ class VitImpl : public ClassifierImpl {
  private:
   torch::nn::Conv2d patch_embed_{nullptr};
   torch::Tensor cls_token_, pos_embed_;
-  torch::nn::ModuleList blocks_;
-  torch::nn::AnyModule norm_;
-  torch::nn::Linear head_{nullptr};
+  std::optional<EncoderStack> stack_;  // built after the embeddings (parameter order)
   double emb_dropout_;
   std::string pool_;
 };

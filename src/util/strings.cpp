@@ -13,34 +13,16 @@ std::string trim(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::string current;
-  for (char c : text) {
-    if (c == separator) {
-      parts.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  parts.push_back(current);
-  return parts;
-}
+namespace {
 
-std::vector<std::string> split_lines(const std::string& text) {
-  auto lines = split(text, '\n');
-  if (!lines.empty() && lines.back().empty()) lines.pop_back();
-  return lines;
-}
-
-std::vector<std::string> split_top_level(const std::string& text, char separator) {
+// Splits on `separator`; with `brackets`, not inside [...].
+std::vector<std::string> split_impl(const std::string& text, char separator, bool brackets) {
   std::vector<std::string> parts;
   std::string current;
   int depth = 0;
   for (char c : text) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
+    if (brackets && c == '[') ++depth;
+    if (brackets && c == ']') --depth;
     if (c == separator && depth == 0) {
       parts.push_back(current);
       current.clear();
@@ -50,6 +32,20 @@ std::vector<std::string> split_top_level(const std::string& text, char separator
   }
   parts.push_back(current);
   return parts;
+}
+
+}  // namespace
+
+std::vector<std::string> split(const std::string& text, char separator) { return split_impl(text, separator, false); }
+
+std::vector<std::string> split_lines(const std::string& text) {
+  auto lines = split(text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+std::vector<std::string> split_top_level(const std::string& text, char separator) {
+  return split_impl(text, separator, true);
 }
 
 bool starts_with(const std::string& text, const std::string& prefix) {

@@ -58,6 +58,19 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
   return torch::matmul(a, v);
 }
 
+QkvProjections::QkvProjections(torch::nn::Module& owner, int64_t dim, bool qkv_bias, double init_std) {
+  qkv = owner.register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(dim, 3 * dim).bias(qkv_bias)));
+  out = owner.register_module("out", torch::nn::Linear(dim, dim));
+  init_linear(qkv, init_std);
+  init_linear(out, init_std);
+}
+
+std::vector<torch::Tensor> QkvProjections::heads(const torch::Tensor& x, int64_t heads) {
+  auto parts = qkv(x).chunk(3, -1);  // 3 x (B, N, D)
+  for (auto& part : parts) part = split_heads(part, heads);
+  return parts;
+}
+
 void init_linear(torch::nn::Linear& linear, double std) {
   torch::NoGradGuard no_grad;
   linear->weight.normal_(0, std);

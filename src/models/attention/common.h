@@ -3,6 +3,8 @@
 // attention with a fused path (LibTorch >= 2.0) and an explicit path side by side.
 #include <torch/torch.h>
 
+#include <vector>
+
 namespace repro {
 
 // (B, N, H*d) -> (B, H, N, d)
@@ -28,6 +30,15 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
 bool fused_attention_available();
 // Forces the explicit path everywhere (for tests comparing both paths).
 void set_fused_attention_enabled(bool enabled);
+
+// The projections of vanilla-style attention, registered on `owner` as "qkv"
+// (D -> 3D, bias as options.qkv_bias) and "out" (D -> D with bias).
+struct QkvProjections {
+  torch::nn::Linear qkv{nullptr}, out{nullptr};
+  QkvProjections(torch::nn::Module& owner, int64_t dim, bool qkv_bias, double init_std);
+  // x (B, N, D) -> q, k, v as (B, H, N, d) each.
+  std::vector<torch::Tensor> heads(const torch::Tensor& x, int64_t heads);
+};
 
 // Normal(0, std) for weights, zeros for biases of a Linear.
 void init_linear(torch::nn::Linear& linear, double std);

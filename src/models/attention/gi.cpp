@@ -22,19 +22,18 @@ namespace {
 class GiAttention : public AttentionImpl {
  public:
   explicit GiAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout) {
+      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+        proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     inh_p_ = c.real("model.attention.inh_p");
     multiplicative_ = c.text("model.attention.gi_combine") == "multiplicative";
     per_token_ = c.text("model.attention.gi_max") == "token";
     detach_ = c.flag("model.attention.gi_detach");
-    qkv_ = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 3 * o.dim).bias(o.qkv_bias)));
-    out_ = register_module("out", torch::nn::Linear(o.dim, o.dim));
     q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
     q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
     k_gate_ = register_module("k_gate", torch::nn::Linear(o.dim, o.dim));
     k_inhibit_ = register_module("k_inhibit", torch::nn::Linear(o.dim, o.dim));
-    for (auto* linear : {&qkv_, &out_, &q_gate_, &q_inhibit_, &k_gate_, &k_inhibit_}) init_linear(*linear, o.init_std);
+    for (auto* linear : {&q_gate_, &q_inhibit_, &k_gate_, &k_inhibit_}) init_linear(*linear, o.init_std);
   }
 
   // The gated-with-inhibition version of `base` (B, N, D).
@@ -51,21 +50,21 @@ class GiAttention : public AttentionImpl {
   }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const auto qkv = qkv_(x).chunk(3, -1);  // 3 x (B, N, D)
+    const auto qkv = proj_.qkv(x).chunk(3, -1);  // 3 x (B, N, D)
     const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
     const auto k = split_heads(inhibit(x, qkv[1], k_gate_, k_inhibit_, padding_mask), heads_);
     const auto v = split_heads(qkv[2], heads_);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), maps);
-    return torch::dropout(out_(merge_heads(y)), proj_dropout_, is_training());
+    return torch::dropout(proj_.out(merge_heads(y)), proj_dropout_, is_training());
   }
 
  private:
   int64_t heads_;
   double attn_dropout_, proj_dropout_, inh_p_ = 0.1;
   bool multiplicative_ = true, per_token_ = false, detach_ = false;
-  torch::nn::Linear qkv_{nullptr}, out_{nullptr}, q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr},
-      k_inhibit_{nullptr};
+  QkvProjections proj_;
+  torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };
 
 }  // namespace

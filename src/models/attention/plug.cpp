@@ -30,7 +30,8 @@ torch::Tensor bound(const torch::Tensor& x, const std::string& activation) {
 class PlugAttention : public AttentionImpl {
  public:
   explicit PlugAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout) {
+      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+        proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     gml_ = c.text("model.attention.plug_gml");
     activation_ = c.text("model.attention.plug_activation");
@@ -39,13 +40,9 @@ class PlugAttention : public AttentionImpl {
     const int64_t head_dim = o.dim / o.heads;
     gate_dim_ = std::max<int64_t>(1, std::llround(c.real("model.attention.plug_fraction") * head_dim));
     gate_heads_ = c.flag("model.attention.plug_head_specific") ? o.heads : 1;
-    qkv_ = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 3 * o.dim).bias(o.qkv_bias)));
     gate_qk_ = register_module(
         "gate_qk", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.qkv_bias)));
-    out_ = register_module("out", torch::nn::Linear(o.dim, o.dim));
-    init_linear(qkv_, o.init_std);
     init_linear(gate_qk_, o.init_std);
-    init_linear(out_, o.init_std);
     const int64_t factors = gml_ == "C" ? 1 : 2;
     if (gml_ == "D") {
       const int64_t hidden = c.integer("model.attention.plug_hidden");
@@ -71,8 +68,8 @@ class PlugAttention : public AttentionImpl {
   }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const auto qkv = qkv_(x).chunk(3, -1);
-    const auto q = split_heads(qkv[0], heads_), k = split_heads(qkv[1], heads_), v = split_heads(qkv[2], heads_);
+    const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
+    const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
     const auto modulation = residual_ ? 1 + gate(x) : gate(x);  // (B, 1 | H, N, N)
     auto logits = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));  // (B, H, N, N)
     if (!post_) logits = logits * modulation;
@@ -81,7 +78,7 @@ class PlugAttention : public AttentionImpl {
     if (post_) p = p * modulation;
     if (maps) *maps = p;
     if (is_training() && attn_dropout_ > 0) p = torch::dropout(p, attn_dropout_, true);
-    const auto y = out_(merge_heads(torch::matmul(p, v)));  // (B, N, D)
+    const auto y = proj_.out(merge_heads(torch::matmul(p, v)));  // (B, N, D)
     return torch::dropout(y, proj_dropout_, is_training());
   }
 
@@ -90,7 +87,8 @@ class PlugAttention : public AttentionImpl {
   double attn_dropout_, proj_dropout_;
   std::string gml_, activation_;
   bool post_ = false, residual_ = true;
-  torch::nn::Linear qkv_{nullptr}, gate_qk_{nullptr}, out_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
+  QkvProjections proj_;
+  torch::nn::Linear gate_qk_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
 };
 
 }  // namespace

@@ -14,27 +14,20 @@ namespace {
 class VanillaAttention : public AttentionImpl {
  public:
   explicit VanillaAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout) {
-    qkv_ = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 3 * o.dim).bias(o.qkv_bias)));
-    out_ = register_module("out", torch::nn::Linear(o.dim, o.dim));
-    init_linear(qkv_, o.init_std);
-    init_linear(out_, o.init_std);
-  }
+      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+        proj_(*this, o.dim, o.qkv_bias, o.init_std) {}
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const auto qkv = qkv_(x).chunk(3, -1);        // 3 x (B, N, D)
-    const auto q = split_heads(qkv[0], heads_);  // (B, H, N, d)
-    const auto k = split_heads(qkv[1], heads_);
-    const auto v = split_heads(qkv[2], heads_);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), maps);
-    return torch::dropout(out_(merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
+    const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
+    const double scale = 1.0 / std::sqrt(static_cast<double>(qkv[0].size(-1)));
+    const auto y = scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), maps);
+    return torch::dropout(proj_.out(merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
   }
 
  private:
   int64_t heads_;
   double attn_dropout_, proj_dropout_;
-  torch::nn::Linear qkv_{nullptr}, out_{nullptr};
+  QkvProjections proj_;
 };
 
 }  // namespace

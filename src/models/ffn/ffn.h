@@ -22,6 +22,20 @@ class FeedForwardImpl : public torch::nn::Module {
 };
 using FeedForwardPtr = std::shared_ptr<FeedForwardImpl>;
 
+// fc1 (D -> first_width) ... fc2 (second_width -> D): the frame of mlp and swiglu.
+class TwoLayerFeedForward : public FeedForwardImpl {
+ protected:
+  TwoLayerFeedForward(const FeedForwardOptions& o, int64_t first_width, int64_t second_width);
+  // dropout(h) -> fc2 [-> dropout]: (B, N, second_width) -> (B, N, D)
+  torch::Tensor project_out(const torch::Tensor& h);
+
+  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
+
+ private:
+  double dropout_;
+  int64_t dropouts_;
+};
+
 struct FeedForwardEntry {
   const char* name;
   const char* summary;

@@ -6,32 +6,19 @@
 
 #include <cmath>
 
-#include "models/attention/common.h"
-
 namespace repro {
 
 namespace {
 
-class Mlp : public FeedForwardImpl {
+int64_t hidden_width(const FeedForwardOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
+
+class Mlp : public TwoLayerFeedForward {
  public:
-  explicit Mlp(const FeedForwardOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts) {
-    const auto hidden = static_cast<int64_t>(std::llround(o.ratio * o.dim));
-    fc1_ = register_module("fc1", torch::nn::Linear(o.dim, hidden));
-    fc2_ = register_module("fc2", torch::nn::Linear(hidden, o.dim));
-    init_linear(fc1_, o.init_std);
-    init_linear(fc2_, o.init_std);
-  }
+  explicit Mlp(const FeedForwardOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    auto h = torch::dropout(torch::gelu(fc1_(x)), dropout_, is_training());  // (B, N, hidden)
-    auto y = fc2_(h);                                                      // (B, N, D)
-    return dropouts_ >= 2 ? torch::dropout(y, dropout_, is_training()) : y;
+    return project_out(torch::gelu(fc1_(x)));  // (B, N, hidden) -> (B, N, D)
   }
-
- private:
-  double dropout_;
-  int64_t dropouts_;
-  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
 };
 
 }  // namespace

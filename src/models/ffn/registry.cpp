@@ -1,5 +1,6 @@
 #include "models/ffn/registry.h"
 
+#include "models/attention/common.h"
 #include "models/ffn/gimlp.h"
 #include "models/ffn/mlp.h"
 #include "models/ffn/swiglu.h"
@@ -7,6 +8,19 @@
 #include "util/strings.h"
 
 namespace repro {
+
+TwoLayerFeedForward::TwoLayerFeedForward(const FeedForwardOptions& o, int64_t first_width, int64_t second_width)
+    : dropout_(o.dropout), dropouts_(o.dropouts) {
+  fc1_ = register_module("fc1", torch::nn::Linear(o.dim, first_width));
+  fc2_ = register_module("fc2", torch::nn::Linear(second_width, o.dim));
+  init_linear(fc1_, o.init_std);
+  init_linear(fc2_, o.init_std);
+}
+
+torch::Tensor TwoLayerFeedForward::project_out(const torch::Tensor& h) {
+  const auto y = fc2_(torch::dropout(h, dropout_, is_training()));  // (B, N, D)
+  return dropouts_ >= 2 ? torch::dropout(y, dropout_, is_training()) : y;
+}
 
 const std::vector<FeedForwardEntry>& ffn_table() {
   static const std::vector<FeedForwardEntry> table = {

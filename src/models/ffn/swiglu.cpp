@@ -8,33 +8,20 @@
 
 #include <cmath>
 
-#include "models/attention/common.h"
-
 namespace repro {
 
 namespace {
 
-class SwiGlu : public FeedForwardImpl {
+int64_t half_width(const FeedForwardOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim / 2)); }
+
+class SwiGlu : public TwoLayerFeedForward {
  public:
-  explicit SwiGlu(const FeedForwardOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts) {
-    const auto half = static_cast<int64_t>(std::llround(o.ratio * o.dim / 2));
-    fc1_ = register_module("fc1", torch::nn::Linear(o.dim, 2 * half));
-    fc2_ = register_module("fc2", torch::nn::Linear(half, o.dim));
-    init_linear(fc1_, o.init_std);
-    init_linear(fc2_, o.init_std);
-  }
+  explicit SwiGlu(const FeedForwardOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    const auto parts = fc1_(x).chunk(2, -1);                                            // 2 x (B, N, e*D/2)
-    const auto h = torch::dropout(parts[0] * torch::silu(parts[1]), dropout_, is_training());
-    const auto y = fc2_(h);                                                              // (B, N, D)
-    return dropouts_ >= 2 ? torch::dropout(y, dropout_, is_training()) : y;
+    const auto parts = fc1_(x).chunk(2, -1);               // value, gate: 2 x (B, N, e*D/2)
+    return project_out(parts[0] * torch::silu(parts[1]));  // (B, N, D)
   }
-
- private:
-  double dropout_;
-  int64_t dropouts_;
-  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
 };
 
 }  // namespace
