@@ -3,6 +3,7 @@
 #include "data/registry.h"
 #include "models/attention/registry.h"
 #include "models/ffn/registry.h"
+#include "models/presets.h"
 #include "spec/keys.h"
 
 namespace repro {
@@ -20,6 +21,8 @@ std::string listing_text() {
   for (const auto& e : attention_table()) out += "  " + pad(e.name, 12) + e.summary + "\n";
   out += "\nFeed-forward kinds (model.ffn.kind):\n";
   for (const auto& e : ffn_table()) out += "  " + pad(e.name, 12) + e.summary + "\n";
+  out += "\nPresets (model.preset):\n";
+  for (const auto& p : preset_table()) out += "  " + pad(p.name, 18) + p.description + "\n";
   out += "\nDatasets (datasets: [...]):\n";
   for (const auto& e : dataset_table()) {
     const DatasetInfo info = e.info();
@@ -48,8 +51,20 @@ std::string spec_markdown() {
   for (const auto& e : attention_table()) out += "- `" + std::string(e.name) + "`: " + e.summary + "\n";
   out += "\n## Feed-forward kinds\n\n";
   for (const auto& e : ffn_table()) out += "- `" + std::string(e.name) + "`: " + e.summary + "\n";
+  out += "\n## Presets\n\n";
+  for (const auto& p : preset_table()) {
+    out += "- `" + std::string(p.name) + "`: " + p.description + " (";
+    for (size_t i = 0; i < p.values.size(); ++i)
+      out += std::string(i ? ", " : "") + "`" + p.values[i].first + ": " + p.values[i].second + "`";
+    out += ")\n";
+  }
   out += "\n## Datasets\n\n";
-  for (const auto& e : dataset_table()) out += "- `" + std::string(e.name) + "`\n";
+  for (const auto& e : dataset_table()) {
+    const DatasetInfo info = e.info();
+    out += "- `" + std::string(e.name) + "`: " + info.modality + ", " + std::to_string(info.num_classes) +
+           " classes, official splits " + std::to_string(info.official_train) + " / " +
+           std::to_string(info.official_test) + "; files in `datasets/" + e.name + ".yaml`\n";
+  }
   return out;
 }
 

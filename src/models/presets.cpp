@@ -27,11 +27,11 @@ void resolve_model_settings(Config& config, const DatasetInfo& dataset) {
   }
   const bool vision = config.text("model.kind") == "vit";
   if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
-  if (config.text("model.attention.q_residual") == "auto")
+  const std::string& attention = config.text("model.attention.kind");
+  if (attention == "dgsa" && config.text("model.attention.q_residual") == "auto")
     config.set_implied("model.attention.q_residual", vision ? "on" : "off");
-  if (config.text("model.attention.lambda_schedule") == "auto")
-    config.set_implied("model.attention.lambda_schedule",
-                       config.text("model.attention.kind") == "diff" ? "depth" : "fixed");
+  if ((attention == "diff" || attention == "dgsa") && config.text("model.attention.lambda_schedule") == "auto")
+    config.set_implied("model.attention.lambda_schedule", attention == "diff" ? "depth" : "fixed");
   if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
     config.set_implied("data.augment", dataset.default_augment);
 }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -56,13 +57,14 @@ void Progress::step(int64_t epoch, int64_t step_in_epoch, double loss, int64_t e
     examples_since_ = 0;
     rate_start_ = Clock::now();
   }
+  const double shown_rate = rate_ > 0 ? rate_ : static_cast<double>(examples_since_) / std::max(since_rate, 1e-9);
   const double interval = live_ ? 0.5 : 30.0;
   if (seconds_since(last_print_) < interval) return;
   last_print_ = Clock::now();
   char line[256];
   std::snprintf(line, sizeof line, "run %lld/%lld %s | epoch %lld/%lld step %lld/%lld | loss %.4f | %.0f ex/s | ETA run %s, all %s",
                 (long long)(run_index_ + 1), (long long)total_runs_, label_.c_str(), (long long)epoch,
-                (long long)epochs_, (long long)step_in_epoch, (long long)steps_per_epoch_, loss, rate_,
+                (long long)epochs_, (long long)step_in_epoch, (long long)steps_per_epoch_, loss, shown_rate,
                 format_duration(eta_run_seconds()).c_str(), format_duration(eta_all_seconds()).c_str());
   print(line);
 }
