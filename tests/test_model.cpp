@@ -118,7 +118,7 @@ int64_t dgvit_params(double ratio, const DatasetInfo& info) {
   config.set("model.preset", "dgvit", "t");
   config.set("model.max_len", "100", "t");
   config.set("model.ffn.ratio", std::to_string(ratio), "t");
-  resolve_model_settings(config, info);
+  resolve_settings(config, info);
   return count_parameters(*build_model(config, info)).total;
 }
 
@@ -147,7 +147,7 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
   Config config = Config::defaults();
   config.set("model.preset", "dgt", "t");
   config.set("model.ffn.kind", "mlp", "t");
-  resolve_model_settings(config, text);
+  resolve_settings(config, text);
   CHECK(config.text("model.kind") == "text");
   CHECK(config.text("model.attention.kind") == "dgsa");
   CHECK(config.text("model.ffn.kind") == "mlp");  // set explicitly: kept
@@ -156,7 +156,7 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
   CHECK(config.text("model.attention.lambda_schedule") == "fixed");
   Config vit = Config::defaults();
   vit.set("model.preset", "dgvit", "t");
-  resolve_model_settings(vit, image_info(1, 28, 10));
+  resolve_settings(vit, image_info(1, 28, 10));
   CHECK(vit.text("model.attention.q_residual") == "on");
   CHECK(vit.text("model.pool") == "cls");
 }
@@ -169,7 +169,7 @@ TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
     config.set("model.kind", "text", "t");
     config.set("model.attention.kind", kind, "t");
     config.set("model.ffn.kind", "swiglu", "t");
-    resolve_model_settings(config, text);
+    resolve_settings(config, text);
     torch::manual_seed(0);
     auto model = build_model(config, text);
     model->eval();

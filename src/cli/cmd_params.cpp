@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "spec/grid.h"
@@ -11,7 +12,7 @@ namespace repro {
 
 namespace {
 
-std::string params_table(const std::vector<PlannedRun>& runs) {
+std::string params_table(const std::vector<PlannedRun>& runs, DataLoader& loader) {
   std::string out = "| model | dataset | params | embeddings | attention | feed-forward | norms | head |\n"
                     "|---|---|---|---|---|---|---|---|\n";
   std::vector<std::string> done;
@@ -20,7 +21,7 @@ std::string params_table(const std::vector<PlannedRun>& runs) {
     if (std::find(done.begin(), done.end(), key) != done.end()) continue;
     done.push_back(key);
     torch::manual_seed(0);
-    const auto params = count_parameters(*build_model(run.config, find_dataset(run.dataset).info()));
+    const auto params = count_parameters(*build_model(run.config, loader.model_info(run.dataset, run.config)));
     out += "| " + run.model_config + " | " + run.dataset + " | " + std::to_string(params.total) + " (" +
            format_millions(params.total) + ") |";
     for (const auto& [part, count] : params.parts) out += " " + std::to_string(count) + " |";
@@ -36,11 +37,14 @@ void add_params_command(CLI::App& app, int& exit_code) {
   auto spec = std::make_shared<std::string>();
   auto overrides = std::make_shared<std::vector<std::string>>();
   command->add_option("spec", *spec, "Experiment spec (YAML)")->required();
+  auto data_root = std::make_shared<std::string>();
   command->add_option("overrides", *overrides, "Spec overrides KEY=VALUE");
-  command->callback([spec, overrides, &exit_code] {
+  command->add_option("--data-root", *data_root, "Dataset folder, for text vocabularies (default $REPRO_DATA, else ./datasets)");
+  command->callback([spec, overrides, data_root, &exit_code] {
     Experiment experiment = load_experiment(*spec);
     for (const auto& text : *overrides) experiment.overrides.push_back(parse_override(text));
-    std::cout << params_table(expand_grid(experiment));
+    DataLoader loader(resolve_data_root(*data_root));
+    std::cout << params_table(expand_grid(experiment), loader);
     exit_code = 0;
   });
 }

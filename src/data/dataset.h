@@ -21,9 +21,15 @@ struct DatasetInfo {
 };
 
 struct Split {
-  torch::Tensor inputs;  // images: (N, C, H, W) uint8
+  torch::Tensor inputs;  // images: (N, C, H, W) uint8; text: (N, L) int64 ids, 0 = padding
   torch::Tensor labels;  // (N,) int64
   int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
+};
+
+// One batch as the model takes it.
+struct Batch {
+  torch::Tensor inputs;        // images (B, C, H, W) float, or token ids (B, L) int64
+  torch::Tensor padding_mask;  // (B, L) bool, true at padding; undefined for images
 };
 
 // The official splits as read from disk.
@@ -36,8 +42,13 @@ struct RawData {
 struct RunData {
   DatasetInfo info;
   Split train, val, test;
-  std::vector<std::string> notes;
-  bool partial() const { return !notes.empty(); }
+  std::vector<std::string> notes;  // provenance: partial splits, subsets, how splits were drawn
+  // True when a note says the data is incomplete ("partial data: ...") or a subset ("subset: ...").
+  bool partial() const {
+    for (const auto& note : notes)
+      if (note.rfind("partial data", 0) == 0 || note.rfind("subset", 0) == 0) return true;
+    return false;
+  }
 };
 
 }  // namespace repro

@@ -14,21 +14,32 @@ Split take(const Split& split, const torch::Tensor& indices) {
 // A seeded random subset of `limit` examples (kept in original order); all when limit is 0.
 Split limit_split(const Split& split, int64_t limit, int64_t seed) {
   if (limit <= 0 || limit >= split.size()) return split;
-  std::vector<int64_t> order(split.size());
-  for (int64_t i = 0; i < split.size(); ++i) order[i] = i;
-  std::mt19937_64 rng(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + 1);
-  std::shuffle(order.begin(), order.end(), rng);
-  order.resize(limit);
-  std::sort(order.begin(), order.end());
-  return take(split, torch::tensor(order, torch::kInt64));
+  return take(split, torch::tensor(subset_indices(split.size(), limit, seed), torch::kInt64));
 }
 
 }  // namespace
 
+std::vector<int64_t> subset_indices(int64_t n, int64_t limit, int64_t seed) {
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  if (limit <= 0 || limit >= n) return order;
+  std::mt19937_64 rng(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + 1);
+  std::shuffle(order.begin(), order.end(), rng);
+  order.resize(limit);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
 torch::Tensor stratified_holdout(const torch::Tensor& labels, int64_t num_classes, double fraction, int64_t seed) {
-  std::vector<std::vector<int64_t>> by_class(num_classes);
   const auto* y = labels.data_ptr<int64_t>();
-  for (int64_t i = 0; i < labels.size(0); ++i) by_class[y[i]].push_back(i);
+  return torch::tensor(stratified_indices(std::vector<int64_t>(y, y + labels.size(0)), num_classes, fraction, seed),
+                       torch::kInt64);
+}
+
+std::vector<int64_t> stratified_indices(const std::vector<int64_t>& labels, int64_t num_classes, double fraction,
+                                        int64_t seed) {
+  std::vector<std::vector<int64_t>> by_class(num_classes);
+  for (size_t i = 0; i < labels.size(); ++i) by_class[labels[i]].push_back(static_cast<int64_t>(i));
   std::mt19937_64 rng(static_cast<uint64_t>(seed) * 0xD1B54A32D192ED03ull + 7);
   std::vector<int64_t> held;
   for (auto& members : by_class) {
@@ -37,7 +48,7 @@ torch::Tensor stratified_holdout(const torch::Tensor& labels, int64_t num_classe
     held.insert(held.end(), members.begin(), members.begin() + count);
   }
   std::sort(held.begin(), held.end());
-  return torch::tensor(held, torch::kInt64);
+  return held;
 }
 
 RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {

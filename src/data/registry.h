@@ -5,14 +5,18 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/text.h"
+#include "spec/config.h"
 
 namespace repro {
 
 struct DatasetEntry {
   const char* name;
   DatasetInfo (*info)();
-  // data.files renames files by role ("role=name,..."; see datasets/<name>.yaml).
-  RawData (*load)(const std::filesystem::path& data_root, const std::string& file_overrides);
+  // Exactly one is set: images as tensors, or texts before tokenization. Both
+  // read the data.* keys that concern files (data.files renames files by role).
+  RawData (*load_images)(const std::filesystem::path& data_root, const Config& config);
+  RawText (*load_text)(const std::filesystem::path& data_root, const Config& config);
 };
 
 const std::vector<DatasetEntry>& dataset_table();

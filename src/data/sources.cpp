@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "util/error.h"
@@ -24,38 +25,48 @@ bool is_archive(const fs::path& path) {
   return false;
 }
 
-// Reads the members of `archive_path` whose base names are in `wanted` (name -> bytes).
-void read_members(const fs::path& archive_path, std::map<std::string, std::string>& wanted_names,
-                  std::map<std::string, std::string>& found) {
+[[noreturn]] void archive_failure(struct archive* a, const fs::path& archive_path, const std::string& what) {
+  const std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
+  archive_read_free(a);
+  throw Error(archive_path.string() + ": " + what + " (" + message + ")");
+}
+
+}  // namespace
+
+void for_each_member(const fs::path& archive_path,
+                     const std::function<void(const std::string&, const std::function<std::string()>&)>& visit) {
   struct archive* a = archive_read_new();
   archive_read_support_filter_all(a);
   archive_read_support_format_all(a);
-  if (archive_read_open_filename(a, archive_path.c_str(), 1 << 20) != ARCHIVE_OK) {
-    const std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
-    archive_read_free(a);
-    throw Error(archive_path.string() + ": cannot open archive (" + message + ")");
-  }
+  if (archive_read_open_filename(a, archive_path.c_str(), 1 << 20) != ARCHIVE_OK)
+    archive_failure(a, archive_path, "cannot open archive");
   struct archive_entry* entry;
   int status;
   while ((status = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
-    const std::string base = fs::path(archive_entry_pathname(entry)).filename().string();
-    if (!wanted_names.count(base) || found.count(base)) continue;
-    std::string bytes(static_cast<size_t>(std::max<int64_t>(0, archive_entry_size(entry))), '\0');
-    const la_ssize_t n = archive_read_data(a, bytes.data(), bytes.size());
-    if (n < 0 || static_cast<size_t>(n) != bytes.size()) {
-      const std::string message = archive_error_string(a) ? archive_error_string(a) : "short read";
-      archive_read_free(a);
-      throw Error(archive_path.string() + ": member " + base + " is truncated or corrupt (" + message + ")");
-    }
-    found[base] = std::move(bytes);
-    if (found.size() == wanted_names.size()) break;
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string path = archive_entry_pathname(entry);
+    const auto size = static_cast<size_t>(std::max<int64_t>(0, archive_entry_size(entry)));
+    visit(path, [&]() {
+      std::string bytes(size, '\0');
+      const la_ssize_t n = archive_read_data(a, bytes.data(), bytes.size());
+      if (n < 0 || static_cast<size_t>(n) != bytes.size())
+        archive_failure(a, archive_path, "member " + path + " is truncated or corrupt");
+      return bytes;
+    });
   }
-  if (status != ARCHIVE_OK && status != ARCHIVE_EOF) {
-    const std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
-    archive_read_free(a);
-    throw Error(archive_path.string() + ": corrupt archive (" + message + ")");
-  }
+  if (status != ARCHIVE_EOF) archive_failure(a, archive_path, "corrupt archive");
   archive_read_free(a);
+}
+
+namespace {
+
+// Reads the members of `archive_path` whose base names are in `wanted` (name -> bytes).
+void read_members(const fs::path& archive_path, std::map<std::string, std::string>& wanted_names,
+                  std::map<std::string, std::string>& found) {
+  for_each_member(archive_path, [&](const std::string& path, const std::function<std::string()>& read) {
+    const std::string base = fs::path(path).filename().string();
+    if (wanted_names.count(base) && !found.count(base)) found[base] = read();
+  });
 }
 
 }  // namespace
@@ -147,6 +158,40 @@ std::map<std::string, std::string> DatasetFiles::read(const std::vector<std::str
     out[role] = it->second;
   }
   return out;
+}
+
+DatasetFiles::Tree DatasetFiles::read_tree(const std::string& top,
+                                           const std::function<bool(const std::string&)>& wanted) const {
+  Tree tree;
+  for (const fs::path& dir : {root_ / manifest_.folder, root_}) {
+    if (!fs::is_directory(dir / top)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir / top)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string relative = fs::relative(entry.path(), dir).generic_string();
+      if (wanted(relative)) tree.emplace_back(relative, read_file(entry.path()));
+    }
+    std::sort(tree.begin(), tree.end());
+    return tree;
+  }
+  for (const auto& archive_path : archives()) {
+    for_each_member(archive_path, [&](const std::string& path, const std::function<std::string()>& read) {
+      const std::string clean = path.rfind("./", 0) == 0 ? path.substr(2) : path;
+      if (clean.rfind(top + "/", 0) == 0 && wanted(clean)) tree.emplace_back(clean, read());
+    });
+    if (!tree.empty()) break;
+  }
+  if (tree.empty()) {
+    std::string where;
+    for (const fs::path& dir : {root_ / manifest_.folder, root_}) where += (dir / top).string() + "/, ";
+    const auto list = archives();
+    where += list.empty() ? "no archives" : "archives";
+    for (const auto& a : list) where += " " + a.filename().string();
+    const std::string url = manifest_.files.empty() ? manifest_.homepage : manifest_.files.front().url;
+    throw Error(manifest_.name + ": no " + top + "/ files found (looked in " + where + "). Get " + url +
+                " and point --data-root or $REPRO_DATA at its folder.");
+  }
+  std::sort(tree.begin(), tree.end());
+  return tree;
 }
 
 }  // namespace repro

@@ -3,6 +3,7 @@
 // of the official (or any) tar archives there (tar, tar.gz/tgz, tar.xz, tar.bz2),
 // read with libarchive, so nothing needs unpacking by hand.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -10,6 +11,11 @@
 #include "data/manifest.h"
 
 namespace repro {
+
+// Calls `visit(path, read)` for each regular member of a tar archive (any
+// compression libarchive knows); `read()` returns the member's bytes.
+void for_each_member(const std::filesystem::path& archive_path,
+                     const std::function<void(const std::string&, const std::function<std::string()>&)>& visit);
 
 class DatasetFiles {
  public:
@@ -22,6 +28,12 @@ class DatasetFiles {
   // The path of a plain file for libraries that need one (e.g. MATLAB files).
   std::filesystem::path plain_path(const std::string& role) const;
   std::string name_of(const std::string& role) const;
+
+  // Every file under the folder `top` (e.g. "aclImdb") whose path relative to the
+  // folder holding `top` ("aclImdb/train/pos/0_9.txt") passes `wanted`: read from
+  // the unpacked folder when there is one, else from the archives. Sorted by path.
+  using Tree = std::vector<std::pair<std::string, std::string>>;  // (path, bytes)
+  Tree read_tree(const std::string& top, const std::function<bool(const std::string&)>& wanted) const;
 
  private:
   std::vector<std::filesystem::path> plain_places(const std::string& name) const;

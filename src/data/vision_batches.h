@@ -3,14 +3,19 @@
 // random crop with zero padding, horizontal flip, per-channel normalization.
 #include <string>
 
+#include "data/batcher.h"
 #include "data/dataset.h"
 #include "spec/config.h"
 
 namespace repro {
 
-class VisionBatcher {
+class VisionBatcher : public Batcher {
  public:
   VisionBatcher(const DatasetInfo& info, const Config& config, torch::Device device);
+
+  Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const override {
+    return {images(split, indices, train), {}};
+  }
 
   // images: (N, C, H, W) uint8 on any device; indices: (B,) int64.
   // Returns (B, C, H, W) float on the batcher's device. Augments only when `train`.

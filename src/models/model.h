@@ -11,10 +11,7 @@
 
 namespace repro {
 
-struct ModelInput {
-  torch::Tensor inputs;        // images (B, C, H, W) float
-  torch::Tensor padding_mask;  // (B, N) bool, true at padding; undefined for images
-};
+using ModelInput = Batch;  // images (B, C, H, W) float, or ids (B, L) with their padding mask
 
 class ClassifierImpl : public torch::nn::Module {
  public:

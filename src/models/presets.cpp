@@ -18,7 +18,7 @@ const std::vector<Preset>& preset_table() {
   return table;
 }
 
-void resolve_model_settings(Config& config, const DatasetInfo& dataset) {
+void resolve_settings(Config& config, const DatasetInfo& dataset) {
   const std::string preset = config.text("model.preset");
   for (const auto& entry : preset_table()) {
     if (preset != entry.name) continue;
@@ -32,6 +32,8 @@ void resolve_model_settings(Config& config, const DatasetInfo& dataset) {
     config.set_implied("model.attention.q_residual", vision ? "on" : "off");
   if ((attention == "diff" || attention == "dgsa") && config.text("model.attention.lambda_schedule") == "auto")
     config.set_implied("model.attention.lambda_schedule", attention == "diff" ? "depth" : "fixed");
+  if (config.text("data.val_fraction") == "auto")
+    config.set_implied("data.val_fraction", dataset.modality == "text" ? "0.2" : "0");
   if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
     config.set_implied("data.augment", dataset.default_augment);
 }

@@ -20,6 +20,6 @@ const std::vector<Preset>& preset_table();
 
 // Fills the preset's values into keys the user did not set, then replaces every
 // "auto" (pool, q_residual, lambda_schedule, augment) by its concrete value.
-void resolve_model_settings(Config& config, const DatasetInfo& dataset);
+void resolve_settings(Config& config, const DatasetInfo& dataset);
 
 }  // namespace repro

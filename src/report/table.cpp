@@ -102,7 +102,7 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   out += "\nMean ± sample std (ddof = 1) of " + metric + " at each run's selected epoch over n = " +
          std::to_string(common_n) + " seeds per cell (other n marked); best mean per column in bold.\n";
   if (!partial_notes.empty()) {
-    out += "† partial or subset data:\n";
+    out += "Data notes († marks cells with partial or subset data):\n";
     for (const auto& note : partial_notes) out += "- " + note + "\n";
   }
   return out;

@@ -76,7 +76,7 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
   write_file_atomic(out / experiment.name / "plan.json", plan.dump(2) + "\n");
 }
 
-std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader) {
   std::ostringstream text;
   const Config defaults = Config::defaults();
   std::map<std::string, std::vector<int64_t>> seeds;  // config|dataset -> seeds
@@ -89,7 +89,7 @@ std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesy
   text << runs.size() << " runs in " << firsts.size() << " model configuration x dataset pairs\n";
   for (const PlannedRun* run : firsts) {
     torch::manual_seed(0);
-    const auto model = build_model(run->config, find_dataset(run->dataset).info());
+    const auto model = build_model(run->config, loader.model_info(run->dataset, run->config));
     const auto params = count_parameters(*model);
     std::vector<std::string> seed_text;
     for (auto s : seeds[run->model_config + "|" + run->dataset]) seed_text.push_back(std::to_string(s));

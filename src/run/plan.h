@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "data/loader.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
 
@@ -21,6 +22,7 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
 
 // The dry-run listing: each model configuration x dataset with its settings
 // that differ from the defaults, its parameter count and its run folders.
-std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+// Text datasets are loaded and tokenized (through `loader`) for their vocabulary size.
+std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader);
 
 }  // namespace repro

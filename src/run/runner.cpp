@@ -6,7 +6,7 @@
 #include <iostream>
 #include <map>
 
-#include "data/prepare.h"
+#include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "report/table.h"
@@ -20,23 +20,6 @@
 namespace repro {
 
 namespace {
-
-// Official splits read once per dataset and shared by every run of the plan.
-class DataCache {
- public:
-  explicit DataCache(std::filesystem::path root) : root_(std::move(root)) {}
-  const RawData& get(const std::string& name, const std::string& file_overrides) {
-    const std::string key = name + "|" + file_overrides;
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    spdlog::info("loading {} from {}", name, root_.string());
-    return cache_.emplace(key, find_dataset(name).load(root_, file_overrides)).first->second;
-  }
-
- private:
-  std::filesystem::path root_;
-  std::map<std::string, RawData> cache_;
-};
 
 // Sends log lines to the console and to the run's log.txt while alive.
 class RunLog {
@@ -56,14 +39,13 @@ class RunLog {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
-std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataCache& data_cache,
+std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
                         torch::Device device, Progress& progress, const RunnerOptions& options) {
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
-  const DatasetEntry& dataset = find_dataset(run.dataset);
-  const RunData data = prepare_run_data(dataset.info(), data_cache.get(run.dataset, run.config.text("data.files")), run.config);
+  const RunData data = loader.run_data(run.dataset, run.config);
   for (const auto& note : data.notes) spdlog::warn("{}", note);
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(run.config, data.info);
@@ -83,13 +65,14 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
 int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   const std::vector<PlannedRun> runs = expand_grid(experiment);
   if (options.dry_run) {
-    std::cout << describe_plan(runs, options.out);
+    DataLoader loader(resolve_data_root(options.data_root));
+    std::cout << describe_plan(runs, options.out, loader);
     return 0;
   }
   const std::vector<PlanStatus> statuses = check_plan(runs, options.out);  // throws on changed specs
   write_plan(experiment, runs, options.out);
   const torch::Device device = resolve_device(options.device);
-  DataCache data_cache(resolve_data_root(options.data_root));
+  DataLoader loader(resolve_data_root(options.data_root));
   Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
   int failures = 0, skipped = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -100,7 +83,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
     }
     std::string status;
     try {
-      status = execute_one(runs[i], static_cast<int64_t>(i), folder, data_cache, device, progress, options);
+      status = execute_one(runs[i], static_cast<int64_t>(i), folder, loader, device, progress, options);
     } catch (const Error&) {
       throw;  // a problem with the spec or the data: stop everything
     } catch (const std::exception& e) {

@@ -35,7 +35,10 @@ const std::string& Config::text(const std::string& key) const {
 
 int64_t Config::integer(const std::string& key) const { return std::strtoll(text(key).c_str(), nullptr, 10); }
 
-double Config::real(const std::string& key) const { return std::strtod(text(key).c_str(), nullptr); }
+double Config::real(const std::string& key) const {
+  if (text(key) == "auto") throw Error("internal: spec key '" + key + "' is still auto (resolve it per dataset first)");
+  return std::strtod(text(key).c_str(), nullptr);
+}
 
 bool Config::flag(const std::string& key) const { return text(key) == "true"; }
 

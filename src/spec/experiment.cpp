@@ -15,9 +15,9 @@ namespace repro {
 
 namespace {
 
-const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds",
-                                            "models", "sweep", "model", "data", "train"};
-const std::vector<std::string> kSections = {"model", "data", "train"};
+const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models",
+                                            "sweep",      "model",       "data",     "text",  "train"};
+const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
 std::string at(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(node.Mark().line + 1);
@@ -81,7 +81,7 @@ void check_sections(const std::string& file, const YAML::Node& node, const std::
     if (key == "name") continue;
     const std::string guess = closest_match(key, kSections);
     throw Error(at(file, entry.first) + ": unknown key '" + key + "' in " + context +
-                (guess.empty() ? "; expected name, model, data or train" : "; did you mean '" + guess + "'?"));
+                (guess.empty() ? "; expected name, model, data, text or train" : "; did you mean '" + guess + "'?"));
   }
 }
 

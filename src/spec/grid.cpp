@@ -68,7 +68,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
       apply(config, experiment.overrides);
       for (const auto& dataset : experiment.datasets) {
         Config resolved = config;
-        resolve_model_settings(resolved, find_dataset(dataset).info());
+        resolve_settings(resolved, find_dataset(dataset).info());
         for (const auto seed : experiment.seeds)
           runs.push_back({experiment.name, dataset, name, row_index, seed, resolved});
       }

@@ -21,6 +21,11 @@ KeyDef integer(std::string key, long long def, double lo, double hi, std::string
 KeyDef real(std::string key, std::string def, double lo, double hi, std::string doc) {
   return {std::move(key), ValueType::Float, std::move(def), std::move(doc), lo, hi, {}};
 }
+KeyDef real_or_auto(std::string key, double lo, double hi, std::string doc) {
+  KeyDef def{std::move(key), ValueType::Float, "auto", std::move(doc), lo, hi, {}};
+  def.auto_ok = true;
+  return def;
+}
 KeyDef boolean(std::string key, bool def, std::string doc) {
   return {std::move(key), ValueType::Bool, def ? "true" : "false", std::move(doc), -kInf, kInf, {}};
 }
@@ -88,12 +93,26 @@ std::vector<KeyDef> build_table() {
            "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in datasets/<name>.yaml)."),
       integer("data.train_limit", 0, 0, 1e12, "Use only this many training examples (a seeded random subset; 0 = all)."),
       integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),
-      real("data.val_fraction", "0", 0, 0.9, "Stratified share of the training split held out for validation (vision default 0, as the paper)."),
+      real_or_auto("data.val_fraction", 0, 0.9,
+                   "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), 0.2 for text (paper A.2)."),
+      choice("data.missing_train", "error", {"error", "split_test"},
+             "When the official training split is absent (AG News here): error, or draw train/val/test 80/10/10 from the test split (stratified, data.split_seed) and mark results partial."),
+      choice("data.newsgroups_remove", "all", {"none", "headers", "all"},
+             "20 Newsgroups: keep posts whole, drop their headers, or drop headers, signatures and quoted lines (scikit-learn's remove=)."),
       integer("data.split_seed", 0, 0, 1e12, "Seed of the validation split and of limits: separate from the model seed."),
       choice("data.augment", "auto", {"auto", "none", "crop", "flip", "crop_flip"},
              "Training augmentation; auto = the dataset's documented default."),
       integer("data.crop_padding", 4, 0, 64, "Zero padding before random crops."),
       boolean("data.normalize", true, "Normalize images with the dataset's per-channel mean and std."),
+      // ---- text
+      choice("text.tokenizer", "word", {"word", "sentencepiece"},
+             "word: lower-cased words and punctuation, vocabulary from the training split (the paper); sentencepiece: trained in memory."),
+      integer("text.max_len", 256, 2, 100000, "Tokens per example including the leading <cls>: longer texts are truncated, shorter padded."),
+      integer("text.min_freq", 2, 1, 1e9, "word: keep tokens seen at least this often in the training split."),
+      integer("text.max_vocab", 60000, 4, 1e8, "word: at most this many vocabulary entries (specials included), most frequent first."),
+      boolean("text.lowercase", true, "Lower-case ASCII letters before tokenizing."),
+      choice("text.sp_model", "unigram", {"unigram", "bpe"}, "sentencepiece: model type."),
+      integer("text.sp_vocab", 8000, 16, 1e7, "sentencepiece: vocabulary size."),
       // ---- train
       integer("train.epochs", 100, 1, 100000, "Training epochs."),
       integer("train.batch_size", 128, 1, 1e7, "Training batch size."),
@@ -171,7 +190,7 @@ std::vector<std::string> all_key_names() {
 std::string type_name(const KeyDef& def) {
   switch (def.type) {
     case ValueType::Int: return "an integer in " + bounds_text(def);
-    case ValueType::Float: return "a number in " + bounds_text(def);
+    case ValueType::Float: return "a number in " + bounds_text(def) + (def.auto_ok ? " or auto" : "");
     case ValueType::Bool: return "true or false";
     case ValueType::String: return "a string";
     case ValueType::Enum: return "one of " + join(def.choices, " | ");
@@ -185,6 +204,7 @@ std::string canonical_value(const KeyDef& def, const std::string& raw_in, const 
   switch (def.type) {
     case ValueType::Int:
     case ValueType::Float:
+      if (def.auto_ok && raw == "auto") return raw;
       return checked_number(def, raw, where);
     case ValueType::Bool:
       if (raw == "true" || raw == "True" || raw == "yes" || raw == "on" || raw == "1") return "true";

@@ -17,6 +17,7 @@ struct KeyDef {
   double min = -std::numeric_limits<double>::infinity();  // inclusive bounds for numbers
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // for Enum
+  bool auto_ok = false;              // numbers: "auto" is also accepted (resolved per dataset)
 };
 
 const std::vector<KeyDef>& spec_keys();

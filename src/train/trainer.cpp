@@ -35,7 +35,7 @@ struct EpochTotals {
 };
 
 EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const TrainContext& c,
-                        const VisionBatcher& batcher, const Schedule& schedule, int64_t epoch, int64_t& step) {
+                        const Batcher& batcher, const Schedule& schedule, int64_t epoch, int64_t& step) {
   const Config& config = c.run.config;
   const int64_t n = c.data.train.size(), batch_size = config.integer("train.batch_size");
   const double clip = config.real("train.clip_norm");
@@ -46,11 +46,11 @@ EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimize
   EpochTotals totals;
   for (int64_t begin = 0, b = 1; begin < n; begin += batch_size, ++b) {
     const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
-    const auto x = batcher.images(c.data.train, indices, /*train=*/true);         // (B, C, H, W)
+    const Batch x = batcher.inputs(c.data.train, indices, /*train=*/true);        // images or ids
     const auto y = c.data.train.labels.index_select(0, indices).to(c.device);      // (B,)
     set_learning_rate(optimizer, schedule.at(step));
     optimizer.zero_grad();
-    const auto logits = model.forward({x, {}});  // (B, classes)
+    const auto logits = model.forward(x);  // (B, classes)
     const auto loss = torch::nn::functional::cross_entropy(logits, y, loss_options);
     const double loss_value = loss.item<double>();
     if (!std::isfinite(loss_value)) {
@@ -74,7 +74,7 @@ EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimize
 
 }  // namespace
 
-std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const VisionBatcher& batcher,
+std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const Batcher& batcher,
                                    torch::Device device, int64_t batch_size) {
   if (split.size() == 0) return {NAN, NAN};
   torch::NoGradGuard no_grad;
@@ -83,9 +83,9 @@ std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, co
   int64_t correct = 0;
   for (int64_t begin = 0; begin < split.size(); begin += batch_size) {
     const auto indices = torch::arange(begin, std::min(split.size(), begin + batch_size), torch::kInt64);
-    const auto x = batcher.images(split, indices, /*train=*/false);
+    const Batch x = batcher.inputs(split, indices, /*train=*/false);
     const auto y = split.labels.index_select(0, indices).to(device);
-    const auto logits = model.forward({x, {}});
+    const auto logits = model.forward(x);
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();
@@ -102,7 +102,8 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
   const int64_t batch_size = config.integer("train.batch_size"), epochs = config.integer("train.epochs");
   const int64_t steps_per_epoch = (c.data.train.size() + batch_size - 1) / batch_size;
   const Schedule schedule = Schedule::from_config(config, steps_per_epoch);
-  const VisionBatcher batcher(c.data.info, config, c.device);
+  const auto batcher_ptr = make_batcher(c.data.info, config, c.device);
+  const Batcher& batcher = *batcher_ptr;
 
   TrainOutcome outcome;
   TrainState state;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "data/dataset.h"
-#include "data/vision_batches.h"
+#include "data/batcher.h"
 #include "models/model.h"
 #include "run/record.h"
 #include "spec/grid.h"
@@ -36,7 +36,7 @@ struct TrainOutcome {
 TrainOutcome train(ClassifierImpl& model, const TrainContext& context);
 
 // Mean cross-entropy (no smoothing) and accuracy in percent over a split; NaN when empty.
-std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const VisionBatcher& batcher,
+std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const Batcher& batcher,
                                    torch::Device device, int64_t batch_size);
 
 }  // namespace repro

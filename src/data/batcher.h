@@ -1,0 +1,31 @@
+#pragma once
+// Batches as tensor ops on the run's device: the interface the trainer uses, and
+// the one for text (padded ids trimmed to the longest sequence of the batch).
+#include <memory>
+
+#include "data/dataset.h"
+#include "spec/config.h"
+
+namespace repro {
+
+class Batcher {
+ public:
+  virtual ~Batcher() = default;
+  // The model input for examples `indices` (B,) of `split`; augments only when `train`.
+  virtual Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const = 0;
+};
+
+class TextBatcher : public Batcher {
+ public:
+  explicit TextBatcher(torch::Device device) : device_(device) {}
+  // ids (B, L') with L' the longest real length in the batch; mask = ids == 0.
+  Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const override;
+
+ private:
+  torch::Device device_;
+};
+
+// VisionBatcher for images, TextBatcher for text.
+std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const Config& config, torch::Device device);
+
+}  // namespace repro

@@ -1,0 +1,31 @@
+#pragma once
+// Loads datasets once per plan and hands each run the splits it uses.
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "data/dataset.h"
+#include "data/text.h"
+#include "spec/config.h"
+
+namespace repro {
+
+class DataLoader {
+ public:
+  explicit DataLoader(std::filesystem::path data_root) : root_(std::move(data_root)) {}
+
+  // The official splits are read once per dataset and file options; limits,
+  // validation split and (for text) tokenization follow the run's config.
+  RunData run_data(const std::string& dataset, const Config& config);
+
+  // What the model needs to know (shapes, classes, vocabulary size): for images
+  // without reading any file; for text the vocabulary needs the tokenized data.
+  DatasetInfo model_info(const std::string& dataset, const Config& config);
+
+ private:
+  std::filesystem::path root_;
+  std::map<std::string, RawData> images_;
+  std::map<std::string, RawText> texts_;
+};
+
+}  // namespace repro

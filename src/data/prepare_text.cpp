@@ -1,0 +1,118 @@
+#include "data/prepare_text.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "data/prepare.h"
+#include "data/token_cache.h"
+#include "text/tokenizer.h"
+#include "util/error.h"
+
+namespace repro {
+
+namespace {
+
+TextSplit take(const TextSplit& split, const std::vector<int64_t>& indices) {
+  TextSplit out;
+  for (const auto i : indices) out.add(split.texts[i], split.labels[i]);
+  return out;
+}
+
+std::vector<int64_t> complement(int64_t n, const std::vector<int64_t>& taken) {
+  std::vector<bool> used(n, false);
+  for (const auto i : taken) used[i] = true;
+  std::vector<int64_t> rest;
+  for (int64_t i = 0; i < n; ++i)
+    if (!used[i]) rest.push_back(i);
+  return rest;
+}
+
+struct TextSplits {
+  TextSplit train, val, test;
+  std::vector<std::string> notes;
+};
+
+// 80/10/10 of `pool`: test = a stratified 10%, val = 1/9 of the rest (10% of all).
+TextSplits three_way(const TextSplit& pool, int64_t classes, int64_t seed) {
+  TextSplits out;
+  const auto test = stratified_indices(pool.labels, classes, 0.1, seed);
+  const TextSplit rest = take(pool, complement(pool.size(), test));
+  const auto val = stratified_indices(rest.labels, classes, 1.0 / 9.0, seed + 1);
+  out.test = take(pool, test);
+  out.val = take(rest, val);
+  out.train = take(rest, complement(rest.size(), val));
+  return out;
+}
+
+TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config) {
+  const int64_t seed = config.integer("data.split_seed");
+  TextSplits out;
+  if (raw.test.size() == 0) {  // no official test split (Rotten Tomatoes)
+    out = three_way(raw.train, info.num_classes, seed);
+    out.notes.push_back(info.name + ": no official split; seeded stratified 80/10/10 train/val/test (data.split_seed)");
+  } else if (raw.train.size() == 0) {
+    if (config.text("data.missing_train") != "split_test")
+      throw Error(info.name + ": the official training split is missing (" + (raw.notes.empty() ? "" : raw.notes[0]) +
+                  "). Get it, or set data.missing_train=split_test to train on 80% of the test split (partial).");
+    out = three_way(raw.test, info.num_classes, seed);
+    out.notes.push_back("partial data: " + info.name + " train/val/test drawn 80/10/10 from the official test split");
+  } else {
+    const auto val = stratified_indices(raw.train.labels, info.num_classes, config.real("data.val_fraction"), seed);
+    out.val = take(raw.train, val);
+    out.train = take(raw.train, complement(raw.train.size(), val));
+    out.test = raw.test;
+  }
+  out.notes.insert(out.notes.end(), raw.notes.begin(), raw.notes.end());
+  const int64_t train_limit = config.integer("data.train_limit"), test_limit = config.integer("data.test_limit");
+  if (train_limit > 0 && train_limit < out.train.size()) {
+    out.train = take(out.train, subset_indices(out.train.size(), train_limit, seed));
+    out.notes.push_back("subset: " + std::to_string(train_limit) + " training examples (data.train_limit)");
+  }
+  if (test_limit > 0 && test_limit < out.test.size()) {
+    out.test = take(out.test, subset_indices(out.test.size(), test_limit, seed + 1));
+    out.notes.push_back("subset: " + std::to_string(test_limit) + " test examples (data.test_limit)");
+  }
+  return out;
+}
+
+Split encode(const Tokenizer& tokenizer, const TextSplit& split, int64_t max_len) {
+  return {tokenizer.encode_all(split.texts, max_len), torch::tensor(split.labels, torch::kInt64)};
+}
+
+// Everything the tokenized splits depend on.
+std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
+  std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
+                    ";test=" + std::to_string(raw.test.size());
+  for (const auto& [name, value] : config.values())
+    if (name.rfind("text.", 0) == 0 || name.rfind("data.", 0) == 0) key += ";" + name + "=" + value;
+  return key;
+}
+
+}  // namespace
+
+RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const Config& config) {
+  RunData data;
+  data.info = info;
+  const TextSplits texts = split_texts(info, raw, config);
+  data.notes = texts.notes;
+  const int64_t max_len = config.integer("text.max_len");
+  const std::string key = cache_key(info, raw, config);
+  auto cached = read_token_cache(key);
+  if (!cached) {
+    spdlog::info("tokenizing {} ({} tokenizer, {} training texts)", info.name, config.text("text.tokenizer"),
+                 texts.train.size());
+    const auto tokenizer = train_tokenizer(texts.train.texts, config);
+    cached = TokenizedSplits{encode(*tokenizer, texts.train, max_len), encode(*tokenizer, texts.val, max_len),
+                             encode(*tokenizer, texts.test, max_len), tokenizer->vocab_size()};
+    write_token_cache(key, *cached);
+  }
+  data.train = cached->train;
+  data.val = cached->val;
+  data.test = cached->test;
+  data.info.vocab_size = cached->vocab_size;
+  data.info.max_length = max_len;
+  return data;
+}
+
+}  // namespace repro

@@ -1,0 +1,27 @@
+#pragma once
+// Text datasets before tokenization: texts (UTF-8) with integer labels.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+struct TextSplit {
+  std::vector<std::string> texts;
+  std::vector<int64_t> labels;
+  int64_t size() const { return static_cast<int64_t>(labels.size()); }
+  void add(std::string text, int64_t label) {
+    texts.push_back(std::move(text));
+    labels.push_back(label);
+  }
+};
+
+struct RawText {
+  TextSplit train, test;          // test is empty when the dataset has no official split
+  std::vector<std::string> notes;  // partial-data notes
+};
+
+// Bytes in Windows-1252 (or Latin-1) -> UTF-8.
+std::string cp1252_to_utf8(const std::string& bytes);
+
+}  // namespace repro

@@ -1,0 +1,158 @@
+#include "data/text_sources.h"
+
+#include <map>
+#include <regex>
+
+#include "data/manifest.h"
+#include "data/sources.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+DatasetInfo text_info(const std::string& name, int64_t classes, int64_t train, int64_t test,
+                      std::vector<std::string> class_names) {
+  DatasetInfo info;
+  info.name = name;
+  info.modality = "text";
+  info.num_classes = classes;
+  info.class_names = std::move(class_names);
+  info.official_train = train;
+  info.official_test = test;
+  return info;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+void add_lines(const std::string& bytes, int64_t label, TextSplit& split) {
+  for (const auto& line : split_lines(bytes)) {
+    const std::string text = trim(cp1252_to_utf8(line));
+    if (!text.empty()) split.add(text, label);
+  }
+}
+
+// Parses one quoted CSV field starting at `at`; advances past the field and its comma.
+std::string csv_field(const std::string& line, size_t& at, const std::string& where) {
+  if (at >= line.size() || line[at] != '"') throw Error(where + ": expected a quoted field at column " + std::to_string(at + 1));
+  std::string value;
+  for (++at; at < line.size(); ++at) {
+    if (line[at] != '"') {
+      value += line[at];
+    } else if (at + 1 < line.size() && line[at + 1] == '"') {
+      value += '"';
+      ++at;
+    } else {
+      break;
+    }
+  }
+  if (at >= line.size()) throw Error(where + ": unterminated quoted field");
+  ++at;  // closing quote
+  if (at < line.size() && line[at] == ',') ++at;
+  return value;
+}
+
+}  // namespace
+
+DatasetInfo rotten_tomatoes_info() { return text_info("rotten_tomatoes", 2, 10662, 0, {"negative", "positive"}); }
+DatasetInfo imdb_info() { return text_info("imdb", 2, 25000, 25000, {"negative", "positive"}); }
+DatasetInfo ag_news_info() { return text_info("ag_news", 4, 120000, 7600, {"World", "Sports", "Business", "Sci/Tech"}); }
+DatasetInfo newsgroups_info() { return text_info("newsgroups", 20, 11314, 7532, {}); }
+
+RawText load_rotten_tomatoes(const std::filesystem::path& root, const std::string& file_overrides) {
+  const DatasetFiles files(manifest("rotten_tomatoes"), root, file_overrides);
+  const auto bytes = files.read({"pos", "neg"});
+  RawText raw;  // no official test split: prepare_text_data draws a seeded 80/10/10 split
+  add_lines(bytes.at("neg"), 0, raw.train);
+  add_lines(bytes.at("pos"), 1, raw.train);
+  return raw;
+}
+
+RawText load_imdb(const std::filesystem::path& root, const std::string& file_overrides) {
+  const DatasetFiles files(manifest("imdb"), root, file_overrides);
+  static const std::regex review(R"(aclImdb/(train|test)/(pos|neg)/\d+_\d+\.txt)");
+  const auto tree = files.read_tree("aclImdb", [](const std::string& path) { return std::regex_match(path, review); });
+  RawText raw;
+  for (const auto& [path, bytes] : tree) {
+    const auto parts = split(path, '/');
+    const std::string text = trim(replace_all(bytes, "<br />", " "));
+    (parts[1] == "train" ? raw.train : raw.test).add(text, parts[2] == "pos" ? 1 : 0);
+  }
+  return raw;
+}
+
+TextSplit parse_ag_news_csv(const std::string& bytes, const std::string& file) {
+  TextSplit split;
+  int64_t line_number = 0;
+  for (const auto& raw_line : split_lines(bytes)) {
+    ++line_number;
+    const std::string line = raw_line.size() && raw_line.back() == '\r' ? raw_line.substr(0, raw_line.size() - 1) : raw_line;
+    if (line.empty()) continue;
+    const std::string where = file + ":" + std::to_string(line_number);
+    size_t at = 0;
+    const std::string label = csv_field(line, at, where), title = csv_field(line, at, where);
+    const std::string description = csv_field(line, at, where);
+    if (at != line.size()) throw Error(where + ": expected 3 quoted fields (class, title, description)");
+    if (label.size() != 1 || label[0] < '1' || label[0] > '4') throw Error(where + ": class '" + label + "' is not 1-4");
+    split.add(replace_all(replace_all(title + " " + description, "\\n", " "), "\\", " "), label[0] - '1');
+  }
+  return split;
+}
+
+RawText load_ag_news(const std::filesystem::path& root, const std::string& file_overrides) {
+  const DatasetFiles files(manifest("ag_news"), root, file_overrides);
+  RawText raw;
+  raw.test = parse_ag_news_csv(files.read({"test"}).at("test"), files.name_of("test"));
+  try {
+    raw.train = parse_ag_news_csv(files.read({"train"}).at("train"), files.name_of("train"));
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("missing file") == std::string::npos) throw;
+    raw.notes.push_back("partial data: ag_news has no " + files.name_of("train") + " (official training split)");
+  }
+  return raw;
+}
+
+std::string strip_newsgroup_post(const std::string& post, const std::string& remove) {
+  if (remove == "none") return post;
+  const auto blank = post.find("\n\n");
+  std::string body = blank == std::string::npos ? post : post.substr(blank + 2);  // headers end at the first blank line
+  if (remove == "headers") return trim(body);
+  const auto signature = body.rfind("\n-- \n");
+  if (signature != std::string::npos) body = body.substr(0, signature);
+  static const std::regex attribution(R"((writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>))");
+  std::string kept;
+  for (const auto& line : split_lines(body))
+    if (!std::regex_search(line, attribution)) kept += line + "\n";
+  return trim(kept);
+}
+
+RawText load_newsgroups(const std::filesystem::path& root, const std::string& file_overrides,
+                        const std::string& remove) {
+  const DatasetFiles files(manifest("newsgroups"), root, file_overrides);
+  RawText raw;
+  std::map<std::string, int64_t> groups;
+  for (const std::string split_name : {"train", "test"}) {
+    const std::string top = "20news-bydate-" + split_name;
+    const auto tree = files.read_tree(top, [](const std::string& path) { return split(path, '/').size() == 3; });
+    for (const auto& [path, bytes] : tree) {
+      const std::string group = split(path, '/')[1];
+      if (split_name == "train") groups.emplace(group, 0);
+      if (!groups.count(group)) throw Error(path + ": newsgroup '" + group + "' is not among the training groups");
+    }
+    int64_t index = 0;
+    for (auto& [group, label] : groups) label = index++;  // alphabetical, as the official folders
+    for (const auto& [path, bytes] : tree)
+      (split_name == "train" ? raw.train : raw.test)
+          .add(strip_newsgroup_post(cp1252_to_utf8(bytes), remove), groups.at(split(path, '/')[1]));
+  }
+  if (groups.size() != 20)
+    raw.notes.push_back("partial data: newsgroups has " + std::to_string(groups.size()) + " of 20 groups");
+  return raw;
+}
+
+}  // namespace repro
