@@ -12,5 +12,6 @@ void add_sweep_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_params_command(CLI::App& app, int& exit_code);
+void add_data_command(CLI::App& app, int& exit_code);
 
 }  // namespace repro

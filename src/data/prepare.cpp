@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <random>
 
+#include "data/noise.h"
+#include "util/error.h"
+
 namespace repro {
 
 namespace {
@@ -51,7 +54,29 @@ std::vector<int64_t> stratified_indices(const std::vector<int64_t>& labels, int6
   return held;
 }
 
+namespace {
+
+void add_noise(RunData& data, const Config& config) {
+  const NoiseSpec noise = NoiseSpec::from_config(config);
+  if (noise.split == "none") return;
+  if (!noise.is_image_kind())
+    throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + data.info.name +
+                " is an image dataset (gaussian, salt_pepper, speckle, gaussian_blur, motion_blur, jpeg)");
+  const std::string what = "noise: " + noise.kind + " level " + config.text("data.noise.level") + " on ";
+  if (noise.applies_to("train")) data.train.inputs = add_image_noise(data.train.inputs, noise, 1);
+  if (noise.applies_to("test")) data.test.inputs = add_image_noise(data.test.inputs, noise, 3);
+  data.notes.push_back(what + noise.split + " (seed " + std::to_string(noise.seed) + ")");
+}
+
+}  // namespace
+
 RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {
+  RunData data = split_run_data(info, raw, config);
+  add_noise(data, config);
+  return data;
+}
+
+RunData split_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {
   const int64_t seed = config.integer("data.split_seed");
   RunData data;
   data.info = info;

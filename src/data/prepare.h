@@ -8,7 +8,10 @@
 
 namespace repro {
 
+// Limits, validation split, then data.noise.* on the chosen splits.
 RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const Config& config);
+// The same without noise.
+RunData split_run_data(const DatasetInfo& info, const RawData& raw, const Config& config);
 
 // Indices (sorted) of a seeded, stratified hold-out of `fraction` of each class.
 std::vector<int64_t> stratified_indices(const std::vector<int64_t>& labels, int64_t num_classes, double fraction,

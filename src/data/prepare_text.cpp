@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "data/noise.h"
 #include "data/prepare.h"
 #include "data/token_cache.h"
 #include "text/tokenizer.h"
@@ -81,6 +82,25 @@ Split encode(const Tokenizer& tokenizer, const TextSplit& split, int64_t max_len
 }
 
 // Everything the tokenized splits depend on.
+// The tokenizer is trained on clean training texts; the chosen splits are then
+// encoded from typo'd texts (char_typo) or get token noise on their ids.
+TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& texts, const NoiseSpec& noise,
+                                  int64_t max_len) {
+  auto encode_split = [&](const TextSplit& split, const std::string& name, uint64_t salt) {
+    if (!noise.applies_to(name)) return encode(tokenizer, split, max_len);
+    if (noise.kind == "char_typo") {
+      TextSplit noisy = split;
+      noisy.texts = add_text_noise(split.texts, noise, salt);
+      return encode(tokenizer, noisy, max_len);
+    }
+    Split clean = encode(tokenizer, split, max_len);
+    clean.inputs = add_token_noise(clean.inputs, noise, tokenizer.vocab_size(), salt);
+    return clean;
+  };
+  return {encode_split(texts.train, "train", 1), encode(tokenizer, texts.val, max_len),
+          encode_split(texts.test, "test", 3), tokenizer.vocab_size()};
+}
+
 std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
   std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
                     ";test=" + std::to_string(raw.test.size());
@@ -98,13 +118,20 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   data.notes = texts.notes;
   const int64_t max_len = config.integer("text.max_len");
   const std::string key = cache_key(info, raw, config);
+  const NoiseSpec noise = NoiseSpec::from_config(config);
+  if (noise.split != "none") {
+    if (noise.is_image_kind())
+      throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + info.name +
+                  " is a text dataset (token_drop, token_swap, token_insert, char_typo)");
+    data.notes.push_back("noise: " + noise.kind + " level " + config.text("data.noise.level") + " on " + noise.split +
+                         " (seed " + std::to_string(noise.seed) + ")");
+  }
   auto cached = read_token_cache(key);
   if (!cached) {
     spdlog::info("tokenizing {} ({} tokenizer, {} training texts)", info.name, config.text("text.tokenizer"),
                  texts.train.size());
     const auto tokenizer = train_tokenizer(texts.train.texts, config);
-    cached = TokenizedSplits{encode(*tokenizer, texts.train, max_len), encode(*tokenizer, texts.val, max_len),
-                             encode(*tokenizer, texts.test, max_len), tokenizer->vocab_size()};
+    cached = encode_with_noise(*tokenizer, texts, noise, max_len);
     write_token_cache(key, *cached);
   }
   data.train = cached->train;

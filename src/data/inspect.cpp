@@ -1,0 +1,136 @@
+#include "data/inspect.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <chrono>
+#include <sstream>
+
+#include "data/batcher.h"
+#include "data/loader.h"
+#include "data/noise.h"
+#include "data/registry.h"
+#include "text/word_tokenizer.h"
+#include "util/error.h"
+
+namespace repro {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string per_class(const Split& split, int64_t classes) {
+  if (split.size() == 0) return "(empty)";
+  const auto counts = torch::bincount(split.labels, {}, classes);
+  std::ostringstream out;
+  for (int64_t c = 0; c < classes; ++c) out << (c ? " " : "") << counts[c].item<int64_t>();
+  return out.str();
+}
+
+std::string length_stats(const Split& split) {
+  if (split.size() == 0) return "";
+  const auto lengths = split.inputs.ne(0).sum(1).to(torch::kFloat64);  // <cls> included
+  const auto sorted = std::get<0>(lengths.sort());
+  const auto at = [&](double q) { return sorted[static_cast<int64_t>(q * (split.size() - 1))].item<double>(); };
+  std::ostringstream out;
+  out << "tokens/example mean " << lengths.mean().item<double>() << ", median " << at(0.5) << ", p95 " << at(0.95)
+      << ", max " << at(1.0) << " (of " << split.inputs.size(1) << "; "
+      << 100.0 * lengths.eq(split.inputs.size(1)).to(torch::kFloat64).mean().item<double>() << "% truncated)";
+  return out.str();
+}
+
+std::string batching_bench(const RunData& data, const Config& config) {
+  const auto batcher = make_batcher(data.info, config, torch::kCPU);
+  const int64_t batch = config.integer("train.batch_size"), n = data.train.size();
+  const auto order = torch::randperm(n, torch::kInt64);
+  const auto start = Clock::now();
+  int64_t examples = 0;
+  for (int64_t begin = 0; begin < n && seconds_since(start) < 3.0; begin += batch) {
+    const auto indices = order.slice(0, begin, std::min(n, begin + batch));
+    batcher->inputs(data.train, indices, /*train=*/true);
+    examples += indices.size(0);
+  }
+  std::ostringstream out;
+  out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch " << batch
+      << (data.info.modality == "image" ? ", augmentation " + config.text("data.augment") : std::string()) << ", CPU)";
+  return out.str();
+}
+
+}  // namespace
+
+std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config, bool bench) {
+  DataLoader loader(root);
+  const auto start = Clock::now();
+  const RunData data = loader.run_data(dataset, config);
+  const double load_seconds = seconds_since(start);
+  const DatasetInfo& info = data.info;
+  std::ostringstream out;
+  out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
+  out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
+  for (const auto& [name, split] : {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
+    out << name << ": " << split->size() << " examples; per class: " << per_class(*split, info.num_classes) << "\n";
+    if (info.modality == "text" && split->size()) out << "  " << length_stats(*split) << "\n";
+  }
+  if (info.modality == "image")
+    out << "images: " << info.channels << "x" << info.height << "x" << info.width << " uint8\n";
+  else
+    out << "vocabulary: " << info.vocab_size << " (" << config.text("text.tokenizer") << " tokenizer)\n";
+  for (const auto& note : data.notes) out << "note: " << note << "\n";
+  if (bench) {
+    out << "loading: " << load_seconds << " s (read, decode, split" << (info.modality == "text" ? ", tokenize or cache" : "")
+        << ")\n";
+    out << batching_bench(data, config) << "\n";
+  }
+  return out.str();
+}
+
+std::string preview_dataset(const std::string& dataset, const std::filesystem::path& root, const Config& config,
+                            const std::filesystem::path& png) {
+  NoiseSpec noise = NoiseSpec::from_config(config);
+  noise.split = "both";
+  DataLoader loader(root);
+  const DatasetEntry& entry = find_dataset(dataset);
+  if (entry.load_text) {
+    const RawText raw = entry.load_text(root, config);
+    const TextSplit& texts = raw.test.size() ? raw.test : raw.train;
+    std::vector<std::string> shown(texts.texts.begin(), texts.texts.begin() + std::min<int64_t>(5, texts.size()));
+    for (auto& t : shown) t = t.substr(0, 300);
+    std::vector<std::string> noisy;
+    if (noise.kind == "char_typo") {
+      noisy = add_text_noise(shown, noise, 3);
+    } else if (!noise.is_image_kind()) {
+      const WordTokenizer words(shown, 1, 1 << 30, config.flag("text.lowercase"));
+      const auto ids = add_token_noise(words.encode_all(shown, 512), noise, words.vocab_size(), 3);
+      for (int64_t i = 0; i < ids.size(0); ++i) {
+        std::string text;
+        for (int64_t j = 1; j < ids.size(1) && ids[i][j].item<int64_t>() != 0; ++j) text += words.words()[ids[i][j].item<int64_t>()] + " ";
+        noisy.push_back(text);
+      }
+    } else {
+      throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + dataset + " is a text dataset");
+    }
+    std::string out;
+    for (size_t i = 0; i < shown.size(); ++i) out += "clean: " + shown[i] + "\nnoisy: " + noisy[i] + "\n\n";
+    return out;
+  }
+  if (!noise.is_image_kind()) throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + dataset + " holds images");
+  const RawData raw = entry.load_images(root, config);
+  const auto clean = raw.test.inputs.slice(0, 0, std::min<int64_t>(8, raw.test.size()));  // (8, C, H, W)
+  const auto noisy = add_image_noise(clean, noise, 3);
+  const auto row = [](const torch::Tensor& images) {  // (n, C, H, W) -> (H, n*W, C)
+    return images.permute({2, 0, 3, 1}).reshape({images.size(2), images.size(0) * images.size(3), images.size(1)});
+  };
+  const auto grid = torch::cat({row(clean), row(noisy)}, 0).contiguous();  // (2H, nW, C)
+  cv::Mat mat(static_cast<int>(grid.size(0)), static_cast<int>(grid.size(1)), CV_8UC(static_cast<int>(grid.size(2))),
+              grid.data_ptr<uint8_t>());
+  if (mat.channels() == 3) cv::cvtColor(mat, mat, cv::COLOR_RGB2BGR);
+  cv::Mat big;
+  cv::resize(mat, big, cv::Size(), 4, 4, cv::INTER_NEAREST);
+  if (!cv::imwrite(png.string(), big)) throw Error("cannot write " + png.string());
+  return "wrote " + png.string() + ": row 1 clean, row 2 " + noise.kind + " level " + config.text("data.noise.level") +
+         " (8 test images, x4)\n";
+}
+
+}  // namespace repro
