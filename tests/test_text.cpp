@@ -96,6 +96,8 @@ TEST_CASE("IMDB from the unpacked folder: labels from folders, <br /> removed, u
   CHECK(raw.train.labels[0] == 0);
   CHECK(raw.train.labels[5] == 1);
   CHECK_THROWS_WITH(load_imdb(dir.path() / "nowhere", ""), Contains("no aclImdb/ files found") && Contains("aclImdb_v1.tar.gz"));
+  std::filesystem::remove_all(dir.path() / "imdb/aclImdb/test/neg");
+  CHECK_THROWS_WITH(load_imdb(dir.path(), ""), Contains("aclImdb/test/neg") && Contains("class folder"));
 }
 
 TEST_CASE("AG News CSV: quoting, escapes, classes; bad rows name the line", "[data]") {

@@ -98,3 +98,16 @@ TEST_CASE("real CIFAR-10 has 50,000 training images and the partial test split i
   REQUIRE(raw.notes.size() == 1);
   CHECK_THAT(raw.notes[0], Contains("1000 of the official 10000"));
 }
+
+TEST_CASE("real CIFAR-100 and SVHN, when present, have the official counts", "[real]") {
+  const char* root = std::getenv("REPRO_DATA");
+  for (const std::string name : {"cifar100", "svhn"}) {
+    if (!root || !*root || !std::filesystem::exists(std::filesystem::path(root) / name)) {
+      WARN("skipped: no " << name << " under REPRO_DATA");
+      continue;
+    }
+    const RawData raw = name == "svhn" ? load_svhn(root, "") : load_cifar100(root, "");
+    CHECK(raw.train.size() == (name == "svhn" ? 73257 : 50000));
+    CHECK(raw.test.size() == (name == "svhn" ? 26032 : 10000));
+  }
+}

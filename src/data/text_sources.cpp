@@ -78,11 +78,16 @@ RawText load_imdb(const std::filesystem::path& root, const std::string& file_ove
   static const std::regex review(R"(aclImdb/(train|test)/(pos|neg)/\d+_\d+\.txt)");
   const auto tree = files.read_tree("aclImdb", [](const std::string& path) { return std::regex_match(path, review); });
   RawText raw;
+  std::map<std::string, int64_t> per_folder;
   for (const auto& [path, bytes] : tree) {
     const auto parts = split(path, '/');
     const std::string text = trim(replace_all(bytes, "<br />", " "));
     (parts[1] == "train" ? raw.train : raw.test).add(text, parts[2] == "pos" ? 1 : 0);
+    ++per_folder[parts[1] + "/" + parts[2]];
   }
+  for (const char* folder : {"train/pos", "train/neg", "test/pos", "test/neg"})
+    if (!per_folder.count(folder))
+      throw Error("imdb: no reviews in aclImdb/" + std::string(folder) + " (a class folder is missing or empty)");
   return raw;
 }
 

@@ -35,7 +35,8 @@ void check_text(const Config& config, const DatasetInfo& info) {
 }  // namespace
 
 ClassifierPtr build_model(const Config& config, const DatasetInfo& info) {
-  if (config.text("model.kind") == "text") {
+  const std::string& kind = config.text("model.kind");
+  if (kind == "text" || (kind == "auto" && info.modality == "text")) {
     check_text(config, info);
     return std::make_shared<TextEncoderImpl>(config, info);
   }

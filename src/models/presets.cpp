@@ -25,6 +25,7 @@ void resolve_settings(Config& config, const DatasetInfo& dataset) {
     for (const auto& [key, value] : entry.values)
       if (!config.is_explicit(key)) config.set_implied(key, value);
   }
+  if (config.text("model.kind") == "auto") config.set_implied("model.kind", dataset.modality == "text" ? "text" : "vit");
   const bool vision = config.text("model.kind") == "vit";
   if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
   const std::string& attention = config.text("model.attention.kind");

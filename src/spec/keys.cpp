@@ -44,8 +44,8 @@ std::vector<KeyDef> build_table() {
       // ---- model
       choice("model.preset", "none", {"none", "vit", "dgvit", "transformer", "diff_transformer", "dgt"},
              "Named paper model; sets kind, attention and feed-forward defaults for keys not set explicitly (see docs/models.md)."),
-      choice("model.kind", "vit", {"vit", "text"},
-             "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on token ids."),
+      choice("model.kind", "auto", {"auto", "vit", "text"},
+             "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on token ids; auto = by the dataset."),
       integer("model.dim", 256, 8, 16384, "Embedding width D."),
       integer("model.depth", 8, 1, 256, "Number of encoder blocks."),
       integer("model.heads", 8, 1, 256, "Attention heads (D must divide by it)."),
