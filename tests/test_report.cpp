@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "report/stats.h"
+#include "report/paper.h"
 #include "report/table.h"
 
 using namespace repro;
@@ -64,4 +65,27 @@ TEST_CASE("for losses the lowest mean is bold", "[report]") {
   const std::string md = render_markdown(r, "test_loss");
   CHECK_THAT(md, Contains("| b | **0.4000 ± n/a** |"));
   CHECK_THAT(md, Contains("| a | 0.5000 ± n/a |"));
+}
+
+TEST_CASE("comparison with the paper: Δ, the 2·max(std) + 0.5 band and the summary line", "[report]") {
+  ExperimentResults r;
+  r.name = "table1";
+  r.model_configs = {"ViT"};
+  r.datasets = {"cifar10", "fashion_mnist"};
+  r.runs = {result("ViT", "cifar10", 0, "complete", 76.0, 0), result("ViT", "cifar10", 1, "complete", 76.4, 0),
+            result("ViT", "fashion_mnist", 0, "complete", 90.0, 0), result("ViT", "fashion_mnist", 1, "complete", 90.2, 0)};
+  PaperTable table;
+  table.number = 1;
+  table.experiment = "table1";
+  table.metric = "test_acc";
+  table.n = 5;
+  table.cells = {{"ViT", "cifar10", 75.90, 0.09, ""}, {"ViT", "fashion_mnist", 93.15, 0.11, ""},
+                 {"ViT", "svhn", 93.22, 0.28, ""}};
+  const std::string text = compare_with_paper(r, {table}, "test_acc");
+  // cifar10: Δ = +0.30, band 2·0.28 + 0.5 = 1.07 -> within
+  CHECK_THAT(text, Contains("| ViT | cifar10 | 76.20 ± 0.28, 2 | 75.90 ± 0.09 | +0.30 |  |"));
+  CHECK_THAT(text, Contains("| ViT | fashion_mnist | 90.10 ± 0.14, 2 | 93.15 ± 0.11 | -3.05 | **outside** |"));
+  CHECK_THAT(text, Contains("| ViT | svhn | — | 93.22 ± 0.28 | | no runs |"));
+  CHECK_THAT(text, Contains("1 cells within") && Contains("1 outside, 1 without runs"));
+  CHECK(compare_with_paper(r, {table}, "test_loss").empty());
 }

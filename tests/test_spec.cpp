@@ -135,3 +135,52 @@ TEST_CASE("docs/spec.md is the output of `repro list --format md`", "[spec]") {
   const std::string committed = read_file(std::string(REPRO_SOURCE_DIR) + "/docs/spec.md");
   CHECK(committed == spec_markdown());
 }
+
+TEST_CASE("profiles replace datasets, seeds and settings; per_dataset settings apply to one dataset", "[spec]") {
+  test::TempDir dir("spec-profiles");
+  const auto path = spec_file(dir, R"(experiment: p
+datasets: [fashion_mnist, cifar10]
+seeds: 0-4
+train: {epochs: 100}
+per_dataset:
+  cifar10: {data.files: test=test_batch.first1000.bin, train.epochs: 50}
+profiles:
+  short:
+    datasets: [cifar10]
+    seeds: [0]
+    train.epochs: 3
+)");
+  Experiment e = load_experiment(path);
+  CHECK(expand_grid(e).size() == 10);
+  CHECK(expand_grid(e)[0].config.integer("train.epochs") == 100);  // fashion_mnist
+  CHECK(expand_grid(e)[5].config.integer("train.epochs") == 50);   // cifar10: per_dataset
+  CHECK(expand_grid(e)[5].config.text("data.files") == "test=test_batch.first1000.bin");
+  CHECK_THROWS_WITH(e.choose_profile("long"), Contains("--profile long") && Contains("the profiles short"));
+  e.choose_profile("short");
+  const auto runs = expand_grid(e);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].config.integer("train.epochs") == 3);  // the profile beats per_dataset
+  CHECK(runs[0].relative_dir() == "p/short/cifar10/model/seed_0");
+  CHECK_THAT(runs[0].resolved_yaml(), Contains("profile: short"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nprofiles:\n  s: {train.epoch: 1}\n")),
+                    Contains("spec.yaml:3") && Contains("did you mean 'train.epochs'?"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nper_dataset:\n  cifar: {train.epochs: 1}\n")),
+                    Contains("unknown dataset 'cifar'"));
+}
+
+TEST_CASE("every spec in experiments/ loads and expands under each of its profiles", "[spec]") {
+  int specs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(REPRO_SOURCE_DIR) + "/experiments")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    Experiment e = load_experiment(entry.path().string());
+    CHECK_FALSE(expand_grid(e).empty());
+    for (const auto& [name, profile] : e.profiles) {
+      Experiment with = load_experiment(entry.path().string());
+      with.choose_profile(name);
+      CHECK_FALSE(expand_grid(with).empty());
+    }
+    ++specs;
+  }
+  CHECK(specs >= 10);
+}

@@ -11,6 +11,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
   command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
   command.add_option("--out", args.out, "Folder of run records (default runs/)");
+  command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   command.add_option("--threads", args.threads, "CPU threads for LibTorch (default: all cores)")->check(CLI::NonNegativeNumber);
@@ -24,6 +25,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
 Experiment load_with_overrides(const RunArguments& args) {
   Experiment experiment = load_experiment(args.spec_path);
   for (const auto& text : args.overrides) experiment.overrides.push_back(parse_override(text));
+  experiment.choose_profile(args.profile);
   return experiment;
 }
 

@@ -14,6 +14,7 @@ struct RunArguments {
   std::string spec_path;
   std::vector<std::string> overrides;  // key=value
   std::string out = "runs";
+  std::string profile;
   std::string data_root;
   std::string device = "auto";
   int threads = 0;

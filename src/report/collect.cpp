@@ -70,7 +70,7 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
   for (const auto& plan_path : plans) {
     const auto plan = read_json(plan_path);
     auto& experiment = experiment_named(all, plan.value("experiment", "?"));
-    const fs::path root = plan_path.parent_path().parent_path();  // <out>
+    const fs::path root = plan_path.parent_path();  // run folders are relative to the plan
     for (const auto& planned : plan["runs"]) {
       const fs::path run_dir = fs::weakly_canonical(root / planned.value("dir", ""));
       seen.insert(run_dir);

@@ -68,12 +68,13 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
 }
 
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
-  nlohmann::json plan = {{"experiment", experiment.name}, {"spec_file", experiment.source_file},
+  nlohmann::json plan = {{"experiment", experiment.name}, {"profile", experiment.profile},
+                         {"spec_file", experiment.source_file},
                          {"description", experiment.description}, {"runs", nlohmann::json::array()}};
   for (const auto& run : runs)
-    plan["runs"].push_back({{"dir", run.relative_dir()}, {"model_config", run.model_config},
+    plan["runs"].push_back({{"dir", run.run_subdir()}, {"model_config", run.model_config},
                             {"row_index", run.row_index}, {"dataset", run.dataset}, {"seed", run.seed}});
-  write_file_atomic(out / experiment.name / "plan.json", plan.dump(2) + "\n");
+  write_file_atomic(out / experiment.folder() / "plan.json", plan.dump(2) + "\n");
 }
 
 std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader) {

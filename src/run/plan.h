@@ -17,7 +17,8 @@ enum class PlanStatus { Fresh, Resumable, Finished };
 // Throws, before anything is trained, when a folder holds a run of a different spec.
 std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
-// Writes <out>/<experiment>/plan.json listing every planned run.
+// Writes <out>/<experiment folder>/plan.json listing every planned run (folders
+// relative to the plan's own folder).
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // The dry-run listing: each model configuration x dataset with its settings

@@ -101,7 +101,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
     if (status == "failed") ++failures;
   }
   if (skipped > 0) spdlog::info("{} of {} runs were already finished and were skipped", skipped, runs.size());
-  const std::filesystem::path experiment_dir = options.out / experiment.name;
+  const std::filesystem::path experiment_dir = options.out / experiment.folder();
   const std::string table = render_report(experiment_dir, ReportOptions{});
   write_file_atomic(experiment_dir / "table.md", table);
   std::cout << table;

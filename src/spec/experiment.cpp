@@ -15,8 +15,8 @@ namespace repro {
 
 namespace {
 
-const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models",
-                                            "sweep",      "model",       "data",     "text",  "train"};
+const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models", "sweep",
+                                            "profiles",   "per_dataset", "model",    "data",  "text",  "train"};
 const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
 std::string at(const std::string& file, const YAML::Node& node) {
@@ -163,6 +163,44 @@ void read_sweep(const std::string& file, const YAML::Node& node, Experiment& exp
   }
 }
 
+void read_profiles(const std::string& file, const YAML::Node& node, Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(file, node) + ": 'profiles' must map profile names to settings");
+  for (const auto& entry : node) {
+    const std::string name = entry.first.as<std::string>();
+    if (safe_name(name) != name) throw Error(at(file, entry.first) + ": profile name '" + name + "' must be a plain word");
+    if (!entry.second.IsMap()) throw Error(at(file, entry.first) + ": profile '" + name + "' must be a mapping of settings");
+    Experiment::Profile profile;
+    for (const auto& item : entry.second) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "datasets") {
+        Experiment scratch;
+        read_datasets(file, item.second, scratch);
+        profile.datasets = scratch.datasets;
+      } else if (key == "seeds") {
+        profile.seeds = parse_seeds(seeds_text(item.second), at(file, item.second));
+      } else if (item.second.IsMap()) {
+        flatten(file, item.second, key + ".", profile.settings);
+      } else {
+        add_scalar(file, key, item.first, item.second, profile.settings);
+      }
+    }
+    check_settings(profile.settings);
+    experiment.profiles[name] = profile;
+  }
+}
+
+void read_per_dataset(const std::string& file, const YAML::Node& node, Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(file, node) + ": 'per_dataset' must map dataset names to settings");
+  for (const auto& entry : node) {
+    Experiment scratch;
+    read_datasets(file, entry.first, scratch);
+    std::vector<Setting> settings;
+    flatten(file, entry.second, "", settings);
+    check_settings(settings);
+    experiment.per_dataset[scratch.datasets[0]] = settings;
+  }
+}
+
 }  // namespace
 
 std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where) {
@@ -259,7 +297,23 @@ Experiment load_experiment(const std::string& path) {
   if (root["models"]) read_rows(path, root["models"], experiment);
   else experiment.rows.push_back({"model", {}});
   if (root["sweep"]) read_sweep(path, root["sweep"], experiment);
+  if (root["profiles"]) read_profiles(path, root["profiles"], experiment);
+  if (root["per_dataset"]) read_per_dataset(path, root["per_dataset"], experiment);
   return experiment;
+}
+
+void Experiment::choose_profile(const std::string& wanted) {
+  if (wanted.empty()) return;
+  if (!profiles.count(wanted)) {
+    std::vector<std::string> names;
+    for (const auto& [n, settings] : profiles) names.push_back(n);
+    throw Error("--profile " + wanted + ": " + source_file + " defines " +
+                (names.empty() ? std::string("no profiles") : "the profiles " + join(names, ", ")));
+  }
+  profile = wanted;
+  const Profile& chosen = profiles.at(wanted);
+  if (!chosen.datasets.empty()) datasets = chosen.datasets;
+  if (!chosen.seeds.empty()) seeds = chosen.seeds;
 }
 
 }  // namespace repro

@@ -2,6 +2,7 @@
 // An experiment spec file: the base settings, the rows (model configurations),
 // datasets, seeds and sweep axes; plus command-line overrides and axes.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,20 @@ struct Experiment {
   std::vector<std::string> datasets;
   std::vector<int64_t> seeds;
   std::vector<SweepAxis> axes;     // `sweep:` and `--set`
+  std::map<std::string, std::vector<Setting>> per_dataset;  // `per_dataset:` settings for one dataset
+  struct Profile {
+    std::vector<Setting> settings;
+    std::vector<std::string> datasets;  // replaces the spec's when not empty
+    std::vector<int64_t> seeds;         // likewise
+  };
+  std::map<std::string, Profile> profiles;  // `profiles:` budget overlays by name
+  std::string profile;             // the chosen one (--profile), or ""
   std::vector<Setting> overrides;  // `key=value` on the command line, applied last
+
+  // Runs live in <out>/<folder()>: the experiment's name, plus /<profile> when one is chosen.
+  std::string folder() const { return profile.empty() ? name : name + "/" + profile; }
+  // Chooses a profile; throws naming the spec and the profiles it has.
+  void choose_profile(const std::string& name);
 };
 
 // Parses and validates a spec file (every key and value is checked here, so a

@@ -36,13 +36,14 @@ std::vector<std::vector<size_t>> combinations(const std::vector<SweepAxis>& axes
 
 }  // namespace
 
-std::string PlannedRun::relative_dir() const {
-  return experiment + "/" + dataset + "/" + safe_name(model_config) + "/seed_" + std::to_string(seed);
+std::string PlannedRun::run_subdir() const {
+  return dataset + "/" + safe_name(model_config) + "/seed_" + std::to_string(seed);
 }
 
 std::string PlannedRun::resolved_yaml() const {
   std::string out = "# Resolved by repro: every key of the spec table, defaults filled in.\n";
   out += "experiment: " + experiment + "\n";
+  if (folder != experiment) out += "profile: " + folder.substr(experiment.size() + 1) + "\n";
   out += "model_config: \"" + model_config + "\"\n";
   out += "dataset: " + dataset + "\n";
   out += "seed: " + std::to_string(seed) + "\n";
@@ -65,12 +66,14 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
         config.set(axis.key, axis.values[combo[a]], axis.where);
         name += "+" + axis_label(axis.key) + "=" + config.text(axis.key);
       }
-      apply(config, experiment.overrides);
       for (const auto& dataset : experiment.datasets) {
         Config resolved = config;
+        if (experiment.per_dataset.count(dataset)) apply(resolved, experiment.per_dataset.at(dataset));
+        if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
+        apply(resolved, experiment.overrides);
         resolve_settings(resolved, find_dataset(dataset).info());
         for (const auto seed : experiment.seeds)
-          runs.push_back({experiment.name, dataset, name, row_index, seed, resolved});
+          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved});
       }
       ++row_index;
     }

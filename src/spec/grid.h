@@ -11,19 +11,23 @@ namespace repro {
 
 struct PlannedRun {
   std::string experiment;
+  std::string folder;        // experiment, or experiment/profile
   std::string dataset;
   std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
   int row_index = 0;         // order of model configurations in tables
   int64_t seed = 0;
   Config config;             // every key resolved
 
-  // <out>/<experiment>/<dataset>/<model_config>/seed_<k>
-  std::string relative_dir() const;
+  // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
+  std::string run_subdir() const;
+  // <folder>/<dataset>/<model_config>/seed_<k>, inside --out
+  std::string relative_dir() const { return folder + "/" + run_subdir(); }
   // The spec.resolved.yaml text.
   std::string resolved_yaml() const;
 };
 
-// Applies defaults < base < row < sweep values < overrides, validating each.
+// Applies defaults < base < row < sweep values < per_dataset < profile < overrides,
+// validating each.
 std::vector<PlannedRun> expand_grid(const Experiment& experiment);
 
 }  // namespace repro
