@@ -18,9 +18,6 @@ Manifest parse_manifest(const std::string& dataset, const std::string& text) {
   m.homepage = root["homepage"].as<std::string>("");
   m.subfolder = root["subfolder"].as<std::string>("");
   m.citation = root["citation"].as<std::string>("");
-  if (root["official_counts"])
-    for (const auto& entry : root["official_counts"])
-      m.official_counts[entry.first.as<std::string>()] = entry.second.as<int64_t>();
   for (const auto& node : root["files"]) {
     ManifestFile f;
     f.name = node["name"].as<std::string>();
@@ -35,12 +32,6 @@ Manifest parse_manifest(const std::string& dataset, const std::string& text) {
 
 }  // namespace
 
-const ManifestFile& Manifest::file(const std::string& role) const {
-  for (const auto& f : files)
-    if (f.role == role) return f;
-  throw Error("internal: manifest of " + name + " has no file with role '" + role + "'");
-}
-
 const Manifest& manifest(const std::string& dataset) {
   static std::map<std::string, Manifest> cache;
   if (auto it = cache.find(dataset); it != cache.end()) return it->second;
@@ -48,17 +39,6 @@ const Manifest& manifest(const std::string& dataset) {
   const auto it = texts.find(dataset);
   if (it == texts.end()) throw Error("internal: no manifest datasets/" + dataset + ".yaml");
   return cache.emplace(dataset, parse_manifest(dataset, it->second)).first->second;
-}
-
-std::filesystem::path locate(const Manifest& manifest, const std::string& role,
-                             const std::filesystem::path& data_root) {
-  const ManifestFile& f = manifest.file(role);
-  const std::vector<std::filesystem::path> places = {data_root / manifest.folder / f.name, data_root / f.name};
-  for (const auto& place : places)
-    if (std::filesystem::exists(place)) return place;
-  throw Error(manifest.name + ": missing file " + f.name + " (looked in " + places[0].string() + " and " +
-              places[1].string() + "). Get it from " + f.url + " (" + std::to_string(f.bytes) +
-              " bytes, sha256 " + f.sha256 + ") and point --data-root or $REPRO_DATA at its folder.");
 }
 
 }  // namespace repro

@@ -2,7 +2,6 @@
 // Dataset manifests (datasets/<name>.yaml, compiled into the binary): the
 // official files with sizes, checksums and download addresses.
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,16 +16,9 @@ struct ManifestFile {
 struct Manifest {
   std::string name, folder, homepage, citation;
   std::string subfolder;  // the folder the official archive unpacks to, e.g. cifar-10-batches-bin
-  std::map<std::string, int64_t> official_counts;  // split -> examples
-  std::vector<ManifestFile> files;
-  const ManifestFile& file(const std::string& role) const;
+  std::vector<ManifestFile> files;  // (official split sizes live in each DatasetInfo)
 };
 
 const Manifest& manifest(const std::string& dataset);
-
-// Finds a manifest file under the data root (<root>/<folder>/ then <root>/).
-// A missing file is an error naming it, the places looked and where to get it.
-std::filesystem::path locate(const Manifest& manifest, const std::string& role,
-                             const std::filesystem::path& data_root);
 
 }  // namespace repro
