@@ -18,6 +18,16 @@ std::string load_key(const std::string& dataset, const Config& config) {
 }  // namespace
 
 RunData DataLoader::run_data(const std::string& dataset, const Config& config) {
+  // Runs of a grid that differ only in model or seed share their splits: keep the
+  // last ones instead of splitting, adding noise or reading the token cache again.
+  const std::string prepared = dataset + "|" + config.section_text({"data.", "text."});
+  if (prepared == last_key_) return last_;
+  last_ = prepare(dataset, config);
+  last_key_ = prepared;
+  return last_;
+}
+
+RunData DataLoader::prepare(const std::string& dataset, const Config& config) {
   const DatasetEntry& entry = find_dataset(dataset);
   const std::string key = load_key(dataset, config);
   if (entry.load_text) {

@@ -23,7 +23,11 @@ class DataLoader {
   DatasetInfo model_info(const std::string& dataset, const Config& config);
 
  private:
+  RunData prepare(const std::string& dataset, const Config& config);
+
   std::filesystem::path root_;
+  std::string last_key_;  // the splits of the last run, reused by the next when they match
+  RunData last_;
   std::map<std::string, RawData> images_;
   std::map<std::string, RawText> texts_;
 };

@@ -102,11 +102,8 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
 }
 
 std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
-                    ";test=" + std::to_string(raw.test.size());
-  for (const auto& [name, value] : config.values())
-    if (name.rfind("text.", 0) == 0 || name.rfind("data.", 0) == 0) key += ";" + name + "=" + value;
-  return key;
+  return "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
+         ";test=" + std::to_string(raw.test.size()) + ";" + config.section_text({"data.", "text."});
 }
 
 }  // namespace

@@ -59,6 +59,14 @@ std::vector<std::string> Config::differences(const Config& other) const {
   return keys;
 }
 
+std::string Config::section_text(const std::vector<std::string>& prefixes) const {
+  std::string text;
+  for (const auto& [key, value] : values_)
+    for (const auto& prefix : prefixes)
+      if (key.rfind(prefix, 0) == 0) text += key + "=" + value + ";";
+  return text;
+}
+
 std::string Config::to_yaml(int indent) const {
   // Keys are sorted, so a dotted prefix's members are contiguous.
   std::string out;

@@ -30,6 +30,9 @@ class Config {
   const std::map<std::string, std::string>& values() const { return values_; }
   // Keys whose values differ from `other` (for "spec changed" errors).
   std::vector<std::string> differences(const Config& other) const;
+  // "key=value;..." of every key in the sections `prefixes` (e.g. {"data.", "text."}):
+  // what a cache of prepared data is keyed by.
+  std::string section_text(const std::vector<std::string>& prefixes) const;
   // Nested YAML of every key (sections model/data/train) at `indent` spaces.
   std::string to_yaml(int indent = 0) const;
 

@@ -29,7 +29,8 @@ void seed_epoch(int64_t seed, int64_t epoch) {
 
 struct EpochTotals {
   double loss_sum = 0;
-  int64_t correct = 0, seen = 0;
+  torch::Tensor correct;  // () on the run's device: no host sync per step
+  int64_t seen = 0;
   bool diverged = false;
   std::string message;
 };
@@ -44,6 +45,7 @@ EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimize
   const auto order = torch::randperm(n, torch::kInt64);
   model.train();
   EpochTotals totals;
+  totals.correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(c.device));
   for (int64_t begin = 0, b = 1; begin < n; begin += batch_size, ++b) {
     const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
     const Batch x = batcher.inputs(c.data.train, indices, /*train=*/true);        // images or ids
@@ -65,7 +67,7 @@ EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimize
     ++step;
     if (c.kill_at_step > 0 && step == c.kill_at_step) std::raise(SIGKILL);  // tests: die mid-epoch
     totals.loss_sum += loss_value * static_cast<double>(indices.size(0));
-    totals.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    totals.correct += logits.argmax(1).eq(y).sum();
     totals.seen += indices.size(0);
     c.progress.step(epoch, b, loss_value, indices.size(0));
   }
@@ -130,7 +132,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     row.step = state.step;
     row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
     row.train_loss = totals.loss_sum / static_cast<double>(totals.seen);
-    row.train_acc = 100.0 * static_cast<double>(totals.correct) / static_cast<double>(totals.seen);
+    row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
     const int64_t eval_batch = config.integer("train.eval_batch_size");
     std::tie(row.val_loss, row.val_acc) = evaluate(model, c.data.val, batcher, c.device, eval_batch);
     std::tie(row.test_loss, row.test_acc) = evaluate(model, c.data.test, batcher, c.device, eval_batch);
