@@ -74,6 +74,11 @@ TEST_CASE("limits and the stratified validation split are seeded and disjoint", 
   config.set("data.split_seed", "1", "test");
   const RunData c = prepare_run_data(fashion_mnist_info(), raw, config);
   CHECK_FALSE(torch::equal(a.val.inputs, c.val.inputs));
+  config.set("data.val_limit", "10", "test");
+  const RunData d = prepare_run_data(fashion_mnist_info(), raw, config);
+  CHECK(d.val.size() == 10);
+  CHECK(d.train.size() == 160);  // the limit thins validation only
+  CHECK_THAT(d.notes.back(), Contains("10 validation examples (data.val_limit)"));
 }
 
 TEST_CASE("vision batches: normalization and shape-preserving augmentation", "[data]") {

@@ -97,6 +97,11 @@ RunData split_run_data(const DatasetInfo& info, const RawData& raw, const Config
   keep_mask.index_fill_(0, held, false);
   data.val = take(train, held);
   data.train = take(train, keep_mask.nonzero().squeeze(1));
+  const int64_t val_limit = config.integer("data.val_limit");
+  if (val_limit > 0 && val_limit < data.val.size()) {
+    data.val = limit_split(data.val, val_limit, seed + 2);
+    data.notes.push_back("subset: " + std::to_string(val_limit) + " validation examples (data.val_limit)");
+  }
   return data;
 }
 

@@ -70,6 +70,11 @@ TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config
     out.train = take(out.train, subset_indices(out.train.size(), train_limit, seed));
     out.notes.push_back("subset: " + std::to_string(train_limit) + " training examples (data.train_limit)");
   }
+  const int64_t val_limit = config.integer("data.val_limit");
+  if (val_limit > 0 && val_limit < out.val.size()) {
+    out.val = take(out.val, subset_indices(out.val.size(), val_limit, seed + 2));
+    out.notes.push_back("subset: " + std::to_string(val_limit) + " validation examples (data.val_limit)");
+  }
   if (test_limit > 0 && test_limit < out.test.size()) {
     out.test = take(out.test, subset_indices(out.test.size(), test_limit, seed + 1));
     out.notes.push_back("subset: " + std::to_string(test_limit) + " test examples (data.test_limit)");

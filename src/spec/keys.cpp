@@ -93,6 +93,8 @@ std::vector<KeyDef> build_table() {
            "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in datasets/<name>.yaml)."),
       integer("data.train_limit", 0, 0, 1e12, "Use only this many training examples (a seeded random subset; 0 = all)."),
       integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),
+      integer("data.val_limit", 0, 0, 1e12,
+              "Use only this many validation examples (a seeded random subset of the validation split; 0 = all)."),
       real_or_auto("data.val_fraction", 0, 0.9,
                    "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), 0.2 for text (paper A.2)."),
       choice("data.missing_train", "error", {"error", "split_test"},
