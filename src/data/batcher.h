@@ -19,11 +19,20 @@ class TextBatcher : public Batcher {
  public:
   explicit TextBatcher(torch::Device device) : device_(device) {}
   // ids (B, L') with L' the longest real length in the batch; mask = ids == 0.
+  // With split.lengths (resident text) and CPU indices, L' is found without a device read.
   Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const override;
 
  private:
   torch::Device device_;
 };
+
+// The split with inputs and labels resident on `device` (uint8 images stay uint8);
+// text splits also get their CPU `lengths`. On the CPU: the split itself.
+Split resident_split(const Split& split, torch::Device device);
+RunData resident_data(const RunData& data, torch::Device device);
+
+// `indices` (B,) int64 on the device holding `split` (a non-blocking copy from pinned memory).
+torch::Tensor indices_for(const Split& split, const torch::Tensor& indices);
 
 // VisionBatcher for images, TextBatcher for text.
 std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const Config& config, torch::Device device);

@@ -23,6 +23,8 @@ struct DatasetInfo {
 struct Split {
   torch::Tensor inputs;  // images: (N, C, H, W) uint8; text: (N, L) int64 ids, 0 = padding
   torch::Tensor labels;  // (N,) int64
+  torch::Tensor lengths;  // text on a GPU: (N,) int64 real lengths kept on the CPU (batch trimming without a
+                          // device read); undefined otherwise
   int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
 };
 

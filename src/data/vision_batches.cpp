@@ -14,7 +14,7 @@ VisionBatcher::VisionBatcher(const DatasetInfo& info, const Config& config, torc
 }
 
 torch::Tensor VisionBatcher::images(const Split& split, const torch::Tensor& indices, bool train) const {
-  auto x = split.inputs.index_select(0, indices.to(split.inputs.device())).to(device_);  // (B, C, H, W) uint8
+  auto x = split.inputs.index_select(0, indices_for(split, indices)).to(device_);  // (B, C, H, W) uint8
   x = x.to(torch::kFloat32).div_(255.0);
   if (train && (augment_ == "crop" || augment_ == "crop_flip")) x = random_crop(x);
   if (train && (augment_ == "flip" || augment_ == "crop_flip")) x = random_flip(x);

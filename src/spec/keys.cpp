@@ -139,6 +139,9 @@ std::vector<KeyDef> build_table() {
       integer("train.warmup_steps", 0, 0, 1e9, "Linear warmup steps from 0 to train.lr."),
       real("train.clip_norm", "0", 0, 1e9, "Clip gradients to this global norm (0 = off)."),
       real("train.label_smoothing", "0", 0, 0.99, "Label smoothing of the cross-entropy loss."),
+      choice("train.precision", "auto", {"auto", "fp32", "bf16"},
+             "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
+             "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),
       choice("train.select", "auto", {"auto", "best_val", "last"},
              "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
   };

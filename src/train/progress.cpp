@@ -61,11 +61,13 @@ void Progress::step(int64_t epoch, int64_t step_in_epoch, double loss, int64_t e
   const double interval = live_ ? 0.5 : 30.0;
   if (seconds_since(last_print_) < interval) return;
   last_print_ = Clock::now();
-  char line[256];
-  std::snprintf(line, sizeof line, "run %lld/%lld %s | epoch %lld/%lld step %lld/%lld | loss %.4f | %.0f ex/s | ETA run %s, all %s",
+  // NaN loss = not read this step (on a GPU, reading it would stall the queue).
+  const std::string loss_text = std::isnan(loss) ? "" : fmt::format(" | loss {:.4f}", loss);
+  char line[320];
+  std::snprintf(line, sizeof line, "run %lld/%lld %s | epoch %lld/%lld step %lld/%lld%s | %.0f ex/s | ETA run %s, all %s",
                 (long long)(run_index_ + 1), (long long)total_runs_, label_.c_str(), (long long)epoch,
-                (long long)epochs_, (long long)step_in_epoch, (long long)steps_per_epoch_, loss, shown_rate,
-                format_duration(eta_run_seconds()).c_str(), format_duration(eta_all_seconds()).c_str());
+                (long long)epochs_, (long long)step_in_epoch, (long long)steps_per_epoch_, loss_text.c_str(),
+                shown_rate, format_duration(eta_run_seconds()).c_str(), format_duration(eta_all_seconds()).c_str());
   print(line);
 }
 

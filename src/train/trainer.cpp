@@ -9,6 +9,7 @@
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "train/schedule.h"
+#include "train/step.h"
 #include "util/files.h"
 
 namespace repro {
@@ -27,82 +28,85 @@ void seed_epoch(int64_t seed, int64_t epoch) {
   torch::manual_seed(static_cast<uint64_t>(seed) * 1000003ull + static_cast<uint64_t>(epoch));
 }
 
-struct EpochTotals {
+struct EpochResult {
   double loss_sum = 0;
-  torch::Tensor correct;  // () on the run's device: no host sync per step
-  int64_t seen = 0;
+  int64_t correct = 0, seen = 0;
   bool diverged = false;
   std::string message;
 };
 
-EpochTotals train_epoch(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const TrainContext& c,
-                        const Batcher& batcher, const Schedule& schedule, int64_t epoch, int64_t& step) {
-  const Config& config = c.run.config;
-  const int64_t n = c.data.train.size(), batch_size = config.integer("train.batch_size");
-  const double clip = config.real("train.clip_norm");
-  const auto loss_options = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(
-      config.real("train.label_smoothing"));
-  const auto order = torch::randperm(n, torch::kInt64);
-  model.train();
-  EpochTotals totals;
-  totals.correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(c.device));
+std::string divergence_message(double loss, int64_t epoch, int64_t step) {
+  return "loss became " + std::to_string(loss) + " at epoch " + std::to_string(epoch) +
+         (step > 0 ? ", step " + std::to_string(step) : std::string(" (read at the epoch's end)"));
+}
+
+// One epoch of steps. On the CPU the loss is read every step (free there): the
+// progress line shows it and a NaN stops the run at once. On a GPU nothing is
+// read inside the epoch, so the queue never stalls; the sums are read at its end.
+EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData& data, const Batcher& batcher,
+                        const Schedule& schedule, int64_t epoch, int64_t& step) {
+  const int64_t n = data.train.size(), batch_size = c.run.config.integer("train.batch_size");
+  const bool read_each_step = c.device.is_cpu();
+  auto order = torch::randperm(n, torch::kInt64);  // (n,) on the CPU
+  if (c.device.is_cuda()) order = order.pin_memory();
+  StepTotals totals(c.device);
+  EpochResult result;
   for (int64_t begin = 0, b = 1; begin < n; begin += batch_size, ++b) {
     const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
-    const Batch x = batcher.inputs(c.data.train, indices, /*train=*/true);        // images or ids
-    const auto y = c.data.train.labels.index_select(0, indices).to(c.device);      // (B,)
-    set_learning_rate(optimizer, schedule.at(step));
-    optimizer.zero_grad();
-    const auto logits = model.forward(x);  // (B, classes)
-    const auto loss = torch::nn::functional::cross_entropy(logits, y, loss_options);
-    const double loss_value = loss.item<double>();
-    if (!std::isfinite(loss_value)) {
-      totals.diverged = true;
-      totals.message = "loss became " + std::to_string(loss_value) + " at epoch " + std::to_string(epoch) +
-                       ", step " + std::to_string(step + 1);
-      return totals;
-    }
-    loss.backward();
-    if (clip > 0) torch::nn::utils::clip_grad_norm_(model.parameters(), clip);
-    optimizer.step();
+    const Batch x = batcher.inputs(data.train, indices, /*train=*/true);          // images or ids
+    const auto y = data.train.labels.index_select(0, indices_for(data.train, indices));  // (B,)
+    const auto loss = step_fn.run(x, y, schedule.at(step), totals);
     ++step;
     if (c.kill_at_step > 0 && step == c.kill_at_step) std::raise(SIGKILL);  // tests: die mid-epoch
-    totals.loss_sum += loss_value * static_cast<double>(indices.size(0));
-    totals.correct += logits.argmax(1).eq(y).sum();
-    totals.seen += indices.size(0);
+    double loss_value = NAN;
+    if (read_each_step) {
+      loss_value = loss.item<double>();
+      if (!std::isfinite(loss_value)) {
+        result.diverged = true;
+        result.message = divergence_message(loss_value, epoch, step);
+        return result;
+      }
+    }
     c.progress.step(epoch, b, loss_value, indices.size(0));
   }
-  return totals;
+  result.loss_sum = totals.loss_sum.item<double>();  // the epoch's one read of the device
+  result.correct = totals.correct.item<int64_t>();
+  result.seen = totals.seen;
+  if (!std::isfinite(result.loss_sum)) {
+    result.diverged = true;
+    result.message = divergence_message(result.loss_sum, epoch, 0);
+  }
+  return result;
 }
 
 }  // namespace
 
 std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const Batcher& batcher,
-                                   torch::Device device, int64_t batch_size) {
+                                   torch::Device device, int64_t batch_size, Precision precision) {
   if (split.size() == 0) return {NAN, NAN};
   torch::NoGradGuard no_grad;
   model.eval();
-  double loss_sum = 0;
-  int64_t correct = 0;
+  StepTotals totals(device);
   for (int64_t begin = 0; begin < split.size(); begin += batch_size) {
     const auto indices = torch::arange(begin, std::min(split.size(), begin + batch_size), torch::kInt64);
     const Batch x = batcher.inputs(split, indices, /*train=*/false);
-    const auto y = split.labels.index_select(0, indices).to(device);
-    const auto logits = model.forward(x);
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
-    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    const auto y = split.labels.index_select(0, indices_for(split, indices)).to(device);
+    const auto logits = predict(model, x, device, precision);  // (B, classes) float32
+    totals.add(torch::nn::functional::cross_entropy(logits, y), logits, y);
   }
   const auto n = static_cast<double>(split.size());
-  return {loss_sum / n, 100.0 * static_cast<double>(correct) / n};
+  return {totals.loss_sum.item<double>() / n, 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / n};
 }
 
 TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
   const Config& config = c.run.config;
   model.to(c.device);
+  allow_tf32(c.device);
   auto optimizer = make_optimizer(model, config);
+  TrainStep step_fn(model, *optimizer, config, c.device);
+  const RunData data = resident_data(c.data, c.device);  // the whole dataset on the device, once
   const int64_t batch_size = config.integer("train.batch_size"), epochs = config.integer("train.epochs");
-  const int64_t steps_per_epoch = (c.data.train.size() + batch_size - 1) / batch_size;
+  const int64_t steps_per_epoch = (data.train.size() + batch_size - 1) / batch_size;
   const Schedule schedule = Schedule::from_config(config, steps_per_epoch);
   const auto batcher_ptr = make_batcher(c.data.info, config, c.device);
   const Batcher& batcher = *batcher_ptr;
@@ -120,7 +124,8 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
   for (int64_t epoch = state.epochs_done + 1; epoch <= epochs; ++epoch) {
     const auto start = Clock::now();
     seed_epoch(c.run.seed, epoch);
-    const EpochTotals totals = train_epoch(model, *optimizer, c, batcher, schedule, epoch, state.step);
+    model.train();
+    const EpochResult totals = train_epoch(step_fn, c, data, batcher, schedule, epoch, state.step);
     if (totals.diverged) {
       outcome.status = "diverged";
       outcome.message = totals.message;
@@ -132,10 +137,11 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     row.step = state.step;
     row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
     row.train_loss = totals.loss_sum / static_cast<double>(totals.seen);
-    row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
+    row.train_acc = 100.0 * static_cast<double>(totals.correct) / static_cast<double>(totals.seen);
     const int64_t eval_batch = config.integer("train.eval_batch_size");
-    std::tie(row.val_loss, row.val_acc) = evaluate(model, c.data.val, batcher, c.device, eval_batch);
-    std::tie(row.test_loss, row.test_acc) = evaluate(model, c.data.test, batcher, c.device, eval_batch);
+    const Precision precision = step_fn.precision();
+    std::tie(row.val_loss, row.val_acc) = evaluate(model, data.val, batcher, c.device, eval_batch, precision);
+    std::tie(row.test_loss, row.test_acc) = evaluate(model, data.test, batcher, c.device, eval_batch, precision);
     row.seconds = seconds_since(start);
     outcome.history.push_back(row);
 

@@ -10,6 +10,7 @@
 #include "models/model.h"
 #include "run/record.h"
 #include "spec/grid.h"
+#include "train/precision.h"
 #include "train/progress.h"
 
 namespace repro {
@@ -36,7 +37,8 @@ struct TrainOutcome {
 TrainOutcome train(ClassifierImpl& model, const TrainContext& context);
 
 // Mean cross-entropy (no smoothing) and accuracy in percent over a split; NaN when empty.
+// Under `precision` (bf16 autocast or fp32); one host read at the end.
 std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const Batcher& batcher,
-                                   torch::Device device, int64_t batch_size);
+                                   torch::Device device, int64_t batch_size, Precision precision = Precision::Fp32);
 
 }  // namespace repro

@@ -24,6 +24,11 @@ class AttentionImpl : public torch::nn::Module {
   // Returns (B, N, D).
   virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask,
                                 torch::Tensor* maps) = 0;
+
+  // Forward FLOPs (2 per multiply-add) per sequence of `tokens` tokens that the
+  // linear layers do not account for: the (N x N) products (scores, maps x values)
+  // and any other per-pair work. `repro bench` adds the linear layers itself.
+  virtual double pairwise_flops(int64_t tokens) const = 0;
 };
 
 using AttentionPtr = std::shared_ptr<AttentionImpl>;

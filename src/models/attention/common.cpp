@@ -18,6 +18,11 @@ bool fused_attention_available() {
 
 void set_fused_attention_enabled(bool enabled) { g_fused_enabled = enabled; }
 
+double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width) {
+  const double pairs = static_cast<double>(tokens) * static_cast<double>(tokens);
+  return 2.0 * pairs * static_cast<double>(qk_width + v_width);
+}
+
 torch::Tensor split_heads(const torch::Tensor& x, int64_t heads) {
   const int64_t B = x.size(0), N = x.size(1);
   return x.view({B, N, heads, -1}).transpose(1, 2);

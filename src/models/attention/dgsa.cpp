@@ -30,6 +30,8 @@ class DgsaAttention : public AttentionImpl {
     gate_->bias.fill_(o.config ? o.config->real("model.attention.gate_bias_init") : 0.0);
   }
 
+  double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
+
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
     const DifferentialStreams s = core_.project(x);
     const auto g = torch::sigmoid(gate_(x)).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)

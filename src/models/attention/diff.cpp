@@ -25,6 +25,8 @@ class DiffAttention : public AttentionImpl {
     lambda_k2_ = register_parameter("lambda_k2", torch::randn({d}) * 0.1);
   }
 
+  double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
+
   torch::Tensor lambda() const {  // () scalar
     return torch::exp((lambda_q1_ * lambda_k1_).sum()) - torch::exp((lambda_q2_ * lambda_k2_).sum()) +
            core_.lambda_init();

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "models/attention/attention.h"
+#include "models/attention/common.h"
 #include "models/norm.h"
 
 namespace repro {
@@ -41,6 +42,10 @@ class DifferentialCore {
   // (B, h, N, 2d) -> RMSNorm x (1 - lambda_init) -> (B, N, D) -> W_o
   torch::Tensor finish(const torch::Tensor& heads_out);
 
+  // Two maps of h heads: Q1 K1^T + Q2 K2^T over 2h d = D, A1 V + A2 V over 2 x h 2d = 2D.
+  double pairwise_flops(int64_t tokens) const {
+    return dot_product_flops(tokens, 2 * heads_ * head_dim_, 4 * heads_ * head_dim_);
+  }
   double lambda_init() const { return lambda_init_; }
   int64_t heads() const { return heads_; }
   int64_t head_dim() const { return head_dim_; }

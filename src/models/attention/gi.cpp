@@ -22,7 +22,7 @@ namespace {
 class GiAttention : public AttentionImpl {
  public:
   explicit GiAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     inh_p_ = c.real("model.attention.inh_p");
@@ -49,6 +49,9 @@ class GiAttention : public AttentionImpl {
     return multiplicative_ ? base * (inhibition + 1) : base + inhibition;
   }
 
+  // As vanilla; the gate and inhibition layers are linear layers.
+  double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
+
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
     const auto qkv = proj_.qkv(x).chunk(3, -1);  // 3 x (B, N, D)
     const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
@@ -60,7 +63,7 @@ class GiAttention : public AttentionImpl {
   }
 
  private:
-  int64_t heads_;
+  int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_, inh_p_ = 0.1;
   bool multiplicative_ = true, per_token_ = false, detach_ = false;
   QkvProjections proj_;

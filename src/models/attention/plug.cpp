@@ -30,7 +30,7 @@ torch::Tensor bound(const torch::Tensor& x, const std::string& activation) {
 class PlugAttention : public AttentionImpl {
  public:
   explicit PlugAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     gml_ = c.text("model.attention.plug_gml");
@@ -46,6 +46,7 @@ class PlugAttention : public AttentionImpl {
     const int64_t factors = gml_ == "C" ? 1 : 2;
     if (gml_ == "D") {
       const int64_t hidden = c.integer("model.attention.plug_hidden");
+      gml_hidden_ = hidden;
       gml_in_ = register_module("gml_in", torch::nn::Linear(1, hidden));
       gml_out_ = register_module("gml_out", torch::nn::Linear(hidden, 2));
     } else if (gml_ != "A") {
@@ -67,6 +68,14 @@ class PlugAttention : public AttentionImpl {
     return bound(gml_ == "B" ? a + b : a * b, activation_);
   }
 
+  // Vanilla's products, plus R = Q_g K_g^T and the per-pair GML layers (per gate head and pair:
+  // E/B 1 -> 2, C 1 -> 1, D 1 -> hidden -> 2; A none).
+  double pairwise_flops(int64_t tokens) const override {
+    const double pairs = static_cast<double>(gate_heads_) * static_cast<double>(tokens) * static_cast<double>(tokens);
+    const double gml = gml_ == "A" ? 0 : gml_ == "C" ? 2 : gml_ == "D" ? 2.0 * gml_hidden_ + 4.0 * gml_hidden_ : 4;
+    return dot_product_flops(tokens, dim_, dim_) + pairs * (2.0 * static_cast<double>(gate_dim_) + gml);
+  }
+
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
@@ -83,7 +92,7 @@ class PlugAttention : public AttentionImpl {
   }
 
  private:
-  int64_t heads_, gate_dim_ = 1, gate_heads_ = 1;
+  int64_t heads_, dim_, gate_dim_ = 1, gate_heads_ = 1, gml_hidden_ = 0;
   double attn_dropout_, proj_dropout_;
   std::string gml_, activation_;
   bool post_ = false, residual_ = true;

@@ -14,8 +14,10 @@ namespace {
 class VanillaAttention : public AttentionImpl {
  public:
   explicit VanillaAttention(const AttentionOptions& o)
-      : heads_(o.heads), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {}
+
+  double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
@@ -25,7 +27,7 @@ class VanillaAttention : public AttentionImpl {
   }
 
  private:
-  int64_t heads_;
+  int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_;
   QkvProjections proj_;
 };

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Times the eager PyTorch version (models.py) of one model that `repro bench` timed.
+
+  bench_reference.py BENCH_JSON INDEX [--steps N] [--warmup N] [--device cpu|cuda] [--threads N]
+
+Reads the model's resolved settings from repro's bench.json (results[INDEX].settings),
+builds the same architecture, and times training steps on synthetic data of the same
+shape resident on the device, the way a PyTorch user would write the loop: AdamW
+(decay / no-decay groups), bf16 autocast on CUDA, clip_grad_norm_, the same batch.
+Prints one JSON object (params, ms/step, examples/s).
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch.nn.functional as F
+
+from models import Classifier
+
+SHAPES = {  # dataset -> (kind, channels, image size, classes)
+    "cifar10": ("vit", 3, 32, 10), "cifar100": ("vit", 3, 32, 100), "svhn": ("vit", 3, 32, 10),
+    "fashion_mnist": ("vit", 1, 28, 10), "imdb": ("text", 0, 0, 2), "rotten_tomatoes": ("text", 0, 0, 2),
+    "ag_news": ("text", 0, 0, 4), "newsgroups": ("text", 0, 0, 20),
+}
+
+
+def build(result):
+    s = result["settings"]
+    kind, channels, image, classes = SHAPES[result["dataset"]]
+    if s["model.attention.kind"] not in ("vanilla", "diff", "dgsa") or s["model.ffn.kind"] not in ("mlp", "swiglu"):
+        raise SystemExit(f"models.py covers vanilla/diff/dgsa with mlp/swiglu, not {s['model.attention.kind']}")
+    max_len = int(s["text.max_len"])
+    positions = int(s["model.max_len"]) if kind == "vit" else (int(s["model.max_len"]) or max_len)
+    vocab = int(s["text.max_vocab"]) or 60000
+    model = Classifier(kind, classes, int(s["model.dim"]), int(s["model.depth"]), int(s["model.heads"]),
+                       s["model.attention.kind"], s["model.ffn.kind"], float(eval(s["model.ffn.ratio"])),
+                       float(s["model.dropout"]), patch=int(s["model.patch"]), channels=channels, image=image,
+                       positions=positions, vocab=vocab)
+    return model, kind, channels, image, classes, max_len, vocab
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bench_json")
+    parser.add_argument("index", type=int)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--threads", type=int, default=0)
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    result = json.load(open(args.bench_json))["results"][args.index]
+    s = result["settings"]
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    model, kind, channels, image, classes, max_len, vocab = build(result)
+    model.to(device).train()
+    params = sum(p.numel() for p in model.parameters())
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "embed" not in n and "cls_token" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "embed" not in n and "cls_token" not in n)]
+    betas = tuple(float(b) for b in s["train.betas"].strip("[]").split(","))
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": float(s["train.weight_decay"])},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=float(s["train.lr"]), betas=betas, eps=float(s["train.eps"]))
+    batch, clip = int(s["train.batch_size"]), float(s["train.clip_norm"])
+    bf16 = device.type == "cuda" and s["train.precision"] in ("auto", "bf16")
+    pool_size = 4 * batch
+    if kind == "vit":
+        pool = torch.randint(0, 256, (pool_size, channels, image, image), dtype=torch.uint8, device=device)
+        mean = torch.full((1, channels, 1, 1), 0.5, device=device)
+    else:
+        pool = torch.randint(3, vocab, (pool_size, max_len), device=device)
+    labels = torch.randint(0, classes, (pool_size,), device=device)
+
+    def step(i):
+        idx = torch.randint(0, pool_size, (batch,), device=device)
+        x = pool[idx]
+        if kind == "vit":
+            x = (x.float() / 255 - mean) / 0.25
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            logits = model(x)
+        loss = F.cross_entropy(logits.float(), labels[idx])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        optimizer.step()
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    for i in range(args.warmup):
+        step(i)
+    sync()
+    start = time.perf_counter()
+    for i in range(args.steps):
+        step(i)
+    sync()
+    seconds = time.perf_counter() - start
+    print(json.dumps({"model_config": result["model_config"], "dataset": result["dataset"], "params": params,
+                      "torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
+                      "precision": "bf16" if bf16 else "fp32", "train_ms_per_step": 1000 * seconds / args.steps,
+                      "train_examples_per_s": args.steps * batch / seconds}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+#include "bench/bench.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "data/batcher.h"
+#include "data/registry.h"
+#include "models/flops.h"
+#include "models/param_count.h"
+#include "train/optimizer.h"
+#include "train/step.h"
+
+#ifdef REPRO_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace repro {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void synchronize(torch::Device device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+void reset_peak_memory(torch::Device device) {
+#ifdef REPRO_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+#else
+  (void)device;
+#endif
+}
+
+double peak_memory_mb(torch::Device device) {
+#ifdef REPRO_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    return static_cast<double>(stats.allocated_bytes[0].peak) / (1024.0 * 1024.0);  // [0] = all pools
+  }
+#endif
+  (void)device;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB -> MiB
+}
+
+// A pool of synthetic examples resident on the device: uint8 images or full-length ids.
+Split synthetic_split(const DatasetInfo& info, int64_t count, torch::Device device) {
+  Split split;
+  split.labels = torch::randint(0, info.num_classes, {count}, torch::kInt64);
+  if (info.modality == "text")
+    split.inputs = torch::randint(3, info.vocab_size, {count, info.max_length}, torch::kInt64);  // no padding
+  else
+    split.inputs = torch::randint(0, 256, {count, info.channels, info.height, info.width}, torch::kUInt8);
+  return resident_split(split, device);
+}
+
+// Runs `steps` training steps over `pool` in a fresh random order (wrapping around).
+void train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int64_t batch, int64_t steps,
+                 StepTotals& totals) {
+  const int64_t n = pool.size();
+  auto order = torch::randperm(n, torch::kInt64);
+  for (int64_t s = 0, begin = 0; s < steps; ++s, begin += batch) {
+    if (begin + batch > n) begin = 0;
+    const auto indices = order.slice(0, begin, std::min(n, begin + batch));  // (B,)
+    const Batch x = batcher.inputs(pool, indices, /*train=*/true);
+    const auto y = pool.labels.index_select(0, indices_for(pool, indices));
+    step.run(x, y, 1e-4, totals);
+  }
+}
+
+}  // namespace
+
+DatasetInfo synthetic_info(const PlannedRun& run) {
+  DatasetInfo info = find_dataset(run.dataset).info();
+  if (info.modality == "text") {
+    const int64_t vocab = run.config.integer("text.max_vocab");
+    info.vocab_size = vocab > 0 ? vocab : 60000;
+    info.max_length = run.config.integer("text.max_len");
+  }
+  return info;
+}
+
+BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops) {
+  const Config& config = run.config;
+  const DatasetInfo info = synthetic_info(run);
+  torch::manual_seed(0);
+  auto model = build_model(config, info);
+  model->to(options.device);
+  allow_tf32(options.device);
+  auto optimizer = make_optimizer(*model, config);
+  TrainStep step(*model, *optimizer, config, options.device);
+  const auto batcher = make_batcher(info, config, options.device);
+
+  BenchResult r;
+  r.model_config = run.model_config;
+  r.settings = config.values();
+  r.dataset = run.dataset;
+  r.precision = precision_name(step.precision());
+  r.params = count_parameters(*model).total;
+  r.batch = config.integer("train.batch_size");
+  r.eval_batch = config.integer("train.eval_batch_size");
+  r.tokens = info.modality == "text" ? info.max_length
+                                     : (info.height / config.integer("model.patch")) *
+                                               (info.width / config.integer("model.patch")) + 1;
+  r.forward_flops = forward_flops(*model, r.tokens).forward();
+
+  const Split pool = synthetic_split(info, std::max<int64_t>(4 * r.batch, r.eval_batch), options.device);
+  reset_peak_memory(options.device);
+  model->train();
+  StepTotals totals(options.device);
+  train_steps(step, *batcher, pool, r.batch, options.warmup, totals);
+  synchronize(options.device);
+  auto start = Clock::now();
+  train_steps(step, *batcher, pool, r.batch, options.steps, totals);
+  synchronize(options.device);
+  const double train_seconds = seconds_since(start);
+  r.train_ms = 1000.0 * train_seconds / static_cast<double>(options.steps);
+  r.train_examples_per_s = static_cast<double>(options.steps * r.batch) / train_seconds;
+  r.train_tokens_per_s = r.train_examples_per_s * static_cast<double>(r.tokens);
+  r.train_tflops = 3.0 * r.forward_flops * r.train_examples_per_s / 1e12;
+  r.mfu = peak_tflops > 0 ? r.train_tflops / peak_tflops : 0;
+
+  {
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const int64_t eval_n = std::min(pool.size(), r.eval_batch);
+    const auto indices = torch::arange(eval_n, torch::kInt64);
+    for (int64_t i = 0; i < 2; ++i) predict(*model, batcher->inputs(pool, indices, false), options.device, step.precision());
+    synchronize(options.device);
+    start = Clock::now();
+    for (int64_t i = 0; i < options.eval_batches; ++i)
+      predict(*model, batcher->inputs(pool, indices, false), options.device, step.precision());
+    synchronize(options.device);
+    const double eval_seconds = seconds_since(start);
+    r.eval_ms = 1000.0 * eval_seconds / static_cast<double>(options.eval_batches);
+    r.eval_examples_per_s = static_cast<double>(options.eval_batches * eval_n) / eval_seconds;
+  }
+  if (options.epoch_examples > 0) {
+    model->train();
+    const Split epoch_pool = synthetic_split(info, options.epoch_examples, options.device);
+    const int64_t steps = (options.epoch_examples + r.batch - 1) / r.batch;
+    synchronize(options.device);
+    start = Clock::now();
+    train_steps(step, *batcher, epoch_pool, r.batch, steps, totals);
+    (void)totals.loss_sum.item<double>();  // what the trainer reads at an epoch's end
+    r.epoch_seconds = seconds_since(start);
+  }
+  r.peak_memory_mb = peak_memory_mb(options.device);
+  return r;
+}
+
+double matmul_peak_tflops(torch::Device device, int64_t n) {
+  torch::NoGradGuard no_grad;
+  const auto dtype = device.is_cuda() ? torch::kBFloat16 : torch::kFloat32;
+  const auto a = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(device));
+  const auto b = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(device));
+  auto c = torch::matmul(a, b);
+  synchronize(device);
+  double best = 0;
+  const int64_t repeats = device.is_cuda() ? 20 : 1;
+  for (int trial = 0; trial < 3; ++trial) {
+    const auto start = Clock::now();
+    for (int64_t i = 0; i < repeats; ++i) c = torch::matmul(a, b);
+    synchronize(device);
+    const double seconds = seconds_since(start);
+    best = std::max(best, 2.0 * static_cast<double>(n) * n * n * repeats / seconds / 1e12);
+  }
+  return best;
+}
+
+nlohmann::json BenchResult::to_json() const {
+  return {{"model_config", model_config}, {"dataset", dataset}, {"precision", precision},
+          {"params", params}, {"batch", batch}, {"tokens_per_example", tokens},
+          {"forward_flops_per_example", forward_flops}, {"train_ms_per_step", train_ms},
+          {"train_examples_per_s", train_examples_per_s}, {"train_tokens_per_s", train_tokens_per_s},
+          {"train_tflops", train_tflops}, {"mfu", mfu}, {"eval_batch", eval_batch}, {"eval_ms_per_batch", eval_ms},
+          {"eval_examples_per_s", eval_examples_per_s}, {"epoch_seconds", epoch_seconds},
+          {"peak_memory_mb", peak_memory_mb}, {"settings", settings}};
+}
+
+std::string bench_table(const std::vector<BenchResult>& results, double peak_tflops, const std::string& peak_what) {
+  std::string out = "| model | dataset | params | prec | batch | train ms/step | ex/s | tokens/s | TFLOP/s | MFU | "
+                    "eval ex/s | epoch s | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results)
+    out += fmt::format("| {} | {} | {:.2f}M | {} | {} | {:.2f} | {:.0f} | {:.0f} | {:.3f} | {:.1f}% | {:.0f} | {} | {:.0f} |\n",
+                       r.model_config, r.dataset, static_cast<double>(r.params) / 1e6, r.precision, r.batch, r.train_ms,
+                       r.train_examples_per_s, r.train_tokens_per_s, r.train_tflops, 100.0 * r.mfu,
+                       r.eval_examples_per_s, r.epoch_seconds > 0 ? fmt::format("{:.2f}", r.epoch_seconds) : "-",
+                       r.peak_memory_mb);
+  out += fmt::format("\nMFU against {:.3f} TFLOP/s ({}). FLOPs: matrix products, training = 3 x forward (docs/performance.md).\n",
+                     peak_tflops, peak_what);
+  return out;
+}
+
+}  // namespace repro

@@ -1,0 +1,117 @@
+// repro bench SPEC.yaml: training-step and evaluation throughput of every model
+// configuration x dataset of a spec (one seed), on synthetic data of the right
+// shape resident on the device; prints a table and writes bench.json.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "data/registry.h"
+#include "run/device.h"
+#include "spec/grid.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/version.h"
+
+namespace repro {
+
+namespace {
+
+struct BenchArguments {
+  std::string spec_path, profile, device = "auto", out = "bench.json", only;
+  std::vector<std::string> overrides;
+  int threads = 0;
+  int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
+  bool epoch = false;
+};
+
+// One run per (dataset, model configuration), optionally those whose
+// "dataset/model_config" contains `only`.
+std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::string& only) {
+  std::vector<PlannedRun> runs;
+  for (const auto& run : expand_grid(experiment)) {
+    const std::string label = run.dataset + "/" + run.model_config;
+    if (!only.empty() && label.find(only) == std::string::npos) continue;
+    bool seen = false;
+    for (const auto& kept : runs) seen = seen || (kept.dataset == run.dataset && kept.model_config == run.model_config);
+    if (!seen) runs.push_back(run);
+  }
+  if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
+  return runs;
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("bench", "Time training steps and evaluation of each model of a spec (synthetic data)");
+  auto args = std::make_shared<BenchArguments>();
+  command->add_option("spec", args->spec_path, "Experiment spec (YAML)")->required();
+  command->add_option("overrides", args->overrides, "Spec overrides KEY=VALUE, e.g. train.batch_size=256");
+  command->add_option("--profile", args->profile, "A budget profile of the spec");
+  command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")->check(CLI::PositiveNumber);
+  command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(CLI::NonNegativeNumber);
+  command->add_option("--eval-batches", args->eval_batches, "Timed evaluation batches (default 10)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--epoch", args->epoch, "Also time one whole epoch of the dataset's official training size");
+  command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
+  command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
+  command->callback([args, &exit_code] {
+    configure_threads(args->threads);
+    Experiment experiment = load_experiment(args->spec_path);
+    for (const auto& text : args->overrides) experiment.overrides.push_back(parse_override(text));
+    experiment.choose_profile(args->profile);
+    const auto runs = bench_runs(experiment, args->only);
+    BenchOptions options;
+    options.steps = args->steps;
+    options.warmup = args->warmup;
+    options.eval_batches = args->eval_batches;
+    options.device = resolve_device(args->device);
+    const int64_t peak_n = options.device.is_cuda() ? 8192 : 2048;
+    const double peak = matmul_peak_tflops(options.device, peak_n);
+    const std::string peak_what = fmt::format("measured {}x{}x{} {} matrix product on {}", peak_n, peak_n, peak_n,
+                                              options.device.is_cuda() ? "bf16" : "float32", options.device.str());
+    spdlog::info("MFU reference: {:.3f} TFLOP/s ({})", peak, peak_what);
+    std::vector<BenchResult> results;
+    nlohmann::json records = nlohmann::json::array();
+    for (const auto& run : runs) {
+      options.epoch_examples = args->epoch_examples > 0 ? args->epoch_examples
+                               : args->epoch            ? find_dataset(run.dataset).info().official_train
+                                                        : 0;
+      spdlog::info("bench {} / {}: {} warm-up + {} timed steps", run.dataset, run.model_config, options.warmup,
+                   options.steps);
+      results.push_back(bench_run(run, options, peak));
+      records.push_back(results.back().to_json());
+    }
+    const nlohmann::json report = {{"spec", args->spec_path},
+                                   {"profile", args->profile},
+                                   {"overrides", args->overrides},
+                                   {"steps", args->steps},
+                                   {"warmup", args->warmup},
+                                   {"peak_tflops", peak},
+                                   {"peak_reference", peak_what},
+                                   {"environment", environment_record(options.device)},
+                                   {"time", timestamp()},
+                                   {"results", records}};
+    write_file_atomic(args->out, report.dump(2) + "\n");
+    std::cout << bench_table(results, peak, peak_what);
+    spdlog::info("wrote {}", args->out);
+    exit_code = 0;
+  });
+}
+
+}  // namespace repro

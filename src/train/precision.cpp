@@ -1,0 +1,70 @@
+#include "train/precision.h"
+
+#include <ATen/autocast_mode.h>
+
+#include "util/error.h"
+
+namespace repro {
+
+namespace {
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocast_enabled(torch::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+void set_autocast(torch::DeviceType type, bool on) { at::autocast::set_autocast_enabled(type, on); }
+at::ScalarType autocast_dtype(torch::DeviceType type) { return at::autocast::get_autocast_dtype(type); }
+void set_autocast_dtype(torch::DeviceType type, at::ScalarType dtype) { at::autocast::set_autocast_dtype(type, dtype); }
+#else
+bool autocast_enabled(torch::DeviceType type) {
+  return type == torch::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+void set_autocast(torch::DeviceType type, bool on) {
+  if (type == torch::kCUDA) at::autocast::set_enabled(on);
+  else at::autocast::set_cpu_enabled(on);
+}
+at::ScalarType autocast_dtype(torch::DeviceType type) {
+  return type == torch::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+}
+void set_autocast_dtype(torch::DeviceType type, at::ScalarType dtype) {
+  if (type == torch::kCUDA) at::autocast::set_autocast_gpu_dtype(dtype);
+  else at::autocast::set_autocast_cpu_dtype(dtype);
+}
+#endif
+
+}  // namespace
+
+Precision resolve_precision(const Config& config, torch::Device device) {
+  const std::string choice = config.text("train.precision");
+  if (choice == "fp32") return Precision::Fp32;
+  if (choice == "bf16") return Precision::Bf16;
+  return device.is_cuda() ? Precision::Bf16 : Precision::Fp32;
+}
+
+std::string precision_name(Precision precision) { return precision == Precision::Bf16 ? "bf16" : "fp32"; }
+
+void allow_tf32(torch::Device device) {
+  if (!device.is_cuda()) return;
+  at::globalContext().setAllowTF32CuBLAS(true);
+  at::globalContext().setAllowTF32CuDNN(true);
+}
+
+AutocastScope::AutocastScope(torch::Device device, Precision precision) : type_(device.type()) {
+  if (precision != Precision::Bf16) return;
+  if (type_ != torch::kCUDA && type_ != torch::kCPU)
+    throw Error("train.precision=bf16: autocast is wrapped for CPU and CUDA only, not " + device.str());
+  active_ = true;
+  was_enabled_ = autocast_enabled(type_);
+  previous_dtype_ = autocast_dtype(type_);
+  set_autocast_dtype(type_, at::kBFloat16);
+  set_autocast(type_, true);
+  at::autocast::increment_nesting();
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  // Leaving the outermost scope drops the cache of bf16 weight copies.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  set_autocast(type_, was_enabled_);
+  set_autocast_dtype(type_, previous_dtype_);
+}
+
+}  // namespace repro

@@ -1,0 +1,38 @@
+#pragma once
+// Mixed precision, wrapped once: the autocast API differs between LibTorch 1.13
+// (set_enabled / set_cpu_enabled, one dtype setter per device) and 2.4+
+// (set_autocast_enabled(device_type, on), set_autocast_dtype(device_type, dtype)).
+#include <torch/torch.h>
+
+#include <string>
+
+#include "spec/config.h"
+
+namespace repro {
+
+enum class Precision { Fp32, Bf16 };
+
+// train.precision resolved for a device: auto -> bf16 on CUDA, fp32 on CPU.
+Precision resolve_precision(const Config& config, torch::Device device);
+std::string precision_name(Precision precision);
+
+// TF32 for float32 matrix products and convolutions on CUDA (no-op elsewhere).
+void allow_tf32(torch::Device device);
+
+// While alive: ops on `device` run under bf16 autocast (matrix products in bf16,
+// reductions and softmax in float32; parameters stay float32). Does nothing for fp32.
+class AutocastScope {
+ public:
+  AutocastScope(torch::Device device, Precision precision);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool active_ = false;
+  bool was_enabled_ = false;
+  torch::DeviceType type_;
+  at::ScalarType previous_dtype_ = at::kFloat;
+};
+
+}  // namespace repro
