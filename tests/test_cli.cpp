@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "fixtures.h"
 #include "util/files.h"
@@ -113,4 +114,27 @@ TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undi
       INFO(rel.string());
       CHECK(strip(read_file(dir.path() / "killed" / rel)) == strip(read_file(dir.path() / "calm" / rel)));
     }
+}
+
+TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]") {
+  test::TempDir dir("bench");
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  const auto json_path = dir.path() / "bench.json";
+  const Result result = run_repro("bench " + spec + " --steps 2 --warmup 1 --eval-batches 1 --device cpu --out " +
+                                  json_path.string() + " train.eval_batch_size=8");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.output, Contains("| model | dataset | params |") && Contains("MFU against"));
+  const auto bench = nlohmann::json::parse(read_file(json_path));
+  REQUIRE(bench["results"].size() >= 1);
+  const auto& first = bench["results"][0];
+  CHECK(first["train_ms_per_step"].get<double>() > 0);
+  CHECK(first["forward_flops_per_example"].get<double>() > 0);
+  CHECK(first["settings"]["model.attention.kind"].is_string());
+  CHECK(bench["environment"]["device"] == "cpu");
+  CHECK(bench["peak_tflops"].get<double>() > 0);
+
+  const Result bad = run_repro("bench " + spec + " --only no_such_model --out " + json_path.string());
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.output, Contains("--only 'no_such_model'"));
 }
