@@ -2,7 +2,9 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#if REPRO_HAS_MATIO
 #include <matio.h>
+#endif
 #include <zlib.h>
 
 #include <unistd.h>
@@ -111,6 +113,7 @@ void write_tar(const fs::path& path, const std::vector<std::pair<std::string, st
   archive_write_free(a);
 }
 
+#if REPRO_HAS_MATIO
 void write_svhn_mat(const fs::path& path, int64_t count) {
   fs::create_directories(path.parent_path());
   std::vector<uint8_t> x(static_cast<size_t>(count) * 3072);
@@ -128,6 +131,7 @@ void write_svhn_mat(const fs::path& path, int64_t count) {
   Mat_VarFree(yv);
   Mat_Close(mat);
 }
+#endif
 
 void write_text(const fs::path& path, const std::string& text) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());

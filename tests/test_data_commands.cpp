@@ -27,6 +27,7 @@ std::map<std::string, std::string> fashion_files() {
 
 }  // namespace
 
+#if REPRO_HAS_CURL  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("fetch downloads from a mirror, refuses a wrong checksum and resumes a cut download", "[data]") {
   test::HttpServer server(fashion_files());
   test::TempDir root("fetch");
@@ -38,6 +39,8 @@ TEST_CASE("fetch downloads from a mirror, refuses a wrong checksum and resumes a
                     Contains("download failed"));
 }
 
+#endif
+#if REPRO_HAS_CURL  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("a cut download keeps its part file and the next fetch resumes it", "[data]") {
   const std::string payload(300000, 'x');
   test::HttpServer server({{"/rt-polaritydata.tar.gz", payload}});
@@ -54,6 +57,7 @@ TEST_CASE("a cut download keeps its part file and the next fetch resumes it", "[
   CHECK(server.requests() == 2);
 }
 
+#endif
 TEST_CASE("verify reports missing files and wrong sizes", "[data]") {
   test::TempDir root("verify");
   test::write_fashion_fixture(root.path(), 10, 5);
@@ -66,6 +70,7 @@ TEST_CASE("verify reports missing files and wrong sizes", "[data]") {
   CHECK_THAT(cifar[0].detail, Contains("cifar-10-binary.tar.gz"));
 }
 
+#if REPRO_HAS_OPENCV  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   test::TempDir root("preview");
   test::write_fashion_fixture(root.path(), 10, 10);
@@ -81,6 +86,7 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   CHECK_THROWS_WITH(preview_dataset("fashion_mnist", root.path(), config, png), Contains("text noise"));
 }
 
+#endif
 TEST_CASE("data info counts examples per class", "[data]") {
   test::TempDir root("info");
   test::write_fashion_fixture(root.path(), 40, 20);

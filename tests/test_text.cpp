@@ -163,6 +163,7 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
   CHECK(prepare_text_run_data(info, raw, config).train.inputs.size(1) == 6);
 }
 
+#if REPRO_HAS_SENTENCEPIECE  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("SentencePiece trains in memory and encodes with the shared special ids", "[data]") {
   std::vector<std::string> texts;
   for (int i = 0; i < 200; ++i) texts.push_back("the quick brown fox " + std::to_string(i) + " jumps over the lazy dog");
@@ -175,6 +176,7 @@ TEST_CASE("SentencePiece trains in memory and encodes with the shared special id
   CHECK(ids[0][15].item<int64_t>() == kPadId);
 }
 
+#endif
 TEST_CASE("real text datasets have the official counts", "[real]") {
   const char* root = std::getenv("REPRO_DATA");
   if (!root || !*root) {

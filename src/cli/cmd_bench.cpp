@@ -14,6 +14,7 @@
 #include "spec/grid.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 #include "util/version.h"
 
 namespace repro {
@@ -41,13 +42,6 @@ std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::stri
   }
   if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
   return runs;
-}
-
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
 }
 
 }  // namespace
@@ -105,7 +99,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                                    {"peak_tflops", peak},
                                    {"peak_reference", peak_what},
                                    {"environment", environment_record(options.device)},
-                                   {"time", timestamp()},
+                                   {"time", utc_now()},
                                    {"results", records}};
     write_file_atomic(args->out, report.dump(2) + "\n");
     std::cout << bench_table(results, peak, peak_what);

@@ -1,6 +1,8 @@
 #include "data/fetch.h"
 
+#if REPRO_HAS_CURL
 #include <curl/curl.h>
+#endif
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+#if REPRO_HAS_CURL
 struct Transfer {
   std::FILE* out = nullptr;
   bool progress = false;
@@ -38,6 +41,8 @@ int show_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl
   return 0;
 }
 
+#endif
+
 void check(const ManifestFile& f, const fs::path& path) {
   if (f.bytes && fs::file_size(path) != f.bytes)
     throw Error(path.string() + ": downloaded " + std::to_string(fs::file_size(path)) + " bytes, expected " +
@@ -46,6 +51,7 @@ void check(const ManifestFile& f, const fs::path& path) {
     throw Error(path.string() + ": sha256 differs from the manifest's " + f.sha256 + " (the .part file was removed)");
 }
 
+#if REPRO_HAS_CURL
 void download(const std::string& url, const fs::path& part, const std::string& name, bool progress) {
   Transfer t;
   t.progress = progress;
@@ -71,6 +77,11 @@ void download(const std::string& url, const fs::path& part, const std::string& n
     throw Error(url + ": download failed (" + curl_easy_strerror(code) + "); " + part.string() +
                 " keeps what arrived, run fetch again to resume");
 }
+#else
+void download(const std::string& url, const fs::path&, const std::string&, bool) {
+  missing_feature("repro data fetch (" + url + ")", "libcurl", "REPRO_WITH_CURL");
+}
+#endif
 
 }  // namespace
 

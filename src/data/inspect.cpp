@@ -1,7 +1,9 @@
 #include "data/inspect.h"
 
+#if REPRO_HAS_OPENCV
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#endif
 
 #include <chrono>
 #include <sstream>
@@ -123,12 +125,16 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
     return images.permute({2, 0, 3, 1}).reshape({images.size(2), images.size(0) * images.size(3), images.size(1)});
   };
   const auto grid = torch::cat({row(clean), row(noisy)}, 0).contiguous();  // (2H, nW, C)
+#if REPRO_HAS_OPENCV
   cv::Mat mat(static_cast<int>(grid.size(0)), static_cast<int>(grid.size(1)), CV_8UC(static_cast<int>(grid.size(2))),
               grid.data_ptr<uint8_t>());
   if (mat.channels() == 3) cv::cvtColor(mat, mat, cv::COLOR_RGB2BGR);
   cv::Mat big;
   cv::resize(mat, big, cv::Size(), 4, 4, cv::INTER_NEAREST);
   if (!cv::imwrite(png.string(), big)) throw Error("cannot write " + png.string());
+#else
+  missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
+#endif
   return "wrote " + png.string() + ": row 1 clean, row 2 " + noise.kind + " level " + config.text("data.noise.level") +
          " (8 test images, x4)\n";
 }

@@ -1,7 +1,9 @@
 #include "data/noise.h"
 
+#if REPRO_HAS_OPENCV
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +23,7 @@ std::mt19937_64 example_rng(int64_t seed, uint64_t salt, int64_t index) {
   return std::mt19937_64(x);
 }
 
+#if REPRO_HAS_OPENCV
 // (C, H, W) uint8 tensor <-> H x W x C OpenCV image.
 cv::Mat to_mat(const torch::Tensor& image) {
   const auto hwc = image.permute({1, 2, 0}).contiguous();
@@ -33,6 +36,8 @@ void from_mat(const cv::Mat& mat, torch::Tensor image) {  // image: (C, H, W) ui
   auto hwc = torch::from_blob(mat.data, {mat.rows, mat.cols, channels}, torch::kUInt8);
   image.copy_(hwc.permute({2, 0, 1}));
 }
+
+#endif
 
 void pixel_noise(float* x, int64_t count, const NoiseSpec& n, std::mt19937_64& rng) {  // x in [0, 1]
   std::normal_distribution<float> normal(0.0f, static_cast<float>(n.level));
@@ -54,6 +59,7 @@ void salt_pepper(torch::Tensor image, double fraction, std::mt19937_64& rng) {  
     }
 }
 
+#if REPRO_HAS_OPENCV
 cv::Mat filtered(const cv::Mat& mat, const NoiseSpec& n, std::mt19937_64& rng) {
   cv::Mat out;
   if (n.kind == "gaussian_blur") {
@@ -75,6 +81,7 @@ cv::Mat filtered(const cv::Mat& mat, const NoiseSpec& n, std::mt19937_64& rng) {
   }
   return out;
 }
+#endif
 
 }  // namespace
 
@@ -110,7 +117,11 @@ torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseSpec& n, u
     } else if (n.kind == "salt_pepper") {
       salt_pepper(image, n.level, rng);
     } else {
+#if REPRO_HAS_OPENCV
       from_mat(filtered(to_mat(image), n, rng), image);
+#else
+      missing_feature("data.noise.kind=" + n.kind, "OpenCV", "REPRO_WITH_OPENCV");
+#endif
     }
   }
   return out;

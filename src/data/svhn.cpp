@@ -1,6 +1,8 @@
 #include "data/svhn.h"
 
+#if REPRO_HAS_MATIO
 #include <matio.h>
+#endif
 
 #include <cstring>
 #include <memory>
@@ -30,6 +32,7 @@ DatasetInfo svhn_info() {
 
 namespace {
 
+#if REPRO_HAS_MATIO
 using MatFile = std::unique_ptr<mat_t, decltype(&Mat_Close)>;
 using MatVar = std::unique_ptr<matvar_t, decltype(&Mat_VarFree)>;
 
@@ -74,6 +77,9 @@ Split read_mat(const std::filesystem::path& path) {
   const auto images = images_from(x.get(), path.string());
   return {images, labels_from(y.get(), images.size(0), path.string())};
 }
+#else
+Split read_mat(const std::filesystem::path& path) { missing_feature("SVHN (" + path.string() + ")", "libmatio", "REPRO_WITH_MATIO"); }
+#endif
 
 }  // namespace
 

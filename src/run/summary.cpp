@@ -4,6 +4,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "util/strings.h"
+
 namespace repro {
 
 namespace {
@@ -15,13 +17,6 @@ nlohmann::json metrics_json(const EpochRow& row) {
     out[name] = std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
   }
   return out;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buffer;
 }
 
 }  // namespace

@@ -39,6 +39,9 @@ void run_helper(const std::string& arguments, const std::string& what) {
 }  // namespace
 
 fs::path spm_helper() {
+#if !REPRO_HAS_SENTENCEPIECE
+  if (!std::getenv("REPRO_SPM")) missing_feature("text.tokenizer=sentencepiece", "libsentencepiece", "REPRO_WITH_SENTENCEPIECE");
+#endif
   if (const char* env = std::getenv("REPRO_SPM"); env && *env) return env;
   const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
   for (const fs::path& candidate : {self / "repro-spm", self.parent_path() / "repro-spm"})

@@ -11,4 +11,12 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// For features a build can leave out (scripts/build-cuda's minimal build):
+// "<what> needs <library>, which this build left out (configure with -D<option>=ON)".
+[[noreturn]] inline void missing_feature(const std::string& what, const std::string& library,
+                                         const std::string& option) {
+  throw Error(what + " needs " + library + ", which this build of repro left out (configure with -D" + option +
+              "=ON and the library installed)");
+}
+
 }  // namespace repro

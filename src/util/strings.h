@@ -21,4 +21,7 @@ std::string safe_name(const std::string& text);
 // Formats a number compactly: 0.0003 -> "3e-04", 0.5 -> "0.5", 5.333333 -> "5.333333".
 std::string format_number(double value);
 
+// The current time as ISO 8601 UTC, e.g. 2026-11-21T09:30:00Z.
+std::string utc_now();
+
 }  // namespace repro
