@@ -11,6 +11,7 @@
 #include "models/param_count.h"
 #include "train/optimizer.h"
 #include "train/step.h"
+#include "util/version.h"
 
 #ifdef REPRO_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -157,6 +158,9 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
 
 double matmul_peak_tflops(torch::Device device, int64_t n) {
   torch::NoGradGuard no_grad;
+  // On the CPU the reference uses every core LibTorch uses (BLAS threads = LibTorch threads).
+  const int blas_before = blas_threads();
+  if (device.is_cpu() && blas_before > 0) set_blas_threads(torch::get_num_threads());
   const auto dtype = device.is_cuda() ? torch::kBFloat16 : torch::kFloat32;
   const auto a = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(device));
   const auto b = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(device));
@@ -171,6 +175,7 @@ double matmul_peak_tflops(torch::Device device, int64_t n) {
     const double seconds = seconds_since(start);
     best = std::max(best, 2.0 * static_cast<double>(n) * n * n * repeats / seconds / 1e12);
   }
+  if (device.is_cpu() && blas_before > 0) set_blas_threads(blas_before);
   return best;
 }
 

@@ -41,7 +41,7 @@ DatasetInfo synthetic_info(const PlannedRun& run);
 BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops);
 
 // A dense matrix product's throughput on the device, the MFU reference: bf16 on
-// CUDA, float32 on CPU (n x n x n, best of several).
+// CUDA, float32 on CPU with every LibTorch thread as a BLAS thread (n x n x n, best of several).
 double matmul_peak_tflops(torch::Device device, int64_t n);
 
 // `bench.json`'s environment part and the table printed by `repro bench`.

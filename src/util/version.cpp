@@ -63,8 +63,12 @@ void configure_threads(int threads) {
   torch::set_num_threads(threads > 0 ? threads : static_cast<int>(cores));
   const char* user = std::getenv("OPENBLAS_NUM_THREADS");
   if (user && *user) return;
+  set_blas_threads(1);
+}
+
+void set_blas_threads(int threads) {
   using SetThreads = void (*)(int);
-  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(threads);
 }
 
 int blas_threads() {

@@ -17,6 +17,7 @@ std::string blas_in_use();
 // training step 3x slower on 2 cores (measured: 13.7 s vs 4.4 s per 10k images).
 void configure_threads(int threads);
 int blas_threads();  // OpenBLAS's thread count, or -1 when not OpenBLAS
+void set_blas_threads(int threads);  // no-op when not OpenBLAS
 
 // A multi-line report for `repro --version`.
 std::string version_report();
