@@ -3,6 +3,7 @@
 
   scripts/reference/compare.py SPEC.yaml [--repro build/repro] [--steps N] [--warmup N]
                                [--device cpu|cuda] [--threads N] [--only TEXT] [--out DIR]
+                               [--from-bench bench.json]   (reuse a repro bench run of the same spec)
 
 Runs `repro bench` on the spec (writing DIR/bench.json), then bench_reference.py for
 each model it timed (vanilla/diff/dgsa with mlp/swiglu), and prints the ratio table
@@ -28,17 +29,19 @@ def main():
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--only", default="")
     parser.add_argument("--out", default="compare")
+    parser.add_argument("--from-bench", default="", help="reuse this bench.json instead of running repro bench")
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_intermixed_args()
     os.makedirs(args.out, exist_ok=True)
-    bench_json = os.path.join(args.out, "bench.json")
+    bench_json = args.from_bench or os.path.join(args.out, "bench.json")
     command = [args.repro, "bench", args.spec, *args.overrides, "--steps", str(args.steps), "--warmup",
                str(args.warmup), "--device", args.device, "--out", bench_json]
     if args.threads:
         command += ["--threads", str(args.threads)]
     if args.only:
         command += ["--only", args.only]
-    subprocess.run(command, check=True)
+    if not args.from_bench:
+        subprocess.run(command, check=True)
     bench = json.load(open(bench_json))
     device = bench["environment"]["device"].split(":")[0]
     rows = []
