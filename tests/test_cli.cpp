@@ -138,3 +138,12 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   CHECK(bad.exit_code != 0);
   CHECK_THAT(bad.output, Contains("--only 'no_such_model'"));
 }
+
+TEST_CASE("repro data info takes the dataset name and then data.* settings", "[cli]") {
+  test::TempDir dir("datainfo");
+  test::write_fashion_fixture(dir.path() / "data", 60, 20);
+  const Result result = run_repro("data info fashion_mnist data.train_limit=30 --data-root " + (dir.path() / "data").string());
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.output, Contains("train: 30 examples"));
+}

@@ -73,7 +73,7 @@ def main():
     parser.add_argument("--workers", default="0,2")
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
-    out = subprocess.run([args.repro, "data", "info", "cifar10", "--bench", "--data-root", args.data_root,
+    out = subprocess.run([args.repro, "data", "info", "--bench", "--data-root", args.data_root, "cifar10",
                           "data.augment=crop_flip", f"train.batch_size={args.batch}",
                           "data.files=test=test_batch.first1000.bin"],
                          check=True, capture_output=True, text=True).stdout

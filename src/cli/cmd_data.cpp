@@ -17,6 +17,7 @@ struct DataArguments {
   std::vector<std::string> names;
   std::string data_root;
   std::vector<std::string> overrides;  // data.*/text.* settings, KEY=VALUE
+  std::string name;  // info, fetch, preview
   bool bench = false;
   std::string output = "preview.png";
   std::string mirror;
@@ -36,7 +37,7 @@ Config settings_for(const std::string& dataset, const std::vector<std::string>& 
 
 void add_common(CLI::App* command, DataArguments& args, bool many) {
   if (many) command->add_option("names", args.names, "Datasets (default: all)");
-  else command->add_option("name", args.names, "Dataset")->required()->expected(1);
+  else command->add_option("name", args.name, "Dataset")->required();  // one string: the settings positional takes the rest
   command->add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
 }
 
@@ -66,7 +67,7 @@ void add_data_command(CLI::App& app, int& exit_code) {
   info->add_option("settings", args->overrides, "data.*/text.* settings KEY=VALUE");
   info->add_flag("--bench", args->bench, "Also time loading and batching");
   info->callback([args, &exit_code] {
-    const std::string& name = args->names.at(0);
+    const std::string& name = args->name;
     std::cout << dataset_info(name, resolve_data_root(args->data_root), settings_for(name, args->overrides), args->bench);
     exit_code = 0;
   });
@@ -75,7 +76,7 @@ void add_data_command(CLI::App& app, int& exit_code) {
   add_common(fetch, *args, false);
   fetch->add_option("--mirror", args->mirror, "Take files from MIRROR/<file> instead of the official addresses");
   fetch->callback([args, &exit_code] {
-    fetch_dataset(args->names.at(0), resolve_data_root(args->data_root), args->mirror, ::isatty(2));
+    fetch_dataset(args->name, resolve_data_root(args->data_root), args->mirror, ::isatty(2));
     exit_code = 0;
   });
 
@@ -84,7 +85,7 @@ void add_data_command(CLI::App& app, int& exit_code) {
   preview->add_option("settings", args->overrides, "data.noise.* settings KEY=VALUE");
   preview->add_option("-o,--output", args->output, "PNG grid for image datasets (default preview.png)");
   preview->callback([args, &exit_code] {
-    const std::string& name = args->names.at(0);
+    const std::string& name = args->name;
     std::cout << preview_dataset(name, resolve_data_root(args->data_root), settings_for(name, args->overrides),
                                  args->output);
     exit_code = 0;
