@@ -9,6 +9,7 @@
 
 #include "bench/bench.h"
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "data/registry.h"
 #include "run/device.h"
 #include "spec/grid.h"
@@ -33,13 +34,8 @@ struct BenchArguments {
 // "dataset/model_config" contains `only`.
 std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::string& only) {
   std::vector<PlannedRun> runs;
-  for (const auto& run : expand_grid(experiment)) {
-    const std::string label = run.dataset + "/" + run.model_config;
-    if (!only.empty() && label.find(only) == std::string::npos) continue;
-    bool seen = false;
-    for (const auto& kept : runs) seen = seen || (kept.dataset == run.dataset && kept.model_config == run.model_config);
-    if (!seen) runs.push_back(run);
-  }
+  for (const auto& run : one_per_configuration(expand_grid(experiment)))
+    if (only.empty() || (run.dataset + "/" + run.model_config).find(only) != std::string::npos) runs.push_back(run);
   if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
   return runs;
 }
@@ -66,10 +62,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
   command->callback([args, &exit_code] {
     configure_threads(args->threads);
-    Experiment experiment = load_experiment(args->spec_path);
-    for (const auto& text : args->overrides) experiment.overrides.push_back(parse_override(text));
-    experiment.choose_profile(args->profile);
-    const auto runs = bench_runs(experiment, args->only);
+    const auto runs = bench_runs(load_spec(args->spec_path, args->overrides, args->profile), args->only);
     BenchOptions options;
     options.steps = args->steps;
     options.warmup = args->warmup;

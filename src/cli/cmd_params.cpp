@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
@@ -27,11 +28,7 @@ std::string params_table(const std::vector<PlannedRun>& runs, DataLoader& loader
   std::string out = "| model | dataset | params |" + std::string(compare ? " paper | Δ |" : "") +
                     " embeddings | attention | feed-forward | norms | head |\n|---|---|---|" +
                     (compare ? "---|---|" : "") + "---|---|---|---|---|\n";
-  std::vector<std::string> done;
-  for (const auto& run : runs) {
-    const std::string key = run.model_config + "|" + run.dataset;
-    if (std::find(done.begin(), done.end(), key) != done.end()) continue;
-    done.push_back(key);
+  for (const auto& run : one_per_configuration(runs)) {
     torch::manual_seed(0);
     const auto params = count_parameters(*build_model(run.config, loader.model_info(run.dataset, run.config)));
     out += "| " + run.model_config + " | " + run.dataset + " | " + std::to_string(params.total) + " (" +
@@ -61,8 +58,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
   command->add_option("--data-root", *data_root, "Dataset folder, for text vocabularies (default $REPRO_DATA, else ./datasets)");
   command->add_option("--compare", *compare, "A paper's numbers (e.g. experiments/paper/dgsa.yaml): its counts and Δ");
   command->callback([spec, overrides, data_root, compare, &exit_code] {
-    Experiment experiment = load_experiment(*spec);
-    for (const auto& text : *overrides) experiment.overrides.push_back(parse_override(text));
+    const Experiment experiment = load_spec(*spec, *overrides, "");
     DataLoader loader(resolve_data_root(*data_root));
     const auto paper = compare->empty() ? std::vector<PaperTable>{} : load_paper(*compare);
     std::cout << params_table(expand_grid(experiment), loader, paper);

@@ -22,11 +22,15 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
       ->group("");
 }
 
-Experiment load_with_overrides(const RunArguments& args) {
-  Experiment experiment = load_experiment(args.spec_path);
-  for (const auto& text : args.overrides) experiment.overrides.push_back(parse_override(text));
-  experiment.choose_profile(args.profile);
+Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile) {
+  Experiment experiment = load_experiment(path);
+  for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
+  experiment.choose_profile(profile);
   return experiment;
+}
+
+Experiment load_with_overrides(const RunArguments& args) {
+  return load_spec(args.spec_path, args.overrides, args.profile);
 }
 
 RunnerOptions runner_options(const RunArguments& args) {

@@ -24,7 +24,8 @@ struct RunArguments {
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
-// Loads the spec and applies the `key=value` overrides.
+// Loads the spec, applies the `key=value` overrides and chooses the profile ("" = none).
+Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile);
 Experiment load_with_overrides(const RunArguments& args);
 RunnerOptions runner_options(const RunArguments& args);
 

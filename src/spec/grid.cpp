@@ -81,4 +81,14 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
   return runs;
 }
 
+std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& runs) {
+  std::vector<PlannedRun> kept;
+  for (const auto& run : runs) {
+    bool seen = false;
+    for (const auto& k : kept) seen = seen || (k.dataset == run.dataset && k.model_config == run.model_config);
+    if (!seen) kept.push_back(run);
+  }
+  return kept;
+}
+
 }  // namespace repro

@@ -30,4 +30,8 @@ struct PlannedRun {
 // validating each.
 std::vector<PlannedRun> expand_grid(const Experiment& experiment);
 
+// The first run (seed) of each (dataset, model configuration), in grid order: what
+// `repro params` and `repro bench` look at.
+std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& runs);
+
 }  // namespace repro

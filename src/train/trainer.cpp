@@ -90,7 +90,7 @@ std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, co
   for (int64_t begin = 0; begin < split.size(); begin += batch_size) {
     const auto indices = torch::arange(begin, std::min(split.size(), begin + batch_size), torch::kInt64);
     const Batch x = batcher.inputs(split, indices, /*train=*/false);
-    const auto y = split.labels.index_select(0, indices_for(split, indices)).to(device);
+    const auto y = split.labels.index_select(0, indices_for(split, indices));  // on the split's (= run's) device
     const auto logits = predict(model, x, device, precision);  // (B, classes) float32
     totals.add(torch::nn::functional::cross_entropy(logits, y), logits, y);
   }
