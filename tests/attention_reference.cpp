@@ -41,8 +41,11 @@ Tensor differential(const Tensor& x, const Tensor& pad, const Params& p, int64_t
   if (maps) *maps = torch::zeros({B, h, N, N}, x.options());
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < h; ++i) {
-      const Tensor a1 = masked_softmax(torch::matmul(cols(Q[b], 2 * i * d, d), cols(K[b], 2 * i * d, d).t()) / std::sqrt(double(d)), pad, b);
-      const Tensor a2 = masked_softmax(torch::matmul(cols(Q[b], (2 * i + 1) * d, d), cols(K[b], (2 * i + 1) * d, d).t()) / std::sqrt(double(d)), pad, b);
+      const Tensor a1 = masked_softmax(
+          torch::matmul(cols(Q[b], 2 * i * d, d), cols(K[b], 2 * i * d, d).t()) / std::sqrt(double(d)), pad, b);
+      const Tensor a2 = masked_softmax(
+          torch::matmul(cols(Q[b], (2 * i + 1) * d, d), cols(K[b], (2 * i + 1) * d, d).t()) / std::sqrt(double(d)), pad,
+          b);
       Tensor a;
       if (gates.defined()) {
         const Tensor g = gates[b].index({Slice(), i}).unsqueeze(1);  // (N, 1)
@@ -52,7 +55,8 @@ Tensor differential(const Tensor& x, const Tensor& pad, const Params& p, int64_t
       }
       if (maps) maps->index_put_({b, i}, a);
       const Tensor o = torch::matmul(a, cols(V[b], i * 2 * d, 2 * d));  // (N, 2d)
-      out.index_put_({b, Slice(), Slice(i * 2 * d, (i + 1) * 2 * d)}, rms(o, p.at("head_norm.weight")) * (1 - lambda_init));
+      out.index_put_({b, Slice(), Slice(i * 2 * d, (i + 1) * 2 * d)},
+                     rms(o, p.at("head_norm.weight")) * (1 - lambda_init));
     }
   return linear(out, p, "out", false);
 }
@@ -74,7 +78,8 @@ Tensor vanilla_reference(const Tensor& x, const Tensor& pad, const Params& p, in
   return linear(out, p, "out");
 }
 
-Tensor diff_reference(const Tensor& x, const Tensor& pad, const Params& p, int64_t h, double lambda_init, Tensor* maps) {
+Tensor diff_reference(const Tensor& x, const Tensor& pad, const Params& p, int64_t h, double lambda_init,
+                      Tensor* maps) {
   const Tensor lambda = torch::exp((p.at("lambda_q1") * p.at("lambda_k1")).sum()) -
                         torch::exp((p.at("lambda_q2") * p.at("lambda_k2")).sum()) + lambda_init;
   return differential(x, pad, p, h, lambda_init, lambda, Tensor(), maps);
@@ -126,7 +131,8 @@ Tensor gi_reference(const Tensor& x, const Tensor& pad, const Params& p, int64_t
   Tensor out = torch::zeros({B, N, D}, x.options());
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < heads; ++i) {
-      const Tensor a = masked_softmax(torch::matmul(cols(Q[b], i * d, d), cols(K[b], i * d, d).t()) / std::sqrt(double(d)), pad, b);
+      const Tensor a =
+          masked_softmax(torch::matmul(cols(Q[b], i * d, d), cols(K[b], i * d, d).t()) / std::sqrt(double(d)), pad, b);
       out.index_put_({b, Slice(), Slice(i * d, (i + 1) * d)}, torch::matmul(a, cols(V[b], i * d, d)));
     }
   return linear(out, p, "out");

@@ -5,9 +5,8 @@
 #if REPRO_HAS_MATIO
 #include <matio.h>
 #endif
-#include <zlib.h>
-
 #include <unistd.h>
+#include <zlib.h>
 
 #include <fstream>
 #include <random>
@@ -95,8 +94,10 @@ void write_tar(const fs::path& path, const std::vector<std::pair<std::string, st
   fs::create_directories(path.parent_path());
   struct archive* a = archive_write_new();
   const std::string name = path.string();
-  if (name.size() > 3 && name.substr(name.size() - 3) == ".xz") archive_write_add_filter_xz(a);
-  else archive_write_add_filter_gzip(a);
+  if (name.size() > 3 && name.substr(name.size() - 3) == ".xz")
+    archive_write_add_filter_xz(a);
+  else
+    archive_write_add_filter_gzip(a);
   archive_write_set_format_pax_restricted(a);
   archive_write_open_filename(a, path.c_str());
   for (const auto& [member, bytes] : members) {

@@ -58,8 +58,8 @@ void HttpServer::serve() {
       body = it->second.substr(std::min(from, it->second.size()));
       head = std::string(from ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n") +
              "Content-Length: " + std::to_string(body.size()) + "\r\n" +
-             (from ? "Content-Range: bytes " + std::to_string(from) + "-" + std::to_string(it->second.size() - 1) + "/" +
-                         std::to_string(it->second.size()) + "\r\n"
+             (from ? "Content-Range: bytes " + std::to_string(from) + "-" + std::to_string(it->second.size() - 1) +
+                         "/" + std::to_string(it->second.size()) + "\r\n"
                    : "") +
              "Connection: close\r\n\r\n";
     }

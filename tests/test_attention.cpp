@@ -2,7 +2,6 @@
 // fused vs explicit paths, finite-difference gradients, identities between
 // variants, padding invariance and map row sums.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "attention_reference.h"
@@ -86,11 +85,13 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
   SECTION("dgsa without the residual, depth schedule, h = 2") {
-    const Config c = variant_config({{"model.attention.q_residual", "off"}, {"model.attention.lambda_schedule", "depth"},
+    const Config c = variant_config({{"model.attention.q_residual", "off"},
+                                     {"model.attention.lambda_schedule", "depth"},
                                      {"model.attention.diff_heads", "2"}});
     const auto m = build("dgsa", c, 3);
     const double lambda_init = 0.8 - 0.6 * std::exp(-0.9);
-    CHECK(max_diff(m->forward(x, pad, nullptr), test::dgsa_reference(x, pad, params_of(m), 2, lambda_init, false)) <= 1e-10);
+    CHECK(max_diff(m->forward(x, pad, nullptr), test::dgsa_reference(x, pad, params_of(m), 2, lambda_init, false)) <=
+          1e-10);
   }
   SECTION("plug") {
     const Config c = variant_config();
@@ -180,7 +181,8 @@ TEST_CASE("identities between variants", "[model]") {
     CHECK(max_diff(maps, excitatory) <= 1e-12);
   }
   SECTION("diff with lambda = 0 is single-map attention") {
-    const Config c = variant_config({{"model.attention.lambda_schedule", "fixed"}, {"model.attention.lambda_init", "0"}});
+    const Config c =
+        variant_config({{"model.attention.lambda_schedule", "fixed"}, {"model.attention.lambda_init", "0"}});
     auto m = build("diff", c);
     auto named = m->named_parameters();
     named["lambda_q2"].copy_(named["lambda_q1"]);
@@ -245,10 +247,13 @@ TEST_CASE("map rows sum to 1 (vanilla, plug), 1 - lambda (diff) and 2g - 1 (dgsa
   diff->forward(x, pad, &maps);
   const auto p = params_of(diff);
   const double lambda = (torch::exp((p.at("lambda_q1") * p.at("lambda_k1")).sum()) -
-                         torch::exp((p.at("lambda_q2") * p.at("lambda_k2")).sum())).item<double>() + 0.2;
+                         torch::exp((p.at("lambda_q2") * p.at("lambda_k2")).sum()))
+                            .item<double>() +
+                        0.2;
   CHECK(max_diff(maps.sum(-1), torch::full_like(maps.sum(-1), 1 - lambda)) <= 1e-12);
   auto dgsa = build("dgsa", c);
   dgsa->forward(x, pad, &maps);
-  const auto g = torch::sigmoid(torch::matmul(x, params_of(dgsa).at("gate.weight").t()) + params_of(dgsa).at("gate.bias"));
+  const auto g =
+      torch::sigmoid(torch::matmul(x, params_of(dgsa).at("gate.weight").t()) + params_of(dgsa).at("gate.bias"));
   CHECK(max_diff(maps.sum(-1), (2 * g - 1).transpose(1, 2)) <= 1e-12);  // (B, h, N)
 }

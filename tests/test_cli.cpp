@@ -1,6 +1,5 @@
 // End to end: the repro binary on a generated Fashion-MNIST, as a user runs it.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -35,7 +34,8 @@ TEST_CASE("repro run on the smoke spec writes records and a table; a rerun skips
   test::TempDir dir("cli");
   test::write_fashion_fixture(dir.path() / "data", 600, 300);
   const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
-  const std::string common = " --data-root " + (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string();
+  const std::string common =
+      " --data-root " + (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string();
   const Result first = run_repro("run " + spec + common);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
@@ -62,7 +62,8 @@ TEST_CASE("a misspelt key exits non-zero naming the key and suggesting the right
   CHECK(result.exit_code != 0);
   CHECK_THAT(result.output, Contains("bad.yaml:3") && Contains("unknown key 'train.epohcs'") &&
                                 Contains("did you mean 'train.epochs'?"));
-  const Result override_typo = run_repro("run " + std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml model.dimm=4");
+  const Result override_typo =
+      run_repro("run " + std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml model.dimm=4");
   CHECK(override_typo.exit_code != 0);
   CHECK_THAT(override_typo.output, Contains("did you mean 'model.dim'?"));
 }
@@ -142,7 +143,8 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
 TEST_CASE("repro data info takes the dataset name and then data.* settings", "[cli]") {
   test::TempDir dir("datainfo");
   test::write_fashion_fixture(dir.path() / "data", 60, 20);
-  const Result result = run_repro("data info fashion_mnist data.train_limit=30 --data-root " + (dir.path() / "data").string());
+  const Result result =
+      run_repro("data info fashion_mnist data.train_limit=30 --data-root " + (dir.path() / "data").string());
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.output, Contains("train: 30 examples"));

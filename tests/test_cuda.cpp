@@ -2,7 +2,6 @@
 // tiny training run whose loss falls. Hidden from plain runs ([.cuda]); the ctest
 // entry `cuda` runs them and reports "Skipped" without a CUDA device.
 #include <catch2/catch.hpp>
-
 #include <iostream>
 
 #include "data/batcher.h"
@@ -79,9 +78,13 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   const torch::Device cuda(torch::kCUDA, 0);
   torch::manual_seed(1);
   Config config = variant_config("dgsa");
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"model.dim", "64"}, {"model.depth", "2"}, {"model.heads", "4"}, {"model.patch", "7"},
-           {"model.ffn.kind", "swiglu"}, {"train.lr", "3e-3"}, {"train.clip_norm", "1"}})
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"model.dim", "64"},
+                                                                                   {"model.depth", "2"},
+                                                                                   {"model.heads", "4"},
+                                                                                   {"model.patch", "7"},
+                                                                                   {"model.ffn.kind", "swiglu"},
+                                                                                   {"train.lr", "3e-3"},
+                                                                                   {"train.clip_norm", "1"}})
     config.set(key, value, "test");
   auto model = build_model(config, fashion_mnist_info());
   model->to(cuda);
@@ -90,8 +93,9 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   TrainStep step(*model, *optimizer, config, cuda);
   CHECK(step.precision() == Precision::Bf16);
   // Two classes a model can tell apart: bright vs dark images, resident on the GPU as uint8.
-  Split split{torch::cat({torch::full({64, 1, 28, 28}, 200, torch::kUInt8), torch::full({64, 1, 28, 28}, 30, torch::kUInt8)}),
-              torch::cat({torch::zeros({64}, torch::kInt64), torch::ones({64}, torch::kInt64)})};
+  Split split{
+      torch::cat({torch::full({64, 1, 28, 28}, 200, torch::kUInt8), torch::full({64, 1, 28, 28}, 30, torch::kUInt8)}),
+      torch::cat({torch::zeros({64}, torch::kInt64), torch::ones({64}, torch::kInt64)})};
   split = resident_split(split, cuda);
   const auto batcher = make_batcher(fashion_mnist_info(), config, cuda);
   StepTotals totals(cuda);

@@ -33,7 +33,8 @@ TEST_CASE("corrupt IDX files fail with the file and the problem", "[data]") {
   test::write_bytes(dir.path() / "trunc.gz", truncated, true);
   CHECK_THROWS_WITH(read_idx_images(dir.path() / "trunc.gz"), Contains("trunc.gz") && Contains("truncated IDX"));
   test::write_bytes(dir.path() / "magic.gz", test::idx_images(2, 28, 28, 2049), true);
-  CHECK_THROWS_WITH(read_idx_images(dir.path() / "magic.gz"), Contains("magic.gz") && Contains("bad IDX magic number 2049"));
+  CHECK_THROWS_WITH(read_idx_images(dir.path() / "magic.gz"),
+                    Contains("magic.gz") && Contains("bad IDX magic number 2049"));
   test::write_bytes(dir.path() / "short.gz", "abc", true);
   CHECK_THROWS_WITH(read_idx_labels(dir.path() / "short.gz", 10), Contains("shorter than its 8-byte header"));
   test::write_bytes(dir.path() / "labels.gz", test::idx_labels(20, 12), true);
@@ -45,9 +46,8 @@ TEST_CASE("corrupt IDX files fail with the file and the problem", "[data]") {
 
 TEST_CASE("Fashion-MNIST loads from the data root and names missing files", "[data]") {
   test::TempDir dir("fashion");
-  CHECK_THROWS_WITH(load_fashion_mnist(dir.path()),
-                    Contains("missing file train-images-idx3-ubyte.gz") && Contains(dir.path().string()) &&
-                        Contains("Get it from http"));
+  CHECK_THROWS_WITH(load_fashion_mnist(dir.path()), Contains("missing file train-images-idx3-ubyte.gz") &&
+                                                        Contains(dir.path().string()) && Contains("Get it from http"));
   test::write_fashion_fixture(dir.path(), 40, 20);
   const RawData raw = load_fashion_mnist(dir.path());
   CHECK(raw.train.size() == 40);

@@ -1,8 +1,8 @@
 // repro data fetch (against a local HTTP server), verify and preview.
 #include <catch2/catch.hpp>
 
-#include "data/fetch.h"
 #include "data/fashion_mnist.h"
+#include "data/fetch.h"
 #include "data/inspect.h"
 #include "data/verify.h"
 #include "fixtures.h"

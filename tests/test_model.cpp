@@ -82,7 +82,10 @@ TEST_CASE("fused and explicit attention paths agree", "[model]") {
   const auto fused_out = attention->forward(x, padding, nullptr);
   CHECK(torch::allclose(explicit_out, fused_out, 1e-5, 1e-5));
   // Padded keys get no weight; contents at padded positions do not change real outputs.
-  CHECK(maps.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(), 3}).abs().max().item<float>() == 0);
+  CHECK(maps.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(), 3})
+            .abs()
+            .max()
+            .item<float>() == 0);
   auto changed = x.clone();
   changed.index_put_({torch::indexing::Slice(), 3}, 100.0);
   const auto changed_out = attention->forward(changed, padding, nullptr);
@@ -130,16 +133,17 @@ TEST_CASE("DGViT parameter counts are within 1% of the DGSA paper's Table 5", "[
     double ratio;
     DatasetInfo info;
     double paper;
-  } cells[] = {{2, cifar10, 3.77e6}, {4, cifar10, 5.35e6}, {2, cifar100, 3.8e6},
+  } cells[] = {{2, cifar10, 3.77e6},  {4, cifar10, 5.35e6}, {2, cifar100, 3.8e6},
                {4, cifar100, 5.36e6}, {2, fashion, 3.77e6}, {4, fashion, 5.35e6}};
   for (const auto& cell : cells) {
     const int64_t ours = dgvit_params(cell.ratio, cell.info);
-    INFO("x" << cell.ratio << " " << cell.info.num_classes << " classes, " << cell.info.channels
-             << " channels: ours " << ours << ", paper " << cell.paper);
+    INFO("x" << cell.ratio << " " << cell.info.num_classes << " classes, " << cell.info.channels << " channels: ours "
+             << ours << ", paper " << cell.paper);
     CHECK(std::abs(static_cast<double>(ours) - cell.paper) / cell.paper < 0.01);
   }
   // The x4 - x2 difference the SwiGLU reading is chosen for: 1.58M in the paper.
-  CHECK(dgvit_params(4, cifar10) - dgvit_params(2, cifar10) == 8 * (256 * 1024 + 1024 + 512 * 256 + 256 - (256 * 512 + 512 + 256 * 256 + 256)));
+  CHECK(dgvit_params(4, cifar10) - dgvit_params(2, cifar10) ==
+        8 * (256 * 1024 + 1024 + 512 * 256 + 256 - (256 * 512 + 512 + 256 * 256 + 256)));
 }
 
 TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[model]") {

@@ -60,9 +60,11 @@ TEST_CASE("image noise levels mean what docs/data.md says", "[data]") {
 
 TEST_CASE("token noise: drop, swap and insert at the given probability", "[data]") {
   auto ids = torch::zeros({200, 42}, torch::kInt64);
-  ids.index_put_({torch::indexing::Slice(), 0}, 2);                                            // <cls>
+  ids.index_put_({torch::indexing::Slice(), 0}, 2);                                                  // <cls>
   ids.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, 41)}, torch::arange(10, 50));  // 40 tokens
-  const auto lengths = [](const torch::Tensor& t) { return t.ne(0).sum(1).to(torch::kFloat64).mean().item<double>() - 1; };
+  const auto lengths = [](const torch::Tensor& t) {
+    return t.ne(0).sum(1).to(torch::kFloat64).mean().item<double>() - 1;
+  };
   const auto dropped = add_token_noise(ids, spec("token_drop", 0.25), 100, 3);
   CHECK(lengths(dropped) == Approx(30).epsilon(0.05));
   CHECK(torch::equal(dropped, add_token_noise(ids, spec("token_drop", 0.25), 100, 3)));

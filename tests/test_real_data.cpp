@@ -1,6 +1,5 @@
 // Opt-in checks on the real files: run when $REPRO_DATA is set.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "data/fashion_mnist.h"

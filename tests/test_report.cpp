@@ -1,10 +1,9 @@
 // Mean, sample std and the markdown table, against hand-computed values.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
-#include "report/stats.h"
 #include "report/paper.h"
+#include "report/stats.h"
 #include "report/table.h"
 
 using namespace repro;
@@ -39,12 +38,11 @@ TEST_CASE("markdown table: mean ± std, bold best, missing and diverged runs sho
   r.name = "t";
   r.model_configs = {"ViT", "DGViT"};
   r.datasets = {"cifar10", "fashion_mnist"};
-  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "complete", 77.0, 0),
-            result("ViT", "fashion_mnist", 0, "complete", 93.0, 0),
-            result("ViT", "fashion_mnist", 1, "missing", 0, 0),
-            result("DGViT", "cifar10", 0, "complete", 78.0, 1), result("DGViT", "cifar10", 1, "complete", 78.5, 1),
-            result("DGViT", "fashion_mnist", 0, "diverged", 0, 1),
-            result("DGViT", "fashion_mnist", 1, "failed", 0, 1)};
+  r.runs = {
+      result("ViT", "cifar10", 0, "complete", 75.0, 0),       result("ViT", "cifar10", 1, "complete", 77.0, 0),
+      result("ViT", "fashion_mnist", 0, "complete", 93.0, 0), result("ViT", "fashion_mnist", 1, "missing", 0, 0),
+      result("DGViT", "cifar10", 0, "complete", 78.0, 1),     result("DGViT", "cifar10", 1, "complete", 78.5, 1),
+      result("DGViT", "fashion_mnist", 0, "diverged", 0, 1),  result("DGViT", "fashion_mnist", 1, "failed", 0, 1)};
   const std::string md = render_markdown(r, "test_acc");
   CHECK_THAT(md, Contains("| model | cifar10 | fashion_mnist |"));
   CHECK_THAT(md, Contains("| ViT | 76.00 ± 1.41 | **93.00 ± n/a** (n=1; 1 missing) |"));
@@ -73,14 +71,15 @@ TEST_CASE("comparison with the paper: Δ, the 2·max(std) + 0.5 band and the sum
   r.model_configs = {"ViT"};
   r.datasets = {"cifar10", "fashion_mnist"};
   r.runs = {result("ViT", "cifar10", 0, "complete", 76.0, 0), result("ViT", "cifar10", 1, "complete", 76.4, 0),
-            result("ViT", "fashion_mnist", 0, "complete", 90.0, 0), result("ViT", "fashion_mnist", 1, "complete", 90.2, 0)};
+            result("ViT", "fashion_mnist", 0, "complete", 90.0, 0),
+            result("ViT", "fashion_mnist", 1, "complete", 90.2, 0)};
   PaperTable table;
   table.number = 1;
   table.experiment = "table1";
   table.metric = "test_acc";
   table.n = 5;
-  table.cells = {{"ViT", "cifar10", 75.90, 0.09, ""}, {"ViT", "fashion_mnist", 93.15, 0.11, ""},
-                 {"ViT", "svhn", 93.22, 0.28, ""}};
+  table.cells = {
+      {"ViT", "cifar10", 75.90, 0.09, ""}, {"ViT", "fashion_mnist", 93.15, 0.11, ""}, {"ViT", "svhn", 93.22, 0.28, ""}};
   const std::string text = compare_with_paper(r, {table}, "test_acc");
   // cifar10: Δ = +0.30, band 2·0.28 + 0.5 = 1.07 -> within
   CHECK_THAT(text, Contains("| ViT | cifar10 | 76.20 ± 0.28, 2 | 75.90 ± 0.09 | +0.30 |  |"));

@@ -60,9 +60,8 @@ TEST_CASE("a valid spec resolves base, rows and defaults", "[spec]") {
 TEST_CASE("a misspelt key names file, line and the right key", "[spec]") {
   test::TempDir dir("spec-typo");
   const auto path = spec_file(dir, "datasets: [fashion_mnist]\nmodel:\n  atention:\n    kind: vanilla\n");
-  CHECK_THROWS_WITH(load_experiment(path),
-                    Contains(path + ":3") && Contains("unknown key 'model.atention.kind'") &&
-                        Contains("did you mean 'model.attention.kind'?"));
+  CHECK_THROWS_WITH(load_experiment(path), Contains(path + ":3") && Contains("unknown key 'model.atention.kind'") &&
+                                               Contains("did you mean 'model.attention.kind'?"));
 }
 
 TEST_CASE("wrong types and out-of-range values name the key and what was expected", "[spec]") {
@@ -89,12 +88,12 @@ TEST_CASE("top-level keys, datasets and seeds are checked", "[spec]") {
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnst]\n")),
                     Contains("unknown dataset 'fashion_mnst'") && Contains("did you mean 'fashion_mnist'?"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "model: {dim: 8}\n")), Contains("missing key 'datasets'"));
-  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseeds: 4-1\n")),
-                    Contains("seeds"));
+  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseeds: 4-1\n")), Contains("seeds"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nmodels:\n  - model: {dim: 8}\n")),
                     Contains("needs a 'name'"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist\n")), Contains("invalid YAML"));
-  CHECK_THROWS_WITH(load_experiment((dir.path() / "absent.yaml").string()), Contains("absent.yaml: spec file not found"));
+  CHECK_THROWS_WITH(load_experiment((dir.path() / "absent.yaml").string()),
+                    Contains("absent.yaml: spec file not found"));
 }
 
 TEST_CASE("seed ranges and lists", "[spec]") {
@@ -164,14 +163,17 @@ profiles:
   CHECK_THAT(runs[0].resolved_yaml(), Contains("profile: short"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nprofiles:\n  s: {train.epoch: 1}\n")),
                     Contains("spec.yaml:3") && Contains("did you mean 'train.epochs'?"));
-  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nper_dataset:\n  cifar: {train.epochs: 1}\n")),
-                    Contains("unknown dataset 'cifar'"));
+  CHECK_THROWS_WITH(
+      load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nper_dataset:\n  cifar: {train.epochs: 1}\n")),
+      Contains("unknown dataset 'cifar'"));
 }
 
 TEST_CASE("every spec under experiments/ loads and expands under each of its profiles", "[spec]") {
   int specs = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(REPRO_SOURCE_DIR) + "/experiments")) {
-    if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "paper") continue;  // paper/: numbers
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::string(REPRO_SOURCE_DIR) + "/experiments")) {
+    if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "paper")
+      continue;  // paper/: numbers
     INFO(entry.path().string());
     Experiment e = load_experiment(entry.path().string());
     CHECK_FALSE(expand_grid(e).empty());

@@ -2,7 +2,6 @@
 // numerics of every variant, gradient clipping without host reads, the FLOP
 // count, device-resident splits, and `repro bench` end to end.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "data/batcher.h"
@@ -24,9 +23,12 @@ namespace {
 
 Config tiny_vit(const std::string& attention) {
   Config config = Config::defaults();
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"model.dim", "32"}, {"model.depth", "2"}, {"model.heads", "4"}, {"model.patch", "7"},
-           {"model.ffn.ratio", "2"}, {"model.attention.kind", attention}})
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"model.dim", "32"},
+                                                                                   {"model.depth", "2"},
+                                                                                   {"model.heads", "4"},
+                                                                                   {"model.patch", "7"},
+                                                                                   {"model.ffn.ratio", "2"},
+                                                                                   {"model.attention.kind", attention}})
     config.set(key, value, "test");
   return config;
 }

@@ -1,7 +1,6 @@
 // Text datasets on generated fixtures in the official layouts, the word and
 // SentencePiece tokenizers, splits and the token cache.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "data/loader.h"
@@ -95,17 +94,20 @@ TEST_CASE("IMDB from the unpacked folder: labels from folders, <br /> removed, u
   CHECK(raw.train.texts[0] == "neg review line two");
   CHECK(raw.train.labels[0] == 0);
   CHECK(raw.train.labels[5] == 1);
-  CHECK_THROWS_WITH(load_imdb(dir.path() / "nowhere", ""), Contains("no aclImdb/ files found") && Contains("aclImdb_v1.tar.gz"));
+  CHECK_THROWS_WITH(load_imdb(dir.path() / "nowhere", ""),
+                    Contains("no aclImdb/ files found") && Contains("aclImdb_v1.tar.gz"));
   std::filesystem::remove_all(dir.path() / "imdb/aclImdb/test/neg");
   CHECK_THROWS_WITH(load_imdb(dir.path(), ""), Contains("aclImdb/test/neg") && Contains("class folder"));
 }
 
 TEST_CASE("AG News CSV: quoting, escapes, classes; bad rows name the line", "[data]") {
-  const TextSplit split = parse_ag_news_csv("\"3\",\"Wall St. \"\"Bears\"\"\",\"Short\\\\nsellers\"\n\"1\",\"A\",\"B\"\n", "test.csv");
+  const TextSplit split =
+      parse_ag_news_csv("\"3\",\"Wall St. \"\"Bears\"\"\",\"Short\\\\nsellers\"\n\"1\",\"A\",\"B\"\n", "test.csv");
   REQUIRE(split.size() == 2);
   CHECK(split.labels[0] == 2);
   CHECK(split.texts[0] == "Wall St. \"Bears\" Short  sellers");
-  CHECK_THROWS_WITH(parse_ag_news_csv("\"1\",\"a\",\"b\"\n\"5\",\"a\",\"b\"\n", "test.csv"), Contains("test.csv:2: class '5'"));
+  CHECK_THROWS_WITH(parse_ag_news_csv("\"1\",\"a\",\"b\"\n\"5\",\"a\",\"b\"\n", "test.csv"),
+                    Contains("test.csv:2: class '5'"));
   CHECK_THROWS_WITH(parse_ag_news_csv("\"1\",\"a\n", "t.csv"), Contains("t.csv:1: unterminated quoted field"));
   CHECK_THROWS_WITH(parse_ag_news_csv("1,a,b\n", "t.csv"), Contains("t.csv:1: expected a quoted field"));
 }
@@ -114,12 +116,14 @@ TEST_CASE("a missing training split is an error unless data.missing_train=split_
   test::TempDir dir("ag");
   CacheDir cache;
   std::string csv;
-  for (int i = 0; i < 40; ++i) csv += "\"" + std::to_string(i % 4 + 1) + "\",\"title " + std::to_string(i % 4) + "\",\"text\"\n";
+  for (int i = 0; i < 40; ++i)
+    csv += "\"" + std::to_string(i % 4 + 1) + "\",\"title " + std::to_string(i % 4) + "\",\"text\"\n";
   test::write_tar(dir.path() / "ag_news/ag_news_csv-test-only.tar.xz", {{"ag_news_csv/test.csv", csv}});
   DataLoader loader(dir.path());
   Config config = text_config();
   resolve_settings(config, ag_news_info());
-  CHECK_THROWS_WITH(loader.run_data("ag_news", config), Contains("training split is missing") && Contains("data.missing_train=split_test"));
+  CHECK_THROWS_WITH(loader.run_data("ag_news", config),
+                    Contains("training split is missing") && Contains("data.missing_train=split_test"));
   config.set("data.missing_train", "split_test", "t");
   const RunData data = loader.run_data("ag_news", config);
   CHECK(data.train.size() + data.val.size() + data.test.size() == 40);
@@ -132,9 +136,9 @@ TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and 
   CHECK(strip_newsgroup_post(post, "headers") == "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
   CHECK(strip_newsgroup_post(post, "none") == post);
   test::TempDir dir("ng");
-  test::write_tar(dir.path() / "20newsgroups/20news-bydate.tar.gz",
-                  {{"20news-bydate-train/sci.space/1", post}, {"20news-bydate-train/alt.atheism/2", post},
-                   {"20news-bydate-test/sci.space/3", post}});
+  test::write_tar(dir.path() / "20newsgroups/20news-bydate.tar.gz", {{"20news-bydate-train/sci.space/1", post},
+                                                                     {"20news-bydate-train/alt.atheism/2", post},
+                                                                     {"20news-bydate-test/sci.space/3", post}});
   const RawText raw = load_newsgroups(dir.path(), "", "all");
   CHECK(raw.train.labels == std::vector<int64_t>{0, 1});  // alt.atheism, sci.space
   CHECK(raw.test.labels == std::vector<int64_t>{1});
@@ -166,7 +170,8 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
 #if REPRO_HAS_SENTENCEPIECE  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("SentencePiece trains in memory and encodes with the shared special ids", "[data]") {
   std::vector<std::string> texts;
-  for (int i = 0; i < 200; ++i) texts.push_back("the quick brown fox " + std::to_string(i) + " jumps over the lazy dog");
+  for (int i = 0; i < 200; ++i)
+    texts.push_back("the quick brown fox " + std::to_string(i) + " jumps over the lazy dog");
   Config config = text_config({{"text.tokenizer", "sentencepiece"}, {"text.sp_vocab", "60"}});
   const auto tokenizer = train_tokenizer(texts, config);
   CHECK(tokenizer->vocab_size() == 60);

@@ -97,8 +97,8 @@ TEST_CASE("finished runs are skipped; a changed spec is refused without touching
   CHECK(read_file(summary) == before);  // not rerun: finished_at unchanged
 
   experiment.overrides.push_back(parse_override("train.lr=1e-2"));
-  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
-                    Contains("holds a run of a different spec") && Contains("train.lr: 0.003 -> 0.01") &&
-                        Contains("Nothing was overwritten"));
+  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")), Contains("holds a run of a different spec") &&
+                                                                             Contains("train.lr: 0.003 -> 0.01") &&
+                                                                             Contains("Nothing was overwritten"));
   CHECK(read_file(summary) == before);
 }

@@ -1,6 +1,5 @@
 // CIFAR-10/100 (plain files and archives) and SVHN (MATLAB) on generated fixtures.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "data/cifar.h"
@@ -26,7 +25,7 @@ TEST_CASE("CIFAR-10 from the unpacked folder", "[data]") {
   const RawData raw = load_cifar10(dir.path(), "");
   CHECK(raw.train.inputs.sizes() == torch::IntArrayRef({100, 3, 32, 32}));
   CHECK(raw.test.size() == 20);
-  CHECK(raw.train.labels[23].item<int64_t>() == 3);  // record 3 of data_batch_2
+  CHECK(raw.train.labels[23].item<int64_t>() == 3);                   // record 3 of data_batch_2
   CHECK(raw.train.inputs[0][1][0][0].item<uint8_t>() == 1024 % 251);  // green plane starts at byte 1024
   CHECK(raw.notes.size() == 2);
 }
@@ -39,8 +38,8 @@ TEST_CASE("CIFAR-10 from tar archives, with a renamed test file", "[data]") {
   test::write_tar(dir.path() / "cifar10/train-only.tar.xz", train);
   test::write_tar(dir.path() / "cifar10/test-first.tar.gz",
                   {{"cifar-10-batches-bin/test_batch.first1000.bin", test::cifar_records(7, 1, 10)}});
-  CHECK_THROWS_WITH(load_cifar10(dir.path(), ""), Contains("missing file test_batch.bin") &&
-                                                      Contains("train-only.tar.xz") && Contains("data.files"));
+  CHECK_THROWS_WITH(load_cifar10(dir.path(), ""),
+                    Contains("missing file test_batch.bin") && Contains("train-only.tar.xz") && Contains("data.files"));
   const RawData raw = load_cifar10(dir.path(), "test=test_batch.first1000.bin");
   CHECK(raw.train.size() == 50);
   CHECK(raw.test.size() == 7);

@@ -106,9 +106,9 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.params = count_parameters(*model).total;
   r.batch = config.integer("train.batch_size");
   r.eval_batch = config.integer("train.eval_batch_size");
-  r.tokens = info.modality == "text" ? info.max_length
-                                     : (info.height / config.integer("model.patch")) *
-                                               (info.width / config.integer("model.patch")) + 1;
+  r.tokens = info.modality == "text"
+                 ? info.max_length
+                 : (info.height / config.integer("model.patch")) * (info.width / config.integer("model.patch")) + 1;
   r.forward_flops = forward_flops(*model, r.tokens).forward();
 
   const Split pool = synthetic_split(info, std::max<int64_t>(4 * r.batch, r.eval_batch), options.device);
@@ -132,7 +132,8 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
     model->eval();
     const int64_t eval_n = std::min(pool.size(), r.eval_batch);
     const auto indices = torch::arange(eval_n, torch::kInt64);
-    predict(*model, batcher->inputs(pool, indices, false), options.device, step.precision());  // untimed: first-call costs
+    predict(*model, batcher->inputs(pool, indices, false), options.device,
+            step.precision());  // untimed: first-call costs
     synchronize(options.device);
     start = Clock::now();
     for (int64_t i = 0; i < options.eval_batches; ++i)
@@ -180,26 +181,39 @@ double matmul_peak_tflops(torch::Device device, int64_t n) {
 }
 
 nlohmann::json BenchResult::to_json() const {
-  return {{"model_config", model_config}, {"dataset", dataset}, {"precision", precision},
-          {"params", params}, {"batch", batch}, {"tokens_per_example", tokens},
-          {"forward_flops_per_example", forward_flops}, {"train_ms_per_step", train_ms},
-          {"train_examples_per_s", train_examples_per_s}, {"train_tokens_per_s", train_tokens_per_s},
-          {"train_tflops", train_tflops}, {"mfu", mfu}, {"eval_batch", eval_batch}, {"eval_ms_per_batch", eval_ms},
-          {"eval_examples_per_s", eval_examples_per_s}, {"epoch_seconds", epoch_seconds},
-          {"peak_memory_mb", peak_memory_mb}, {"settings", settings}};
+  return {{"model_config", model_config},
+          {"dataset", dataset},
+          {"precision", precision},
+          {"params", params},
+          {"batch", batch},
+          {"tokens_per_example", tokens},
+          {"forward_flops_per_example", forward_flops},
+          {"train_ms_per_step", train_ms},
+          {"train_examples_per_s", train_examples_per_s},
+          {"train_tokens_per_s", train_tokens_per_s},
+          {"train_tflops", train_tflops},
+          {"mfu", mfu},
+          {"eval_batch", eval_batch},
+          {"eval_ms_per_batch", eval_ms},
+          {"eval_examples_per_s", eval_examples_per_s},
+          {"epoch_seconds", epoch_seconds},
+          {"peak_memory_mb", peak_memory_mb},
+          {"settings", settings}};
 }
 
 std::string bench_table(const std::vector<BenchResult>& results, double peak_tflops, const std::string& peak_what) {
-  std::string out = "| model | dataset | params | prec | batch | train ms/step | ex/s | tokens/s | TFLOP/s | MFU | "
-                    "eval ex/s | epoch s | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "| model | dataset | params | prec | batch | train ms/step | ex/s | tokens/s | TFLOP/s | MFU | "
+      "eval ex/s | epoch s | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results)
-    out += fmt::format("| {} | {} | {:.2f}M | {} | {} | {:.2f} | {:.0f} | {:.0f} | {:.3f} | {:.1f}% | {:.0f} | {} | {:.0f} |\n",
-                       r.model_config, r.dataset, static_cast<double>(r.params) / 1e6, r.precision, r.batch, r.train_ms,
-                       r.train_examples_per_s, r.train_tokens_per_s, r.train_tflops, 100.0 * r.mfu,
-                       r.eval_examples_per_s, r.epoch_seconds > 0 ? fmt::format("{:.2f}", r.epoch_seconds) : "-",
-                       r.peak_memory_mb);
-  out += fmt::format("\nMFU against {:.3f} TFLOP/s ({}). FLOPs: matrix products, training = 3 x forward (docs/performance.md).\n",
-                     peak_tflops, peak_what);
+    out += fmt::format(
+        "| {} | {} | {:.2f}M | {} | {} | {:.2f} | {:.0f} | {:.0f} | {:.3f} | {:.1f}% | {:.0f} | {} | {:.0f} |\n",
+        r.model_config, r.dataset, static_cast<double>(r.params) / 1e6, r.precision, r.batch, r.train_ms,
+        r.train_examples_per_s, r.train_tokens_per_s, r.train_tflops, 100.0 * r.mfu, r.eval_examples_per_s,
+        r.epoch_seconds > 0 ? fmt::format("{:.2f}", r.epoch_seconds) : "-", r.peak_memory_mb);
+  out += fmt::format(
+      "\nMFU against {:.3f} TFLOP/s ({}). FLOPs: matrix products, training = 3 x forward (docs/performance.md).\n",
+      peak_tflops, peak_what);
   return out;
 }
 

@@ -5,8 +5,8 @@
 // (augmentation, text trimming) as `repro run`.
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "data/dataset.h"
@@ -15,8 +15,8 @@
 namespace repro {
 
 struct BenchOptions {
-  int64_t steps = 30;       // timed training steps
-  int64_t warmup = 5;       // untimed steps first (allocator, kernels, autocast caches)
+  int64_t steps = 30;  // timed training steps
+  int64_t warmup = 5;  // untimed steps first (allocator, kernels, autocast caches)
   int64_t eval_batches = 10;
   int64_t epoch_examples = 0;  // > 0: also time one whole epoch of this many examples
   torch::Device device = torch::kCPU;
@@ -25,12 +25,12 @@ struct BenchOptions {
 struct BenchResult {
   std::string model_config, dataset, precision;
   int64_t params = 0, batch = 0, tokens = 0, eval_batch = 0;
-  double forward_flops = 0;        // per example (models/flops.h)
-  double train_ms = 0;             // per step, mean over the timed steps
+  double forward_flops = 0;  // per example (models/flops.h)
+  double train_ms = 0;       // per step, mean over the timed steps
   double train_examples_per_s = 0, train_tokens_per_s = 0, train_tflops = 0, mfu = 0;
   double eval_ms = 0, eval_examples_per_s = 0;
-  double epoch_seconds = 0;        // with epoch_examples: one measured epoch (steps only, no evaluation)
-  double peak_memory_mb = 0;       // CUDA: peak allocated; CPU: the process's peak RSS so far
+  double epoch_seconds = 0;                     // with epoch_examples: one measured epoch (steps only, no evaluation)
+  double peak_memory_mb = 0;                    // CUDA: peak allocated; CPU: the process's peak RSS so far
   std::map<std::string, std::string> settings;  // every resolved key (scripts/reference rebuilds the model from it)
   nlohmann::json to_json() const;
 };

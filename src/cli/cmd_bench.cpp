@@ -43,12 +43,14 @@ std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::stri
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
-  auto* command = app.add_subcommand("bench", "Time training steps and evaluation of each model of a spec (synthetic data)");
+  auto* command =
+      app.add_subcommand("bench", "Time training steps and evaluation of each model of a spec (synthetic data)");
   auto args = std::make_shared<BenchArguments>();
   command->add_option("spec", args->spec_path, "Experiment spec (YAML)")->required();
   command->add_option("overrides", args->overrides, "Spec overrides KEY=VALUE, e.g. train.batch_size=256");
   command->add_option("--profile", args->profile, "A budget profile of the spec");
-  command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")->check(CLI::PositiveNumber);
+  command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(CLI::NonNegativeNumber);
   command->add_option("--eval-batches", args->eval_batches, "Timed evaluation batches (default 10)")
       ->check(CLI::PositiveNumber);

@@ -17,7 +17,7 @@ struct DataArguments {
   std::vector<std::string> names;
   std::string data_root;
   std::vector<std::string> overrides;  // data.*/text.* settings, KEY=VALUE
-  std::string name;  // info, fetch, preview
+  std::string name;                    // info, fetch, preview
   bool bench = false;
   std::string output = "preview.png";
   std::string mirror;
@@ -36,8 +36,11 @@ Config settings_for(const std::string& dataset, const std::vector<std::string>& 
 }
 
 void add_common(CLI::App* command, DataArguments& args, bool many) {
-  if (many) command->add_option("names", args.names, "Datasets (default: all)");
-  else command->add_option("name", args.name, "Dataset")->required();  // one string: the settings positional takes the rest
+  if (many)
+    command->add_option("names", args.names, "Datasets (default: all)");
+  else
+    command->add_option("name", args.name, "Dataset")
+        ->required();  // one string: the settings positional takes the rest
   command->add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
 }
 
@@ -68,7 +71,8 @@ void add_data_command(CLI::App& app, int& exit_code) {
   info->add_flag("--bench", args->bench, "Also time loading and batching");
   info->callback([args, &exit_code] {
     const std::string& name = args->name;
-    std::cout << dataset_info(name, resolve_data_root(args->data_root), settings_for(name, args->overrides), args->bench);
+    std::cout << dataset_info(name, resolve_data_root(args->data_root), settings_for(name, args->overrides),
+                              args->bench);
     exit_code = 0;
   });
 

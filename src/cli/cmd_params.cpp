@@ -15,7 +15,8 @@ namespace repro {
 namespace {
 
 // The paper's printed count for a row and column, if a params table of this experiment has it.
-const PaperCell* paper_cell(const std::vector<PaperTable>& paper, const std::string& experiment, const PlannedRun& run) {
+const PaperCell* paper_cell(const std::vector<PaperTable>& paper, const std::string& experiment,
+                            const PlannedRun& run) {
   for (const auto& table : paper)
     if (table.metric == "params" && table.experiment == experiment)
       for (const auto& cell : table.cells)
@@ -23,7 +24,8 @@ const PaperCell* paper_cell(const std::vector<PaperTable>& paper, const std::str
   return nullptr;
 }
 
-std::string params_table(const std::vector<PlannedRun>& runs, DataLoader& loader, const std::vector<PaperTable>& paper) {
+std::string params_table(const std::vector<PlannedRun>& runs, DataLoader& loader,
+                         const std::vector<PaperTable>& paper) {
   const bool compare = !paper.empty();
   std::string out = "| model | dataset | params |" + std::string(compare ? " paper | Δ |" : "") +
                     " embeddings | attention | feed-forward | norms | head |\n|---|---|---|" +
@@ -55,7 +57,8 @@ void add_params_command(CLI::App& app, int& exit_code) {
   auto data_root = std::make_shared<std::string>();
   auto compare = std::make_shared<std::string>();
   command->add_option("overrides", *overrides, "Spec overrides KEY=VALUE");
-  command->add_option("--data-root", *data_root, "Dataset folder, for text vocabularies (default $REPRO_DATA, else ./datasets)");
+  command->add_option("--data-root", *data_root,
+                      "Dataset folder, for text vocabularies (default $REPRO_DATA, else ./datasets)");
   command->add_option("--compare", *compare, "A paper's numbers (e.g. experiments/paper/dgsa.yaml): its counts and Δ");
   command->callback([spec, overrides, data_root, compare, &exit_code] {
     const Experiment experiment = load_spec(*spec, *overrides, "");

@@ -27,8 +27,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
       for (const auto& results : collect_results(*dir, options->metric))
         text += "\n" + compare_with_paper(results, paper, options->metric);
     }
-    if (output->empty()) std::cout << text;
-    else write_file_atomic(*output, text);
+    if (output->empty())
+      std::cout << text;
+    else
+      write_file_atomic(*output, text);
     exit_code = 0;
   });
 }

@@ -8,9 +8,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("run", "Train every run of a spec's grid, then print its table");
   auto args = std::make_shared<RunArguments>();
   add_run_arguments(*command, *args);
-  command->callback([args, &exit_code] {
-    exit_code = run_experiment(load_with_overrides(*args), runner_options(*args));
-  });
+  command->callback(
+      [args, &exit_code] { exit_code = run_experiment(load_with_overrides(*args), runner_options(*args)); });
 }
 
 }  // namespace repro

@@ -14,7 +14,8 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default: all cores)")->check(CLI::NonNegativeNumber);
+  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
   command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
       ->group("");

@@ -1,7 +1,6 @@
 #pragma once
 // Options shared by `run` and `sweep`: the spec file, overrides and where to run.
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 

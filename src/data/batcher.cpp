@@ -6,8 +6,8 @@ namespace repro {
 
 Batch TextBatcher::inputs(const Split& split, const torch::Tensor& indices, bool train) const {
   auto ids = split.inputs.index_select(0, indices_for(split, indices));  // (B, L)
-  const auto lengths = split.lengths.defined() && indices.is_cpu() ? split.lengths.index_select(0, indices)
-                                                                   : ids.ne(0).sum(1);  // (B,)
+  const auto lengths =
+      split.lengths.defined() && indices.is_cpu() ? split.lengths.index_select(0, indices) : ids.ne(0).sum(1);  // (B,)
   const int64_t longest = std::max<int64_t>(1, lengths.max().item<int64_t>());
   ids = ids.slice(1, 0, longest).to(device_);  // (B, L')
   return {ids, ids.eq(0)};

@@ -51,8 +51,8 @@ Split parse_cifar_records(const std::string& bytes, int64_t label_bytes, int64_t
     const char* rec = bytes.data() + i * record;
     const auto label = static_cast<unsigned char>(rec[label_bytes - 1]);
     if (label >= num_classes)
-      throw Error(file + ": label " + std::to_string(label) + " of record " + std::to_string(i) + " is out of range 0-" +
-                  std::to_string(num_classes - 1));
+      throw Error(file + ": label " + std::to_string(label) + " of record " + std::to_string(i) +
+                  " is out of range 0-" + std::to_string(num_classes - 1));
     y[i] = label;
     std::memcpy(pixels + i * kPixels, rec + label_bytes, kPixels);
   }
@@ -89,7 +89,8 @@ RawData load_cifar100(const std::filesystem::path& data_root, const std::string&
   const DatasetFiles files(manifest("cifar100"), data_root, file_overrides);
   const auto bytes = files.read({"train", "test"});
   RawData data{parse_cifar_records(bytes.at("train"), 2, 100, files.name_of("train")),
-               parse_cifar_records(bytes.at("test"), 2, 100, files.name_of("test")), {}};
+               parse_cifar_records(bytes.at("test"), 2, 100, files.name_of("test")),
+               {}};
   note_partial_splits(cifar100_info(), data);
   return data;
 }

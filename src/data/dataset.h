@@ -10,19 +10,19 @@ namespace repro {
 
 struct DatasetInfo {
   std::string name;
-  std::string modality;  // "image" or "text"
+  std::string modality;                         // "image" or "text"
   int64_t channels = 0, height = 0, width = 0;  // images
   int64_t vocab_size = 0, max_length = 0;       // text: token ids < vocab_size, 0 = padding
   int64_t num_classes = 0;
   std::vector<std::string> class_names;
-  std::vector<double> mean, std;  // per channel, in [0, 1] pixel units
-  std::string default_augment;    // what data.augment=auto means here
+  std::vector<double> mean, std;                  // per channel, in [0, 1] pixel units
+  std::string default_augment;                    // what data.augment=auto means here
   int64_t official_train = 0, official_test = 0;  // counts of the official splits
 };
 
 struct Split {
-  torch::Tensor inputs;  // images: (N, C, H, W) uint8; text: (N, L) int64 ids, 0 = padding
-  torch::Tensor labels;  // (N,) int64
+  torch::Tensor inputs;   // images: (N, C, H, W) uint8; text: (N, L) int64 ids, 0 = padding
+  torch::Tensor labels;   // (N,) int64
   torch::Tensor lengths;  // text on a GPU: (N,) int64 real lengths kept on the CPU (batch trimming without a
                           // device read); undefined otherwise
   int64_t size() const { return labels.defined() ? labels.size(0) : 0; }

@@ -97,9 +97,10 @@ void fetch_dataset(const std::string& dataset, const fs::path& root, const std::
       spdlog::info("{}: present and verified", target.string());
       continue;
     }
-    const bool in_archive = f.url.size() >= f.name.size() &&
-                            f.url.compare(f.url.size() - f.name.size(), f.name.size(), f.name) != 0;
-    const std::string url = mirror.empty() ? f.url : mirror + "/" + (in_archive ? fs::path(f.url).filename().string() : f.name);
+    const bool in_archive =
+        f.url.size() >= f.name.size() && f.url.compare(f.url.size() - f.name.size(), f.name.size(), f.name) != 0;
+    const std::string url =
+        mirror.empty() ? f.url : mirror + "/" + (in_archive ? fs::path(f.url).filename().string() : f.name);
     if (in_archive) {  // the official address is an archive holding this file: fetch the archive once
       if (!fetched_urls.insert(url).second) continue;
       const fs::path archive = dir / fs::path(f.url).filename();

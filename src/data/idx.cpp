@@ -19,29 +19,27 @@ uint32_t big_endian_u32(const std::string& bytes, size_t offset) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
 }
 
-void check_header(const std::string& path, const std::string& bytes, size_t header_bytes,
-                  uint32_t magic) {
+void check_header(const std::string& path, const std::string& bytes, size_t header_bytes, uint32_t magic) {
   if (bytes.size() < header_bytes)
-    throw Error(path + ": truncated IDX file: " + std::to_string(bytes.size()) +
-                " bytes, shorter than its " + std::to_string(header_bytes) + "-byte header");
+    throw Error(path + ": truncated IDX file: " + std::to_string(bytes.size()) + " bytes, shorter than its " +
+                std::to_string(header_bytes) + "-byte header");
   const uint32_t found = big_endian_u32(bytes, 0);
   if (found != magic)
-    throw Error(path + ": bad IDX magic number " + std::to_string(found) + ", expected " +
-                std::to_string(magic) + (magic == kImageMagic ? " (an image file)" : " (a label file)"));
+    throw Error(path + ": bad IDX magic number " + std::to_string(found) + ", expected " + std::to_string(magic) +
+                (magic == kImageMagic ? " (an image file)" : " (a label file)"));
 }
 
 void check_size(const std::string& path, const std::string& bytes, size_t expected) {
   if (bytes.size() == expected) return;
   throw Error(path + ": " + (bytes.size() < expected ? "truncated" : "oversized") + " IDX file: " +
-              std::to_string(bytes.size()) + " bytes after decompression, header implies " +
-              std::to_string(expected));
+              std::to_string(bytes.size()) + " bytes after decompression, header implies " + std::to_string(expected));
 }
 
 }  // namespace
 
 std::string gunzip(const std::string& bytes, const std::string& file) {
-  const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-                    static_cast<unsigned char>(bytes[1]) == 0x8b;
+  const bool gzip =
+      bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
   if (!gzip) return bytes;
   z_stream stream{};
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw Error(file + ": cannot start gzip decompression");

@@ -55,14 +55,16 @@ std::string batching_bench(const RunData& data, const Config& config) {
     examples += indices.size(0);
   }
   std::ostringstream out;
-  out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch " << batch
-      << (data.info.modality == "image" ? ", augmentation " + config.text("data.augment") : std::string()) << ", CPU)";
+  out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch "
+      << batch << (data.info.modality == "image" ? ", augmentation " + config.text("data.augment") : std::string())
+      << ", CPU)";
   return out.str();
 }
 
 }  // namespace
 
-std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config, bool bench) {
+std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config,
+                         bool bench) {
   DataLoader loader(root);
   const auto start = Clock::now();
   const RunData data = loader.run_data(dataset, config);
@@ -71,7 +73,8 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   std::ostringstream out;
   out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
   out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
-  for (const auto& [name, split] : {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
+  for (const auto& [name, split] :
+       {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
     out << name << ": " << split->size() << " examples; per class: " << per_class(*split, info.num_classes) << "\n";
     if (info.modality == "text" && split->size()) out << "  " << length_stats(*split) << "\n";
   }
@@ -81,8 +84,8 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
     out << "vocabulary: " << info.vocab_size << " (" << config.text("text.tokenizer") << " tokenizer)\n";
   for (const auto& note : data.notes) out << "note: " << note << "\n";
   if (bench) {
-    out << "loading: " << load_seconds << " s (read, decode, split" << (info.modality == "text" ? ", tokenize or cache" : "")
-        << ")\n";
+    out << "loading: " << load_seconds << " s (read, decode, split"
+        << (info.modality == "text" ? ", tokenize or cache" : "") << ")\n";
     out << batching_bench(data, config) << "\n";
   }
   return out.str();
@@ -107,7 +110,8 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
       const auto ids = add_token_noise(words.encode_all(shown, 512), noise, words.vocab_size(), 3);
       for (int64_t i = 0; i < ids.size(0); ++i) {
         std::string text;
-        for (int64_t j = 1; j < ids.size(1) && ids[i][j].item<int64_t>() != 0; ++j) text += words.words()[ids[i][j].item<int64_t>()] + " ";
+        for (int64_t j = 1; j < ids.size(1) && ids[i][j].item<int64_t>() != 0; ++j)
+          text += words.words()[ids[i][j].item<int64_t>()] + " ";
         noisy.push_back(text);
       }
     } else {
@@ -117,7 +121,8 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
     for (size_t i = 0; i < shown.size(); ++i) out += "clean: " + shown[i] + "\nnoisy: " + noisy[i] + "\n\n";
     return out;
   }
-  if (!noise.is_image_kind()) throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + dataset + " holds images");
+  if (!noise.is_image_kind())
+    throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + dataset + " holds images");
   const RawData raw = entry.load_images(root, config);
   const auto clean = raw.test.inputs.slice(0, 0, std::min<int64_t>(8, raw.test.size()));  // (8, C, H, W)
   const auto noisy = add_image_noise(clean, noise, 3);

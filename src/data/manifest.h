@@ -15,7 +15,7 @@ struct ManifestFile {
 
 struct Manifest {
   std::string name, folder, homepage, citation;
-  std::string subfolder;  // the folder the official archive unpacks to, e.g. cifar-10-batches-bin
+  std::string subfolder;            // the folder the official archive unpacks to, e.g. cifar-10-batches-bin
   std::vector<ManifestFile> files;  // (official split sizes live in each DatasetInfo)
 };
 

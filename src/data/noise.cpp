@@ -28,7 +28,8 @@ std::mt19937_64 example_rng(int64_t seed, uint64_t salt, int64_t index) {
 cv::Mat to_mat(const torch::Tensor& image) {
   const auto hwc = image.permute({1, 2, 0}).contiguous();
   return cv::Mat(static_cast<int>(hwc.size(0)), static_cast<int>(hwc.size(1)), CV_8UC(static_cast<int>(hwc.size(2))),
-                 hwc.data_ptr<uint8_t>()).clone();
+                 hwc.data_ptr<uint8_t>())
+      .clone();
 }
 
 void from_mat(const cv::Mat& mat, torch::Tensor image) {  // image: (C, H, W) uint8, written in place
@@ -42,8 +43,10 @@ void from_mat(const cv::Mat& mat, torch::Tensor image) {  // image: (C, H, W) ui
 void pixel_noise(float* x, int64_t count, const NoiseSpec& n, std::mt19937_64& rng) {  // x in [0, 1]
   std::normal_distribution<float> normal(0.0f, static_cast<float>(n.level));
   for (int64_t i = 0; i < count; ++i) {
-    if (n.kind == "gaussian") x[i] += normal(rng);
-    else if (n.kind == "speckle") x[i] += x[i] * normal(rng);
+    if (n.kind == "gaussian")
+      x[i] += normal(rng);
+    else if (n.kind == "speckle")
+      x[i] += x[i] * normal(rng);
   }
 }
 
@@ -70,7 +73,8 @@ cv::Mat filtered(const cv::Mat& mat, const NoiseSpec& n, std::mt19937_64& rng) {
     cv::Mat kernel = cv::Mat::zeros(length, length, CV_32F);
     const double angle = std::uniform_real_distribution<double>(0, 180)(rng);
     const cv::Point2f center((length - 1) / 2.0f, (length - 1) / 2.0f);
-    const double dx = std::cos(angle * M_PI / 180) * (length - 1) / 2, dy = std::sin(angle * M_PI / 180) * (length - 1) / 2;
+    const double dx = std::cos(angle * M_PI / 180) * (length - 1) / 2,
+                 dy = std::sin(angle * M_PI / 180) * (length - 1) / 2;
     cv::line(kernel, cv::Point2f(center.x - dx, center.y - dy), cv::Point2f(center.x + dx, center.y + dy), 1.0, 1);
     kernel /= std::max(1.0, cv::sum(kernel)[0]);
     cv::filter2D(mat, out, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT);
@@ -86,7 +90,8 @@ cv::Mat filtered(const cv::Mat& mat, const NoiseSpec& n, std::mt19937_64& rng) {
 }  // namespace
 
 const std::vector<std::string>& image_noise_kinds() {
-  static const std::vector<std::string> kinds = {"gaussian", "salt_pepper", "speckle", "gaussian_blur", "motion_blur", "jpeg"};
+  static const std::vector<std::string> kinds = {"gaussian",      "salt_pepper", "speckle",
+                                                 "gaussian_blur", "motion_blur", "jpeg"};
   return kinds;
 }
 
@@ -151,7 +156,8 @@ torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseSpec& n, int6
         noisy.push_back(std::uniform_int_distribution<int64_t>(3, std::max<int64_t>(3, vocab_size - 1))(rng));
     }
     dst[i * L] = in[i * L];
-    for (int64_t j = 0; j < std::min<int64_t>(L - 1, static_cast<int64_t>(noisy.size())); ++j) dst[i * L + 1 + j] = noisy[j];
+    for (int64_t j = 0; j < std::min<int64_t>(L - 1, static_cast<int64_t>(noisy.size())); ++j)
+      dst[i * L + 1 + j] = noisy[j];
   }
   return out;
 }

@@ -27,9 +27,7 @@ struct NoiseSpec {
   int64_t seed = 0;
 
   static NoiseSpec from_config(const Config& config);
-  bool applies_to(const std::string& split_name) const {
-    return split == "both" || split == split_name;
-  }
+  bool applies_to(const std::string& split_name) const { return split == "both" || split == split_name; }
   bool is_image_kind() const;
 };
 

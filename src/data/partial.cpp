@@ -7,8 +7,8 @@ namespace {
 void note_split(const std::string& dataset, const std::string& split, int64_t have, int64_t official,
                 std::vector<std::string>& notes) {
   if (official <= 0 || have == official) return;
-  notes.push_back("partial data: " + dataset + " " + split + " split has " + std::to_string(have) + " of the official " +
-                  std::to_string(official) + " examples");
+  notes.push_back("partial data: " + dataset + " " + split + " split has " + std::to_string(have) +
+                  " of the official " + std::to_string(official) + " examples");
 }
 
 }  // namespace

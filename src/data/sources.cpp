@@ -20,7 +20,8 @@ namespace {
 bool is_archive(const fs::path& path) {
   const std::string name = path.filename().string();
   for (const char* suffix : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2"})
-    if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+    if (name.size() > std::strlen(suffix) &&
+        name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
       return true;
   return false;
 }
@@ -121,7 +122,8 @@ void DatasetFiles::missing(const std::string& role) const {
   for (const auto& archive_path : archive_list) where += " " + archive_path.filename().string();
   std::string hint;
   for (const auto& f : manifest_.files)
-    if (f.role == role && f.name == name) hint = " Get it from " + f.url + " (or the archive at " + manifest_.homepage + ")";
+    if (f.role == role && f.name == name)
+      hint = " Get it from " + f.url + " (or the archive at " + manifest_.homepage + ")";
   throw Error(manifest_.name + ": missing file " + name + " (looked in " + where + ")." + hint +
               " and point --data-root or $REPRO_DATA at its folder; data.files renames a file.");
 }

@@ -55,13 +55,17 @@ torch::Tensor images_from(const matvar_t* x, const std::string& path) {
 
 torch::Tensor labels_from(const matvar_t* y, int64_t n, const std::string& path) {
   const auto count = static_cast<int64_t>(y->dims[0] * (y->rank > 1 ? y->dims[1] : 1));
-  if (count != n) throw Error(path + ": y has " + std::to_string(count) + " labels for " + std::to_string(n) + " images");
+  if (count != n)
+    throw Error(path + ": y has " + std::to_string(count) + " labels for " + std::to_string(n) + " images");
   auto labels = torch::empty({n}, torch::kInt64);
   for (int64_t i = 0; i < n; ++i) {
     double value;
-    if (y->data_type == MAT_T_DOUBLE) value = static_cast<const double*>(y->data)[i];
-    else if (y->data_type == MAT_T_UINT8) value = static_cast<const uint8_t*>(y->data)[i];
-    else throw Error(path + ": y must be double or uint8");
+    if (y->data_type == MAT_T_DOUBLE)
+      value = static_cast<const double*>(y->data)[i];
+    else if (y->data_type == MAT_T_UINT8)
+      value = static_cast<const uint8_t*>(y->data)[i];
+    else
+      throw Error(path + ": y must be double or uint8");
     if (value < 1 || value > 10 || value != static_cast<int64_t>(value))
       throw Error(path + ": label " + std::to_string(value) + " at " + std::to_string(i) + " is not in 1-10");
     labels.data_ptr<int64_t>()[i] = static_cast<int64_t>(value) % 10;  // 10 means the digit 0
@@ -78,7 +82,9 @@ Split read_mat(const std::filesystem::path& path) {
   return {images, labels_from(y.get(), images.size(0), path.string())};
 }
 #else
-Split read_mat(const std::filesystem::path& path) { missing_feature("SVHN (" + path.string() + ")", "libmatio", "REPRO_WITH_MATIO"); }
+Split read_mat(const std::filesystem::path& path) {
+  missing_feature("SVHN (" + path.string() + ")", "libmatio", "REPRO_WITH_MATIO");
+}
 #endif
 
 }  // namespace

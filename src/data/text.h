@@ -17,7 +17,7 @@ struct TextSplit {
 };
 
 struct RawText {
-  TextSplit train, test;          // test is empty when the dataset has no official split
+  TextSplit train, test;           // test is empty when the dataset has no official split
   std::vector<std::string> notes;  // partial-data notes
 };
 

@@ -39,7 +39,8 @@ void add_lines(const std::string& bytes, int64_t label, TextSplit& split) {
 
 // Parses one quoted CSV field starting at `at`; advances past the field and its comma.
 std::string csv_field(const std::string& line, size_t& at, const std::string& where) {
-  if (at >= line.size() || line[at] != '"') throw Error(where + ": expected a quoted field at column " + std::to_string(at + 1));
+  if (at >= line.size() || line[at] != '"')
+    throw Error(where + ": expected a quoted field at column " + std::to_string(at + 1));
   std::string value;
   for (++at; at < line.size(); ++at) {
     if (line[at] != '"') {
@@ -61,7 +62,9 @@ std::string csv_field(const std::string& line, size_t& at, const std::string& wh
 
 DatasetInfo rotten_tomatoes_info() { return text_info("rotten_tomatoes", 2, 10662, 0, {"negative", "positive"}); }
 DatasetInfo imdb_info() { return text_info("imdb", 2, 25000, 25000, {"negative", "positive"}); }
-DatasetInfo ag_news_info() { return text_info("ag_news", 4, 120000, 7600, {"World", "Sports", "Business", "Sci/Tech"}); }
+DatasetInfo ag_news_info() {
+  return text_info("ag_news", 4, 120000, 7600, {"World", "Sports", "Business", "Sci/Tech"});
+}
 DatasetInfo newsgroups_info() { return text_info("newsgroups", 20, 11314, 7532, {}); }
 
 RawText load_rotten_tomatoes(const std::filesystem::path& root, const std::string& file_overrides) {
@@ -96,14 +99,16 @@ TextSplit parse_ag_news_csv(const std::string& bytes, const std::string& file) {
   int64_t line_number = 0;
   for (const auto& raw_line : split_lines(bytes)) {
     ++line_number;
-    const std::string line = raw_line.size() && raw_line.back() == '\r' ? raw_line.substr(0, raw_line.size() - 1) : raw_line;
+    const std::string line =
+        raw_line.size() && raw_line.back() == '\r' ? raw_line.substr(0, raw_line.size() - 1) : raw_line;
     if (line.empty()) continue;
     const std::string where = file + ":" + std::to_string(line_number);
     size_t at = 0;
     const std::string label = csv_field(line, at, where), title = csv_field(line, at, where);
     const std::string description = csv_field(line, at, where);
     if (at != line.size()) throw Error(where + ": expected 3 quoted fields (class, title, description)");
-    if (label.size() != 1 || label[0] < '1' || label[0] > '4') throw Error(where + ": class '" + label + "' is not 1-4");
+    if (label.size() != 1 || label[0] < '1' || label[0] > '4')
+      throw Error(where + ": class '" + label + "' is not 1-4");
     split.add(replace_all(replace_all(title + " " + description, "\\n", " "), "\\", " "), label[0] - '1');
   }
   return split;

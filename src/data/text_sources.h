@@ -17,7 +17,8 @@ RawText load_rotten_tomatoes(const std::filesystem::path& root, const std::strin
 RawText load_imdb(const std::filesystem::path& root, const std::string& file_overrides);
 RawText load_ag_news(const std::filesystem::path& root, const std::string& file_overrides);
 // remove: none | headers | all (headers, signatures and quoted lines).
-RawText load_newsgroups(const std::filesystem::path& root, const std::string& file_overrides, const std::string& remove);
+RawText load_newsgroups(const std::filesystem::path& root, const std::string& file_overrides,
+                        const std::string& remove);
 
 // AG News CSV: every field quoted, "" for a quote, class 1-4; text = title + " " +
 // description with literal "\n" escapes turned into spaces. Errors name `file` and line.

@@ -24,7 +24,9 @@ std::string fnv1a_hex(const std::string& text) {
   return buffer;
 }
 
-std::filesystem::path cache_file(const std::string& key) { return token_cache_dir() / ("tokens-" + fnv1a_hex(key) + ".pt"); }
+std::filesystem::path cache_file(const std::string& key) {
+  return token_cache_dir() / ("tokens-" + fnv1a_hex(key) + ".pt");
+}
 
 }  // namespace
 
@@ -50,7 +52,8 @@ std::optional<TokenizedSplits> read_token_cache(const std::string& key) {
     }
     TokenizedSplits splits;
     torch::Tensor vocab;
-    for (auto [name, split] : {std::pair<const char*, Split*>{"train", &splits.train}, {"val", &splits.val}, {"test", &splits.test}}) {
+    for (auto [name, split] :
+         {std::pair<const char*, Split*>{"train", &splits.train}, {"val", &splits.val}, {"test", &splits.test}}) {
       archive.read(std::string(name) + "_ids", split->inputs);
       archive.read(std::string(name) + "_labels", split->labels);
     }
@@ -70,7 +73,8 @@ void write_token_cache(const std::string& key, const TokenizedSplits& splits) {
     torch::serialize::OutputArchive archive;
     archive.write("version", c10::IValue(kFormatVersion));
     archive.write("key", c10::IValue(key));
-    for (auto [name, split] : {std::pair<const char*, const Split*>{"train", &splits.train}, {"val", &splits.val}, {"test", &splits.test}}) {
+    for (auto [name, split] :
+         {std::pair<const char*, const Split*>{"train", &splits.train}, {"val", &splits.val}, {"test", &splits.test}}) {
       archive.write(std::string(name) + "_ids", split->inputs);
       archive.write(std::string(name) + "_labels", split->labels);
     }

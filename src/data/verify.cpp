@@ -40,7 +40,8 @@ std::vector<FileCheck> verify_dataset(const std::string& dataset, const fs::path
     }
     try {  // a member of an archive in the folder
       const std::string bytes = files.read({f.role}).at(f.role);
-      checks.push_back(compare(dataset, f, bytes.size(), sha256_hex(bytes), "inside an archive in " + (root / m.folder).string()));
+      checks.push_back(
+          compare(dataset, f, bytes.size(), sha256_hex(bytes), "inside an archive in " + (root / m.folder).string()));
     } catch (const std::exception&) {
       checks.push_back({dataset, f.name, "missing", "get it from " + f.url});
     }

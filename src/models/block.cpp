@@ -37,7 +37,8 @@ EncoderBlockImpl::EncoderBlockImpl(const Config& config, int64_t layer_index) {
   norm1_ = make_norm(config.text("model.norm"), dim, eps);
   norm2_ = make_norm(config.text("model.norm"), dim, eps);
   register_module("norm1", norm1_.ptr());
-  attn_ = register_module("attn", make_attention(config.text("model.attention.kind"), attention_options(config, layer_index)));
+  attn_ = register_module("attn",
+                          make_attention(config.text("model.attention.kind"), attention_options(config, layer_index)));
   register_module("norm2", norm2_.ptr());
   ffn_ = register_module("ffn", make_ffn(config.text("model.ffn.kind"), ffn_options(config)));
 }

@@ -10,8 +10,8 @@
 namespace repro {
 
 struct FlopCount {
-  double linear = 0;     // every Linear per token (the classifier head per example), the patch convolution
-  double pairwise = 0;   // the attention variants' N x N products (AttentionImpl::pairwise_flops)
+  double linear = 0;    // every Linear per token (the classifier head per example), the patch convolution
+  double pairwise = 0;  // the attention variants' N x N products (AttentionImpl::pairwise_flops)
   double forward() const { return linear + pairwise; }
   double train_step() const { return 3.0 * forward(); }
 };

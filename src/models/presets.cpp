@@ -4,15 +4,20 @@ namespace repro {
 
 const std::vector<Preset>& preset_table() {
   static const std::vector<Preset> table = {
-      {"vit", "ViT baseline of the DGSA paper: vanilla attention, GELU MLP",
+      {"vit",
+       "ViT baseline of the DGSA paper: vanilla attention, GELU MLP",
        {{"model.kind", "vit"}, {"model.attention.kind", "vanilla"}, {"model.ffn.kind", "mlp"}}},
-      {"dgvit", "DGViT: M-DGSA attention with the residual from Q, SwiGLU feed-forward",
+      {"dgvit",
+       "DGViT: M-DGSA attention with the residual from Q, SwiGLU feed-forward",
        {{"model.kind", "vit"}, {"model.attention.kind", "dgsa"}, {"model.ffn.kind", "swiglu"}}},
-      {"transformer", "Transformer encoder baseline: vanilla attention, GELU MLP",
+      {"transformer",
+       "Transformer encoder baseline: vanilla attention, GELU MLP",
        {{"model.kind", "text"}, {"model.attention.kind", "vanilla"}, {"model.ffn.kind", "mlp"}}},
-      {"diff_transformer", "DIFF Transformer encoder: differential attention, SwiGLU feed-forward",
+      {"diff_transformer",
+       "DIFF Transformer encoder: differential attention, SwiGLU feed-forward",
        {{"model.kind", "text"}, {"model.attention.kind", "diff"}, {"model.ffn.kind", "swiglu"}}},
-      {"dgt", "DGT: M-DGSA attention without the residual from Q, SwiGLU feed-forward",
+      {"dgt",
+       "DGT: M-DGSA attention without the residual from Q, SwiGLU feed-forward",
        {{"model.kind", "text"}, {"model.attention.kind", "dgsa"}, {"model.ffn.kind", "swiglu"}}},
   };
   return table;
@@ -25,7 +30,8 @@ void resolve_settings(Config& config, const DatasetInfo& dataset) {
     for (const auto& [key, value] : entry.values)
       if (!config.is_explicit(key)) config.set_implied(key, value);
   }
-  if (config.text("model.kind") == "auto") config.set_implied("model.kind", dataset.modality == "text" ? "text" : "vit");
+  if (config.text("model.kind") == "auto")
+    config.set_implied("model.kind", dataset.modality == "text" ? "text" : "vit");
   const bool vision = config.text("model.kind") == "vit";
   if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
   const std::string& attention = config.text("model.attention.kind");

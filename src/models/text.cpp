@@ -13,8 +13,8 @@ TextEncoderImpl::TextEncoderImpl(const Config& config, const DatasetInfo& info)
   const int64_t dim = config.integer("model.dim");
   const int64_t positions = config.integer("model.max_len") > 0 ? config.integer("model.max_len") : info.max_length;
   const double std = config.real("model.init_std");
-  token_embed_ = register_module("token_embed",
-                                 torch::nn::Embedding(torch::nn::EmbeddingOptions(info.vocab_size, dim).padding_idx(0)));
+  token_embed_ = register_module(
+      "token_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(info.vocab_size, dim).padding_idx(0)));
   {
     torch::NoGradGuard no_grad;
     token_embed_->weight.normal_(0, std);
@@ -25,14 +25,14 @@ TextEncoderImpl::TextEncoderImpl(const Config& config, const DatasetInfo& info)
 }
 
 torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
-  const auto& ids = input.inputs;                                             // (B, L) int64
+  const auto& ids = input.inputs;                                                      // (B, L) int64
   const auto padding = input.padding_mask.defined() ? input.padding_mask : ids.eq(0);  // (B, L) bool
-  auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));          // (B, L, D)
+  auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));                    // (B, L, D)
   x = torch::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, padding, maps);
   if (pool_ == "cls") return stack_->classify(x.select(1, 0));
   const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)
-  const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);          // (B, D)
+  const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);         // (B, D)
   return stack_->classify(pooled);
 }
 

@@ -3,7 +3,6 @@
 // final norm, linear head on the class token (or the token mean).
 #include "models/vit.h"
 
-
 namespace repro {
 
 VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
@@ -12,8 +11,8 @@ VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
   const int64_t patches = (info.height / patch) * (info.width / patch);
   const int64_t positions = std::max(patches + 1, config.integer("model.max_len"));
   const double std = config.real("model.init_std");
-  patch_embed_ = register_module(
-      "patch_embed", torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, dim, patch).stride(patch)));
+  patch_embed_ = register_module("patch_embed",
+                                 torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, dim, patch).stride(patch)));
   cls_token_ = register_parameter("cls_token", torch::randn({1, 1, dim}) * std);
   pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
   stack_.emplace(*this, config, info.num_classes);
@@ -21,8 +20,8 @@ VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
 
 torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
   auto x = patch_embed_(input.inputs).flatten(2).transpose(1, 2);  // (B, P, D)
-  const auto cls = cls_token_.expand({x.size(0), 1, x.size(2)});  // (B, 1, D)
-  x = torch::cat({cls, x}, 1);                                      // (B, P+1, D)
+  const auto cls = cls_token_.expand({x.size(0), 1, x.size(2)});   // (B, 1, D)
+  x = torch::cat({cls, x}, 1);                                     // (B, P+1, D)
   x = x + pos_embed_.slice(1, 0, x.size(1));
   x = torch::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, {}, maps);

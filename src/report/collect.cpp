@@ -1,8 +1,7 @@
 #include "report/collect.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "util/error.h"
@@ -36,9 +35,12 @@ RunResult from_summary(const nlohmann::json& s, const std::string& metric, const
   if (r.status == "complete") {
     const auto& selected = s["selected"];
     if (!selected.is_object() || !selected.contains(metric))
-      throw Error(path.string() + ": has no metric '" + metric + "' (try train_loss, train_acc, val_loss, val_acc, test_loss, test_acc)");
-    if (selected[metric].is_number()) r.value = selected[metric].get<double>();
-    else r.status = "no " + metric;  // e.g. val_acc without a validation split
+      throw Error(path.string() + ": has no metric '" + metric +
+                  "' (try train_loss, train_acc, val_loss, val_acc, test_loss, test_acc)");
+    if (selected[metric].is_number())
+      r.value = selected[metric].get<double>();
+    else
+      r.status = "no " + metric;  // e.g. val_acc without a validation split
   }
   return r;
 }

@@ -42,8 +42,10 @@ std::string compare_with_paper(const ExperimentResults& results, const std::vect
   std::string out;
   for (const auto& table : paper) {
     if (table.experiment != results.name || table.metric != metric) continue;
-    out += "### " + results.name + " beside the paper's Table " + std::to_string(table.number) + " (" + metric + ")\n\n";
-    out += "| model | dataset | ours (mean ± std, n) | paper (n = " + std::to_string(table.n) + ") | Δ | |\n|---|---|---|---|---|---|\n";
+    out +=
+        "### " + results.name + " beside the paper's Table " + std::to_string(table.number) + " (" + metric + ")\n\n";
+    out += "| model | dataset | ours (mean ± std, n) | paper (n = " + std::to_string(table.n) +
+           ") | Δ | |\n|---|---|---|---|---|---|\n";
     int within = 0, outside = 0, missing = 0;
     for (const auto& cell : table.cells) {
       const Cell ours = make_cell(results, cell.row, cell.column);
@@ -63,8 +65,8 @@ std::string compare_with_paper(const ExperimentResults& results, const std::vect
       std::snprintf(delta_text, sizeof delta_text, "%+.2f", delta);
       const bool flagged = std::fabs(delta) > 2 * std::max(std_ours, cell.std) + 0.5;
       (flagged ? outside : within)++;
-      out += "| " + cell.row + " | " + cell.column + " | " + ours_text + " | " + paper_text + " | " + delta_text + " | " +
-             (flagged ? "**outside**" : "") + " |\n";
+      out += "| " + cell.row + " | " + cell.column + " | " + ours_text + " | " + paper_text + " | " + delta_text +
+             " | " + (flagged ? "**outside**" : "") + " |\n";
     }
     out += "\n" + std::to_string(within) + " cells within |Δ| ≤ 2·max(std_ours, std_paper) + 0.5, " +
            std::to_string(outside) + " outside, " + std::to_string(missing) +

@@ -10,9 +10,9 @@
 namespace repro {
 
 struct PaperCell {
-  std::string row, column;  // model configuration and dataset, as in our specs
+  std::string row, column;   // model configuration and dataset, as in our specs
   double mean = 0, std = 0;  // std 0 when the paper prints none
-  std::string printed;      // as printed, for parameter counts ("3.77M")
+  std::string printed;       // as printed, for parameter counts ("3.77M")
 };
 
 struct PaperTable {

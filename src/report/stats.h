@@ -4,7 +4,7 @@
 
 namespace repro {
 
-double mean(const std::vector<double>& values);                // NaN when empty
-double sample_std(const std::vector<double>& values);          // ddof = 1; NaN when fewer than 2
+double mean(const std::vector<double>& values);        // NaN when empty
+double sample_std(const std::vector<double>& values);  // ddof = 1; NaN when fewer than 2
 
 }  // namespace repro

@@ -28,7 +28,8 @@ std::string status_text(const std::map<std::string, int>& other) {
 
 // "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 missing)", "— (2 failed)".
 std::string cell_text(const Cell& cell, int digits, size_t common_n, bool best) {
-  if (cell.values.empty()) return "— (" + (cell.other_status.empty() ? std::string("no runs") : status_text(cell.other_status)) + ")";
+  if (cell.values.empty())
+    return "— (" + (cell.other_status.empty() ? std::string("no runs") : status_text(cell.other_status)) + ")";
   std::string text = fixed(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed(cell.std, digits));
   if (best) text = "**" + text + "**";
   std::vector<std::string> notes;
@@ -53,8 +54,10 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
   for (const auto& run : results.runs) {
     if (run.model_config != model_config || run.dataset != dataset) continue;
     cell.partial |= run.partial;
-    if (run.status == "complete") cell.values.push_back(run.value);
-    else ++cell.other_status[run.status];
+    if (run.status == "complete")
+      cell.values.push_back(run.value);
+    else
+      ++cell.other_status[run.status];
   }
   cell.mean = mean(cell.values);
   cell.std = sample_std(cell.values);
@@ -99,8 +102,9 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   }
   for (const auto& run : results.runs)
     for (const auto& note : run.notes) partial_notes.insert(note);
-  out += "\nMean ± sample std (ddof = 1) of " + metric + " at each run's selected epoch over n = " +
-         std::to_string(common_n) + " seeds per cell (other n marked); best mean per column in bold.\n";
+  out += "\nMean ± sample std (ddof = 1) of " + metric +
+         " at each run's selected epoch over n = " + std::to_string(common_n) +
+         " seeds per cell (other n marked); best mean per column in bold.\n";
   if (!partial_notes.empty()) {
     out += "Data notes († marks cells with partial or subset data):\n";
     for (const auto& note : partial_notes) out += "- " + note + "\n";

@@ -20,7 +20,7 @@ struct Cell {
   std::vector<double> values;               // complete runs
   std::map<std::string, int> other_status;  // e.g. {"missing": 1, "diverged": 1}
   bool partial = false;
-  double mean = 0, std = 0;                 // NaN when undefined
+  double mean = 0, std = 0;  // NaN when undefined
 };
 
 // The cell of one model configuration on one dataset.

@@ -15,22 +15,18 @@ torch::Device resolve_device(const std::string& choice) {
                   " build (use --device cpu or auto)");
     return torch::Device(torch::kCUDA, 0);
   }
-  if (choice == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (choice == "auto")
+    return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   throw Error("--device: got '" + choice + "', expected auto, cpu or cuda");
 }
 
 nlohmann::json environment_record(torch::Device device) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
-  return {{"device", device.str()},
-          {"threads", torch::get_num_threads()},
-          {"blas", blas_in_use()},
-          {"blas_threads", blas_threads()},
-          {"libtorch", torch_version()},
-          {"cuda_available", cuda_available()},
-          {"repro_version", repro_version()},
-          {"git_commit", git_commit()},
-          {"host", host}};
+  return {
+      {"device", device.str()},           {"threads", torch::get_num_threads()}, {"blas", blas_in_use()},
+      {"blas_threads", blas_threads()},   {"libtorch", torch_version()},         {"cuda_available", cuda_available()},
+      {"repro_version", repro_version()}, {"git_commit", git_commit()},          {"host", host}};
 }
 
 }  // namespace repro

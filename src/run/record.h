@@ -1,9 +1,8 @@
 #pragma once
 // One run's folder and the files in it:
 //   spec.resolved.yaml  metrics.csv  summary.json  log.txt  checkpoint.pt
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

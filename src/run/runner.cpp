@@ -89,9 +89,13 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
     } catch (const std::exception& e) {
       status = "failed";
       spdlog::error("run {} failed: {}", folder.dir().string(), e.what());
-      nlohmann::json failed = {{"status", "failed"}, {"message", e.what()}, {"experiment", runs[i].experiment},
-                               {"model_config", runs[i].model_config}, {"row_index", runs[i].row_index},
-                               {"dataset", runs[i].dataset}, {"seed", runs[i].seed},
+      nlohmann::json failed = {{"status", "failed"},
+                               {"message", e.what()},
+                               {"experiment", runs[i].experiment},
+                               {"model_config", runs[i].model_config},
+                               {"row_index", runs[i].row_index},
+                               {"dataset", runs[i].dataset},
+                               {"seed", runs[i].seed},
                                {"environment", environment_record(device)},
                                {"git_commit", environment_record(device).at("git_commit")}};
       write_file_atomic(folder.summary_path(), failed.dump(2) + "\n");

@@ -10,10 +10,10 @@ namespace repro {
 
 struct RunnerOptions {
   std::filesystem::path out = "runs";
-  std::string data_root;      // "" -> $REPRO_DATA -> ./datasets
+  std::string data_root;  // "" -> $REPRO_DATA -> ./datasets
   std::string device = "auto";
   bool dry_run = false;
-  bool live_progress = false;  // stdout is a terminal
+  bool live_progress = false;    // stdout is a terminal
   int64_t stop_after_epoch = 0;  // test hook: stop each run after this epoch
   int64_t kill_at_step = 0;      // test hook: SIGKILL the process at this optimizer step
 };

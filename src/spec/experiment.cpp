@@ -16,7 +16,7 @@ namespace repro {
 namespace {
 
 const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models", "sweep",
-                                            "profiles",   "per_dataset", "model",    "data",  "text",  "train"};
+                                            "profiles",   "per_dataset", "model",    "data",  "text",   "train"};
 const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
 std::string at(const std::string& file, const YAML::Node& node) {
@@ -40,8 +40,8 @@ bool is_section(const std::string& prefix) {
   return false;
 }
 
-void add_scalar(const std::string& file, const std::string& key, const YAML::Node& key_node,
-                const YAML::Node& value, std::vector<Setting>& out) {
+void add_scalar(const std::string& file, const std::string& key, const YAML::Node& key_node, const YAML::Node& value,
+                std::vector<Setting>& out) {
   const std::string where = at(file, key_node);
   const KeyDef* def = find_key(key);
   if (!def) throw_unknown_key(key, where);
@@ -53,8 +53,7 @@ void add_scalar(const std::string& file, const std::string& key, const YAML::Nod
 }
 
 // Flattens nested mappings into dotted settings; keys may themselves be dotted.
-void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix,
-             std::vector<Setting>& out) {
+void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix, std::vector<Setting>& out) {
   for (const auto& entry : node) {
     const std::string key = prefix + entry.first.as<std::string>();
     if (!entry.second.IsMap()) {
@@ -93,8 +92,10 @@ std::vector<Setting> section_settings(const std::string& file, const YAML::Node&
     bool section = false;
     for (const auto& s : kSections) section |= split(key, '.')[0] == s;
     if (!section) continue;
-    if (entry.second.IsMap()) flatten(file, entry.second, key + ".", settings);
-    else add_scalar(file, key, entry.first, entry.second, settings);
+    if (entry.second.IsMap())
+      flatten(file, entry.second, key + ".", settings);
+    else
+      add_scalar(file, key, entry.first, entry.second, settings);
   }
   return settings;
 }
@@ -131,9 +132,12 @@ void read_rows(const std::string& file, const YAML::Node& models, Experiment& ex
 void read_datasets(const std::string& file, const YAML::Node& node, Experiment& experiment) {
   const auto names = dataset_names();
   std::vector<YAML::Node> items;
-  if (node.IsScalar()) items.push_back(node);
-  else if (node.IsSequence()) for (const auto& item : node) items.push_back(item);
-  else throw Error(at(file, node) + ": 'datasets' must be a list of dataset names");
+  if (node.IsScalar())
+    items.push_back(node);
+  else if (node.IsSequence())
+    for (const auto& item : node) items.push_back(item);
+  else
+    throw Error(at(file, node) + ": 'datasets' must be a list of dataset names");
   for (const auto& item : items) {
     const std::string name = item.as<std::string>();
     bool known = false;
@@ -167,8 +171,10 @@ void read_profiles(const std::string& file, const YAML::Node& node, Experiment& 
   if (!node.IsMap()) throw Error(at(file, node) + ": 'profiles' must map profile names to settings");
   for (const auto& entry : node) {
     const std::string name = entry.first.as<std::string>();
-    if (safe_name(name) != name) throw Error(at(file, entry.first) + ": profile name '" + name + "' must be a plain word");
-    if (!entry.second.IsMap()) throw Error(at(file, entry.first) + ": profile '" + name + "' must be a mapping of settings");
+    if (safe_name(name) != name)
+      throw Error(at(file, entry.first) + ": profile name '" + name + "' must be a plain word");
+    if (!entry.second.IsMap())
+      throw Error(at(file, entry.first) + ": profile '" + name + "' must be a mapping of settings");
     Experiment::Profile profile;
     for (const auto& item : entry.second) {
       const std::string key = item.first.as<std::string>();
@@ -294,8 +300,10 @@ Experiment load_experiment(const std::string& path) {
   }
   experiment.base = section_settings(path, root);
   check_settings(experiment.base);
-  if (root["models"]) read_rows(path, root["models"], experiment);
-  else experiment.rows.push_back({"model", {}});
+  if (root["models"])
+    read_rows(path, root["models"], experiment);
+  else
+    experiment.rows.push_back({"model", {}});
   if (root["sweep"]) read_sweep(path, root["sweep"], experiment);
   if (root["profiles"]) read_profiles(path, root["profiles"], experiment);
   if (root["per_dataset"]) read_per_dataset(path, root["per_dataset"], experiment);

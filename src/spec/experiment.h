@@ -29,11 +29,11 @@ struct Experiment {
   std::string name;
   std::string source_file;
   std::string description;
-  std::vector<Setting> base;       // the file's model/data/train sections
-  std::vector<ModelRow> rows;      // `models:`; one unnamed row when absent
+  std::vector<Setting> base;   // the file's model/data/train sections
+  std::vector<ModelRow> rows;  // `models:`; one unnamed row when absent
   std::vector<std::string> datasets;
   std::vector<int64_t> seeds;
-  std::vector<SweepAxis> axes;     // `sweep:` and `--set`
+  std::vector<SweepAxis> axes;                              // `sweep:` and `--set`
   std::map<std::string, std::vector<Setting>> per_dataset;  // `per_dataset:` settings for one dataset
   struct Profile {
     std::vector<Setting> settings;
@@ -41,8 +41,8 @@ struct Experiment {
     std::vector<int64_t> seeds;         // likewise
   };
   std::map<std::string, Profile> profiles;  // `profiles:` budget overlays by name
-  std::string profile;             // the chosen one (--profile), or ""
-  std::vector<Setting> overrides;  // `key=value` on the command line, applied last
+  std::string profile;                      // the chosen one (--profile), or ""
+  std::vector<Setting> overrides;           // `key=value` on the command line, applied last
 
   // Runs live in <out>/<folder()>: the experiment's name, plus /<profile> when one is chosen.
   std::string folder() const { return profile.empty() ? name : name + "/" + profile; }

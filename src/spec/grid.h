@@ -11,12 +11,12 @@ namespace repro {
 
 struct PlannedRun {
   std::string experiment;
-  std::string folder;        // experiment, or experiment/profile
+  std::string folder;  // experiment, or experiment/profile
   std::string dataset;
   std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
   int row_index = 0;         // order of model configurations in tables
   int64_t seed = 0;
-  Config config;             // every key resolved
+  Config config;  // every key resolved
 
   // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
   std::string run_subdir() const;

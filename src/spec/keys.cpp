@@ -43,65 +43,95 @@ std::vector<KeyDef> build_table() {
   return {
       // ---- model
       choice("model.preset", "none", {"none", "vit", "dgvit", "transformer", "diff_transformer", "dgt"},
-             "Named paper model; sets kind, attention and feed-forward defaults for keys not set explicitly (see docs/models.md)."),
+             "Named paper model; sets kind, attention and feed-forward defaults for keys not set explicitly (see "
+             "docs/models.md)."),
       choice("model.kind", "auto", {"auto", "vit", "text"},
-             "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on token ids; auto = by the dataset."),
+             "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on "
+             "token ids; auto = by the dataset."),
       integer("model.dim", 256, 8, 16384, "Embedding width D."),
       integer("model.depth", 8, 1, 256, "Number of encoder blocks."),
       integer("model.heads", 8, 1, 256, "Attention heads (D must divide by it)."),
       integer("model.patch", 4, 1, 1024, "Patch size in pixels (image side must divide by it)."),
-      integer("model.max_len", 0, 0, 1e6, "Size of the learned position table; 0 = exactly the tokens needed (patches + class token, or the dataset's maximum length)."),
-      real("model.dropout", "0.05", 0, 0.99, "Dropout in the feed-forward block and after the attention output projection."),
+      integer("model.max_len", 0, 0, 1e6,
+              "Size of the learned position table; 0 = exactly the tokens needed (patches + class token, or the "
+              "dataset's maximum length)."),
+      real("model.dropout", "0.05", 0, 0.99,
+           "Dropout in the feed-forward block and after the attention output projection."),
       real("model.attn_dropout", "0", 0, 0.99, "Dropout on attention maps."),
       real("model.emb_dropout", "0", 0, 0.99, "Dropout after adding position embeddings."),
       choice("model.norm", "layernorm", {"layernorm", "rmsnorm"}, "Normalization in blocks and before the head."),
       real("model.norm_eps", "1e-5", 0, 1, "Epsilon of the normalization layers."),
-      real("model.init_std", "0.02", 0, 10, "Std of the normal init of linear weights, class token, positions and token embeddings."),
-      choice("model.pool", "auto", {"auto", "cls", "mean"},
-             "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
+      real("model.init_std", "0.02", 0, 10,
+           "Std of the normal init of linear weights, class token, positions and token embeddings."),
+      choice(
+          "model.pool", "auto", {"auto", "cls", "mean"},
+          "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
       choice("model.attention.kind", "vanilla", attention_kinds(), "Attention variant (see `repro list`)."),
-      boolean("model.attention.qkv_bias", true, "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF code: no biases)."),
-      integer("model.attention.diff_heads", 0, 0, 256, "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, model.heads for dgsa."),
+      boolean("model.attention.qkv_bias", true,
+              "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF "
+              "code: no biases)."),
+      integer("model.attention.diff_heads", 0, 0, 256,
+              "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, "
+              "model.heads for dgsa."),
       choice("model.attention.lambda_schedule", "auto", {"auto", "depth", "fixed"},
-             "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or model.attention.lambda_init (fixed); auto = depth for diff, fixed for dgsa."),
-      real("model.attention.lambda_init", "0.8", 0, 0.99, "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8)."),
+             "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or "
+             "model.attention.lambda_init (fixed); auto = depth for diff, fixed for dgsa."),
+      real("model.attention.lambda_init", "0.8", 0, 0.99,
+           "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8)."),
       choice("model.attention.q_residual", "auto", {"auto", "on", "off"},
-             "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in vit (DGViT), off in text (DGT)."),
+             "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in vit (DGViT), off in text "
+             "(DGT)."),
       real("model.attention.gate_bias_init", "0", -20, 20, "dgsa: initial bias of the gate; 0 gives g = 0.5."),
-      real("model.attention.gate_weight_std", "0", 0, 1, "dgsa: std of the normal init of the gate weights; 0 = zeros."),
+      real("model.attention.gate_weight_std", "0", 0, 1,
+           "dgsa: std of the normal init of the gate weights; 0 = zeros."),
       real("model.attention.plug_fraction", "1", 0.0625, 4, "plug: gating width d_g as a fraction of the head width."),
       choice("model.attention.plug_gml", "E", {"A", "B", "C", "D", "E"},
-             "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP then act(gA*gB); E act(gA*gB)."),
+             "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP "
+             "then act(gA*gB); E act(gA*gB)."),
       integer("model.attention.plug_hidden", 4, 1, 64, "plug: hidden width of GML variant D."),
-      choice("model.attention.plug_activation", "tanh", {"tanh", "softsign", "hardtanh", "none"}, "plug: bound on G (PLuG Table 5)."),
-      boolean("model.attention.plug_head_specific", false, "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
-      choice("model.attention.plug_position", "pre", {"pre", "post"}, "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
+      choice("model.attention.plug_activation", "tanh", {"tanh", "softsign", "hardtanh", "none"},
+             "plug: bound on G (PLuG Table 5)."),
+      boolean("model.attention.plug_head_specific", false,
+              "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
+      choice("model.attention.plug_position", "pre", {"pre", "post"},
+             "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
       boolean("model.attention.plug_residual", true, "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
       real("model.attention.inh_p", "0.1", 0, 0.99, "gi: inhibition level inh_p (the paper uses 0, 0.1, 0.3, 0.9)."),
       choice("model.attention.gi_combine", "multiplicative", {"multiplicative", "additive"},
-             "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. 12 (same for Q)."),
+             "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. 12 "
+             "(same for Q)."),
       choice("model.attention.gi_max", "batch", {"batch", "token"},
-             "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each token's features."),
-      boolean("model.attention.gi_detach", false, "gi: stop gradients through the threshold max(S) (the code does not)."),
+             "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each "
+             "token's features."),
+      boolean("model.attention.gi_detach", false,
+              "gi: stop gradients through the threshold max(S) (the code does not)."),
       choice("model.ffn.kind", "mlp", ffn_kinds(), "Feed-forward kind."),
       real("model.ffn.ratio", "4", 0.0625, 64,
-           "Feed-forward expansion e (fractions like 16/3 accepted): mlp hidden = e*D; swiglu first projection e*D split into value and gate halves; gimlp hidden = e*D."),
-      integer("model.ffn.dropouts", 2, 1, 2, "1: dropout after the activation; 2: also after the output projection (Table 1's drop x1 / x2)."),
+           "Feed-forward expansion e (fractions like 16/3 accepted): mlp hidden = e*D; swiglu first projection e*D "
+           "split into value and gate halves; gimlp hidden = e*D."),
+      integer("model.ffn.dropouts", 2, 1, 2,
+              "1: dropout after the activation; 2: also after the output projection (Table 1's drop x1 / x2)."),
       real("model.ffn.inh_p", "0.1", 0, 0.99, "gimlp: inhibition level of the feed-forward gate."),
       // ---- data
       text("data.files", "",
-           "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in datasets/<name>.yaml)."),
-      integer("data.train_limit", 0, 0, 1e12, "Use only this many training examples (a seeded random subset; 0 = all)."),
+           "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in "
+           "datasets/<name>.yaml)."),
+      integer("data.train_limit", 0, 0, 1e12,
+              "Use only this many training examples (a seeded random subset; 0 = all)."),
       integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),
       integer("data.val_limit", 0, 0, 1e12,
               "Use only this many validation examples (a seeded random subset of the validation split; 0 = all)."),
       real_or_auto("data.val_fraction", 0, 0.9,
-                   "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), 0.2 for text (paper A.2)."),
+                   "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), "
+                   "0.2 for text (paper A.2)."),
       choice("data.missing_train", "error", {"error", "split_test"},
-             "When the official training split is absent (AG News here): error, or draw train/val/test 80/10/10 from the test split (stratified, data.split_seed) and mark results partial."),
+             "When the official training split is absent (AG News here): error, or draw train/val/test 80/10/10 from "
+             "the test split (stratified, data.split_seed) and mark results partial."),
       choice("data.newsgroups_remove", "all", {"none", "headers", "all"},
-             "20 Newsgroups: keep posts whole, drop their headers, or drop headers, signatures and quoted lines (scikit-learn's remove=)."),
-      integer("data.split_seed", 0, 0, 1e12, "Seed of the validation split and of limits: separate from the model seed."),
+             "20 Newsgroups: keep posts whole, drop their headers, or drop headers, signatures and quoted lines "
+             "(scikit-learn's remove=)."),
+      integer("data.split_seed", 0, 0, 1e12,
+              "Seed of the validation split and of limits: separate from the model seed."),
       choice("data.augment", "auto", {"auto", "none", "crop", "flip", "crop_flip"},
              "Training augmentation; auto = the dataset's documented default."),
       integer("data.crop_padding", 4, 0, 64, "Zero padding before random crops."),
@@ -113,14 +143,18 @@ std::vector<KeyDef> build_table() {
               "token_insert", "char_typo"},
              "Noise kind; image kinds for image datasets, token_* and char_typo for text (levels: docs/data.md)."),
       real("data.noise.level", "0.1", 0, 100,
-           "Noise level: std (gaussian, speckle), fraction (salt_pepper), sigma px (gaussian_blur), length px (motion_blur), 100 - JPEG quality (jpeg), probability (text kinds)."),
+           "Noise level: std (gaussian, speckle), fraction (salt_pepper), sigma px (gaussian_blur), length px "
+           "(motion_blur), 100 - JPEG quality (jpeg), probability (text kinds)."),
       integer("data.noise.seed", 0, 0, 1e12, "Seed of the noise: example i always gets the same noise for a seed."),
       // ---- text
       choice("text.tokenizer", "word", {"word", "sentencepiece"},
-             "word: lower-cased words and punctuation, vocabulary from the training split (the paper); sentencepiece: trained in memory."),
-      integer("text.max_len", 256, 2, 100000, "Tokens per example including the leading <cls>: longer texts are truncated, shorter padded."),
+             "word: lower-cased words and punctuation, vocabulary from the training split (the paper); sentencepiece: "
+             "trained in memory."),
+      integer("text.max_len", 256, 2, 100000,
+              "Tokens per example including the leading <cls>: longer texts are truncated, shorter padded."),
       integer("text.min_freq", 2, 1, 1e9, "word: keep tokens seen at least this often in the training split."),
-      integer("text.max_vocab", 60000, 4, 1e8, "word: at most this many vocabulary entries (specials included), most frequent first."),
+      integer("text.max_vocab", 60000, 4, 1e8,
+              "word: at most this many vocabulary entries (specials included), most frequent first."),
       boolean("text.lowercase", true, "Lower-case ASCII letters before tokenizing."),
       choice("text.sp_model", "unigram", {"unigram", "bpe"}, "sentencepiece: model type."),
       integer("text.sp_vocab", 8000, 16, 1e7, "sentencepiece: vocabulary size."),
@@ -130,7 +164,8 @@ std::vector<KeyDef> build_table() {
       integer("train.eval_batch_size", 512, 1, 1e7, "Evaluation batch size."),
       real("train.lr", "3e-4", 0, 10, "Peak learning rate."),
       real("train.min_lr", "0", 0, 10, "Final learning rate of the cosine and linear schedules."),
-      real("train.weight_decay", "0.01", 0, 10, "AdamW weight decay (never on biases, norm weights, embeddings, class token, positions)."),
+      real("train.weight_decay", "0.01", 0, 10,
+           "AdamW weight decay (never on biases, norm weights, embeddings, class token, positions)."),
       pair("train.betas", "[0.9, 0.999]", 0, 0.999999, "AdamW betas [beta1, beta2]."),
       real("train.eps", "1e-8", 0, 1, "AdamW epsilon."),
       choice("train.schedule", "cosine", {"cosine", "linear", "constant"},
@@ -203,12 +238,18 @@ std::vector<std::string> all_key_names() {
 
 std::string type_name(const KeyDef& def) {
   switch (def.type) {
-    case ValueType::Int: return "an integer in " + bounds_text(def);
-    case ValueType::Float: return "a number in " + bounds_text(def) + (def.auto_ok ? " or auto" : "");
-    case ValueType::Bool: return "true or false";
-    case ValueType::String: return "a string";
-    case ValueType::Enum: return "one of " + join(def.choices, " | ");
-    case ValueType::FloatPair: return "a list of two numbers in " + bounds_text(def);
+    case ValueType::Int:
+      return "an integer in " + bounds_text(def);
+    case ValueType::Float:
+      return "a number in " + bounds_text(def) + (def.auto_ok ? " or auto" : "");
+    case ValueType::Bool:
+      return "true or false";
+    case ValueType::String:
+      return "a string";
+    case ValueType::Enum:
+      return "one of " + join(def.choices, " | ");
+    case ValueType::FloatPair:
+      return "a list of two numbers in " + bounds_text(def);
   }
   return "?";
 }

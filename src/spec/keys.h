@@ -10,10 +10,10 @@ namespace repro {
 enum class ValueType { Int, Float, Bool, String, Enum, FloatPair };
 
 struct KeyDef {
-  std::string key;            // dotted path, e.g. "train.lr"
+  std::string key;  // dotted path, e.g. "train.lr"
   ValueType type;
-  std::string default_value;  // canonical text
-  std::string doc;            // one line
+  std::string default_value;                              // canonical text
+  std::string doc;                                        // one line
   double min = -std::numeric_limits<double>::infinity();  // inclusive bounds for numbers
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // for Enum

@@ -33,14 +33,16 @@ std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
 void run_helper(const std::string& arguments, const std::string& what) {
   const std::string command = quoted(spm_helper()) + " " + arguments;
-  if (std::system(command.c_str()) != 0) throw Error("text.tokenizer=sentencepiece: " + what + " failed (" + command + ")");
+  if (std::system(command.c_str()) != 0)
+    throw Error("text.tokenizer=sentencepiece: " + what + " failed (" + command + ")");
 }
 
 }  // namespace
 
 fs::path spm_helper() {
 #if !REPRO_HAS_SENTENCEPIECE
-  if (!std::getenv("REPRO_SPM")) missing_feature("text.tokenizer=sentencepiece", "libsentencepiece", "REPRO_WITH_SENTENCEPIECE");
+  if (!std::getenv("REPRO_SPM"))
+    missing_feature("text.tokenizer=sentencepiece", "libsentencepiece", "REPRO_WITH_SENTENCEPIECE");
 #endif
   if (const char* env = std::getenv("REPRO_SPM"); env && *env) return env;
   const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
@@ -53,8 +55,8 @@ fs::path spm_helper() {
 SentencePieceTokenizer::SentencePieceTokenizer(const std::vector<std::string>& texts, const std::string& model_type,
                                                int64_t vocab_size, bool lowercase, uint32_t seed)
     : lowercase_(lowercase) {
-  work_dir_ = fs::temp_directory_path() / ("repro-spm-" + std::to_string(::getpid()) + "-" +
-                                           std::to_string(reinterpret_cast<uintptr_t>(this)));
+  work_dir_ = fs::temp_directory_path() /
+              ("repro-spm-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
   fs::create_directories(work_dir_);
   write_lines(work_dir_ / "train.txt", texts, lowercase_);
   run_helper("train " + quoted(work_dir_ / "model") + " " + model_type + " " + std::to_string(vocab_size) + " " +
@@ -84,11 +86,14 @@ SentencePieceTokenizer::Encoded SentencePieceTokenizer::encode_many(const std::v
     for (int64_t id; numbers >> id;) ids.push_back(id);
     all.push_back(std::move(ids));
   }
-  if (all.size() != texts.size()) throw Error("text.tokenizer=sentencepiece: repro-spm returned a wrong number of lines");
+  if (all.size() != texts.size())
+    throw Error("text.tokenizer=sentencepiece: repro-spm returned a wrong number of lines");
   return out;
 }
 
-std::vector<int64_t> SentencePieceTokenizer::encode(const std::string& text) const { return encode_many({text}).ids[0]; }
+std::vector<int64_t> SentencePieceTokenizer::encode(const std::string& text) const {
+  return encode_many({text}).ids[0];
+}
 
 torch::Tensor SentencePieceTokenizer::encode_all(const std::vector<std::string>& texts, int64_t max_len) const {
   return pack(encode_many(texts).ids, max_len);

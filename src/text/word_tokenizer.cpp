@@ -25,9 +25,12 @@ std::vector<std::string> word_tokens(const std::string& text, bool lowercase) {
     } else if (word_byte(lowercase ? c : static_cast<unsigned char>(std::tolower(c)))) {
       size_t j = i;
       while (j < lowered.size()) {
-        if (word_byte(lowercase ? at(j) : static_cast<unsigned char>(std::tolower(at(j))))) ++j;
-        else if (at(j) == '\'' && j + 1 < lowered.size() && word_byte(at(j + 1))) ++j;
-        else break;
+        if (word_byte(lowercase ? at(j) : static_cast<unsigned char>(std::tolower(at(j)))))
+          ++j;
+        else if (at(j) == '\'' && j + 1 < lowered.size() && word_byte(at(j + 1)))
+          ++j;
+        else
+          break;
       }
       tokens.push_back(lowered.substr(i, j - i));
       i = j;
@@ -39,8 +42,7 @@ std::vector<std::string> word_tokens(const std::string& text, bool lowercase) {
   return tokens;
 }
 
-WordTokenizer::WordTokenizer(const std::vector<std::string>& texts, int64_t min_freq, int64_t max_vocab,
-                             bool lowercase)
+WordTokenizer::WordTokenizer(const std::vector<std::string>& texts, int64_t min_freq, int64_t max_vocab, bool lowercase)
     : lowercase_(lowercase), words_{"<pad>", "<unk>", "<cls>"} {
   std::unordered_map<std::string, int64_t> counts;
   for (const auto& text : texts)

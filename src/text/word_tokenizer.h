@@ -27,8 +27,8 @@ class WordTokenizer : public Tokenizer {
 
  private:
   bool lowercase_;
-  std::vector<std::string> words_;                  // id -> token
-  std::unordered_map<std::string, int64_t> ids_;    // token -> id
+  std::vector<std::string> words_;                // id -> token
+  std::unordered_map<std::string, int64_t> ids_;  // token -> id
 };
 
 }  // namespace repro

@@ -35,11 +35,18 @@ int train(const std::string& model_path, const std::string& type, const std::str
   sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(std::stoul(seed)));
   StdinSentences sentences;
   std::string model;
-  const auto status = sentencepiece::SentencePieceTrainer::Train(
-      {{"model_type", type}, {"vocab_size", vocab}, {"pad_id", "0"}, {"unk_id", "1"}, {"bos_id", "2"},
-       {"eos_id", "-1"}, {"pad_piece", "<pad>"}, {"bos_piece", "<cls>"}, {"hard_vocab_limit", "false"},
-       {"num_threads", "1"}, {"minloglevel", "2"}},
-      &sentences, &model);
+  const auto status = sentencepiece::SentencePieceTrainer::Train({{"model_type", type},
+                                                                  {"vocab_size", vocab},
+                                                                  {"pad_id", "0"},
+                                                                  {"unk_id", "1"},
+                                                                  {"bos_id", "2"},
+                                                                  {"eos_id", "-1"},
+                                                                  {"pad_piece", "<pad>"},
+                                                                  {"bos_piece", "<cls>"},
+                                                                  {"hard_vocab_limit", "false"},
+                                                                  {"num_threads", "1"},
+                                                                  {"minloglevel", "2"}},
+                                                                 &sentences, &model);
   if (!status.ok()) {
     std::cerr << "repro-spm: training failed: " << status.ToString() << "\n";
     return 1;

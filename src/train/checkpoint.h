@@ -10,9 +10,9 @@ namespace repro {
 
 struct TrainState {
   int64_t epochs_done = 0;
-  int64_t step = 0;            // optimizer steps taken
-  double wall_seconds = 0;     // summed over interrupted sessions
-  std::string history_json;    // the per-epoch metric rows so far
+  int64_t step = 0;          // optimizer steps taken
+  double wall_seconds = 0;   // summed over interrupted sessions
+  std::string history_json;  // the per-epoch metric rows so far
 };
 
 void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,

@@ -18,15 +18,19 @@ bool autocast_enabled(torch::DeviceType type) {
   return type == torch::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
 }
 void set_autocast(torch::DeviceType type, bool on) {
-  if (type == torch::kCUDA) at::autocast::set_enabled(on);
-  else at::autocast::set_cpu_enabled(on);
+  if (type == torch::kCUDA)
+    at::autocast::set_enabled(on);
+  else
+    at::autocast::set_cpu_enabled(on);
 }
 at::ScalarType autocast_dtype(torch::DeviceType type) {
   return type == torch::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
 }
 void set_autocast_dtype(torch::DeviceType type, at::ScalarType dtype) {
-  if (type == torch::kCUDA) at::autocast::set_autocast_gpu_dtype(dtype);
-  else at::autocast::set_autocast_cpu_dtype(dtype);
+  if (type == torch::kCUDA)
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  else
+    at::autocast::set_autocast_cpu_dtype(dtype);
 }
 #endif
 

@@ -12,9 +12,12 @@ std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   const auto s = static_cast<int64_t>(seconds + 0.5);
   char buffer[32];
-  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
-  else if (s >= 60) std::snprintf(buffer, sizeof buffer, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
-  else std::snprintf(buffer, sizeof buffer, "%llds", (long long)s);
+  if (s >= 3600)
+    std::snprintf(buffer, sizeof buffer, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+  else if (s >= 60)
+    std::snprintf(buffer, sizeof buffer, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+  else
+    std::snprintf(buffer, sizeof buffer, "%llds", (long long)s);
   return buffer;
 }
 
@@ -42,8 +45,7 @@ double Progress::eta_run_seconds() const {
 }
 
 double Progress::eta_all_seconds() const {
-  const double per_run = finished_runs_ > 0 ? mean_run_seconds_
-                                            : seconds_since(run_start_) + eta_run_seconds();
+  const double per_run = finished_runs_ > 0 ? mean_run_seconds_ : seconds_since(run_start_) + eta_run_seconds();
   return eta_run_seconds() + per_run * static_cast<double>(total_runs_ - run_index_ - 1);
 }
 
@@ -64,7 +66,8 @@ void Progress::step(int64_t epoch, int64_t step_in_epoch, double loss, int64_t e
   // NaN loss = not read this step (on a GPU, reading it would stall the queue).
   const std::string loss_text = std::isnan(loss) ? "" : fmt::format(" | loss {:.4f}", loss);
   char line[320];
-  std::snprintf(line, sizeof line, "run %lld/%lld %s | epoch %lld/%lld step %lld/%lld%s | %.0f ex/s | ETA run %s, all %s",
+  std::snprintf(line, sizeof line,
+                "run %lld/%lld %s | epoch %lld/%lld step %lld/%lld%s | %.0f ex/s | ETA run %s, all %s",
                 (long long)(run_index_ + 1), (long long)total_runs_, label_.c_str(), (long long)epoch,
                 (long long)epochs_, (long long)step_in_epoch, (long long)steps_per_epoch_, loss_text.c_str(),
                 shown_rate, format_duration(eta_run_seconds()).c_str(), format_duration(eta_all_seconds()).c_str());
@@ -79,8 +82,8 @@ void Progress::clear_line() {
 
 void Progress::end_run() {
   const double seconds = seconds_since(run_start_);
-  mean_run_seconds_ = (mean_run_seconds_ * static_cast<double>(finished_runs_) + seconds) /
-                      static_cast<double>(finished_runs_ + 1);
+  mean_run_seconds_ =
+      (mean_run_seconds_ * static_cast<double>(finished_runs_) + seconds) / static_cast<double>(finished_runs_ + 1);
   ++finished_runs_;
 }
 

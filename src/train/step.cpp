@@ -49,8 +49,8 @@ torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, doubl
   for (const auto& p : parameters)
     if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2).to(torch::kFloat32));
   if (norms.empty()) return torch::zeros({});
-  const auto total = torch::stack(norms).norm(2);                   // ()
-  const auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);     // () <= 1
+  const auto total = torch::stack(norms).norm(2);                 // ()
+  const auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);  // () <= 1
   for (const auto& p : parameters)
     if (p.grad().defined()) p.grad().detach().mul_(scale.to(p.grad().scalar_type()));
   return total;

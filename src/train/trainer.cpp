@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
@@ -18,9 +18,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Everything random in an epoch (shuffle, augmentation, dropout) comes from the
 // global generator reseeded here, so a resumed run replays an epoch exactly.
@@ -52,8 +50,8 @@ EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData
   StepTotals totals(c.device);
   EpochResult result;
   for (int64_t begin = 0, b = 1; begin < n; begin += batch_size, ++b) {
-    const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
-    const Batch x = batcher.inputs(data.train, indices, /*train=*/true);          // images or ids
+    const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));         // (B,)
+    const Batch x = batcher.inputs(data.train, indices, /*train=*/true);                 // images or ids
     const auto y = data.train.labels.index_select(0, indices_for(data.train, indices));  // (B,)
     const auto loss = step_fn.run(x, y, schedule.at(step), totals);
     ++step;
@@ -91,7 +89,7 @@ std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, co
     const auto indices = torch::arange(begin, std::min(split.size(), begin + batch_size), torch::kInt64);
     const Batch x = batcher.inputs(split, indices, /*train=*/false);
     const auto y = split.labels.index_select(0, indices_for(split, indices));  // on the split's (= run's) device
-    const auto logits = predict(model, x, device, precision);  // (B, classes) float32
+    const auto logits = predict(model, x, device, precision);                  // (B, classes) float32
     totals.add(torch::nn::functional::cross_entropy(logits, y), logits, y);
   }
   const auto n = static_cast<double>(split.size());

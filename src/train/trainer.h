@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "data/dataset.h"
 #include "data/batcher.h"
+#include "data/dataset.h"
 #include "models/model.h"
 #include "run/record.h"
 #include "spec/grid.h"

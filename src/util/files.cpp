@@ -9,9 +9,7 @@
 
 namespace repro {
 
-fs::path temp_sibling(const fs::path& path) {
-  return fs::path(path.string() + ".tmp-" + std::to_string(::getpid()));
-}
+fs::path temp_sibling(const fs::path& path) { return fs::path(path.string() + ".tmp-" + std::to_string(::getpid())); }
 
 void commit_file(const fs::path& from, const fs::path& to) {
   std::error_code ec;

@@ -94,8 +94,8 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 std::string safe_name(const std::string& text) {
   std::string out;
   for (char c : text) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                    c == '.' || c == '=' || c == '+';
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '=' || c == '+';
     out += ok ? c : '_';
   }
   return out;

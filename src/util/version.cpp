@@ -48,8 +48,7 @@ std::string blas_in_use() {
     }
     if (target.find("blis") != std::string::npos) return "BLIS " + target;
     if (target.find("atlas") != std::string::npos) return "ATLAS " + target;
-    return "reference BLAS " + target +
-           " (slow: install libopenblas0-pthread, see scripts/setup)";
+    return "reference BLAS " + target + " (slow: install libopenblas0-pthread, see scripts/setup)";
   }
   for (const auto& library : libraries) {
     if (library.find("mkl") != std::string::npos) return "MKL " + resolved(library);
@@ -83,7 +82,8 @@ std::string version_report() {
   report += "LibTorch: " + torch_version() + "\n";
   report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
   report += "BLAS: " + blas_in_use() + "\n";
-  report += "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());
+  report +=
+      "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());
   return report;
 }
 

@@ -4,9 +4,9 @@
 
 namespace repro {
 
-const char* git_commit();          // generated at build time (cmake/git_commit.cmake)
-std::string repro_version();       // e.g. "0.1.0"
-std::string torch_version();       // e.g. "1.13.0"
+const char* git_commit();     // generated at build time (cmake/git_commit.cmake)
+std::string repro_version();  // e.g. "0.1.0"
+std::string torch_version();  // e.g. "1.13.0"
 bool cuda_available();
 // The BLAS library LibTorch's matrix products resolve to, e.g.
 // "OpenBLAS (pthread) /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3".
@@ -16,7 +16,7 @@ std::string blas_in_use();
 // parallelises around its BLAS calls, and nested OpenBLAS threads made a ViT
 // training step 3x slower on 2 cores (measured: 13.7 s vs 4.4 s per 10k images).
 void configure_threads(int threads);
-int blas_threads();  // OpenBLAS's thread count, or -1 when not OpenBLAS
+int blas_threads();                  // OpenBLAS's thread count, or -1 when not OpenBLAS
 void set_blas_threads(int threads);  // no-op when not OpenBLAS
 
 // A multi-line report for `repro --version`.

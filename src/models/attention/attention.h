@@ -7,11 +7,11 @@
 namespace repro {
 
 struct AttentionOptions {
-  int64_t dim = 0;           // D
-  int64_t heads = 0;         // H
-  int64_t layer_index = 0;   // 0-based depth of the block
-  double attn_dropout = 0;   // on attention maps
-  double proj_dropout = 0;   // after the output projection
+  int64_t dim = 0;          // D
+  int64_t heads = 0;        // H
+  int64_t layer_index = 0;  // 0-based depth of the block
+  double attn_dropout = 0;  // on attention maps
+  double proj_dropout = 0;  // after the output projection
   bool qkv_bias = true;
   double init_std = 0.02;
   const Config* config = nullptr;  // the variant's own spec keys
@@ -22,8 +22,7 @@ class AttentionImpl : public torch::nn::Module {
   // x: (B, N, D). padding_mask: (B, N) bool, true at padded positions, or undefined.
   // maps: when not null, receives the per-head attention maps (B, H, N, N).
   // Returns (B, N, D).
-  virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask,
-                                torch::Tensor* maps) = 0;
+  virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) = 0;
 
   // Forward FLOPs (2 per multiply-add) per sequence of `tokens` tokens that the
   // linear layers do not account for: the (N x N) products (scores, maps x values)

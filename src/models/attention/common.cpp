@@ -35,7 +35,8 @@ torch::Tensor merge_heads(const torch::Tensor& x) {
 
 torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::ScalarType dtype) {
   if (!padding_mask.defined()) return {};
-  const auto mask = torch::zeros(padding_mask.sizes(), torch::TensorOptions().dtype(dtype).device(padding_mask.device()));
+  const auto mask =
+      torch::zeros(padding_mask.sizes(), torch::TensorOptions().dtype(dtype).device(padding_mask.device()));
   return mask.masked_fill(padding_mask, -std::numeric_limits<double>::infinity()).unsqueeze(1).unsqueeze(1);
 }
 

@@ -25,8 +25,10 @@ class DgsaAttention : public AttentionImpl {
     gate_ = register_module("gate", torch::nn::Linear(o.dim, core_.heads()));
     torch::NoGradGuard no_grad;
     const double std = o.config ? o.config->real("model.attention.gate_weight_std") : 0.0;
-    if (std > 0) gate_->weight.normal_(0, std);
-    else gate_->weight.zero_();
+    if (std > 0)
+      gate_->weight.normal_(0, std);
+    else
+      gate_->weight.zero_();
     gate_->bias.fill_(o.config ? o.config->real("model.attention.gate_bias_init") : 0.0);
   }
 
@@ -38,7 +40,7 @@ class DgsaAttention : public AttentionImpl {
     std::pair<torch::Tensor, torch::Tensor> pair_maps;
     const auto [excite, inhibit] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
     if (maps) *maps = g * pair_maps.first - (1 - g) * pair_maps.second;  // (B, h, N, N)
-    auto y = core_.finish(g * excite - (1 - g) * inhibit);                // (B, N, D)
+    auto y = core_.finish(g * excite - (1 - g) * inhibit);               // (B, N, D)
     if (q_residual_) y = y + s.q;
     return torch::dropout(y, proj_dropout_, is_training());
   }

@@ -17,7 +17,8 @@ namespace {
 
 class DiffAttention : public AttentionImpl {
  public:
-  explicit DiffAttention(const AttentionOptions& o) : core_(*this, o, {"depth", /*halve_heads=*/true}), proj_dropout_(o.proj_dropout) {
+  explicit DiffAttention(const AttentionOptions& o)
+      : core_(*this, o, {"depth", /*halve_heads=*/true}), proj_dropout_(o.proj_dropout) {
     const int64_t d = core_.head_dim();
     lambda_q1_ = register_parameter("lambda_q1", torch::randn({d}) * 0.1);
     lambda_k1_ = register_parameter("lambda_k1", torch::randn({d}) * 0.1);
@@ -38,7 +39,7 @@ class DiffAttention : public AttentionImpl {
     const auto [o1, o2] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
     const auto lam = lambda().to(o1.scalar_type());
     if (maps) *maps = pair_maps.first - lam * pair_maps.second;  // (B, h, N, N)
-    const auto y = core_.finish(o1 - lam * o2);                   // (B, N, D)
+    const auto y = core_.finish(o1 - lam * o2);                  // (B, N, D)
     return torch::dropout(y, proj_dropout_, is_training());
   }
 

@@ -15,8 +15,8 @@ int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
   const int64_t set = o.config ? o.config->integer("model.attention.diff_heads") : 0;
   const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
   if (o.dim % (2 * h) != 0)
-    throw Error("differential attention needs model.dim=" + std::to_string(o.dim) + " divisible by 2h=" +
-                std::to_string(2 * h) + " (h = model.attention.diff_heads, or model.heads/2)");
+    throw Error("differential attention needs model.dim=" + std::to_string(o.dim) +
+                " divisible by 2h=" + std::to_string(2 * h) + " (h = model.attention.diff_heads, or model.heads/2)");
   return h;
 }
 
@@ -50,15 +50,15 @@ DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOpti
 
 DifferentialStreams DifferentialCore::project(const torch::Tensor& x) {
   DifferentialStreams s;
-  s.q = q_(x);                                        // (B, N, D)
-  const auto q = split_heads(s.q, 2 * heads_);        // (B, 2h, N, d)
-  const auto k = split_heads(k_(x), 2 * heads_);      // (B, 2h, N, d)
+  s.q = q_(x);                                    // (B, N, D)
+  const auto q = split_heads(s.q, 2 * heads_);    // (B, 2h, N, d)
+  const auto k = split_heads(k_(x), 2 * heads_);  // (B, 2h, N, d)
   using torch::indexing::Slice;
   s.q1 = q.index({Slice(), Slice(0, torch::indexing::None, 2)});  // heads 0, 2, 4, ...
   s.q2 = q.index({Slice(), Slice(1, torch::indexing::None, 2)});  // heads 1, 3, 5, ...
   s.k1 = k.index({Slice(), Slice(0, torch::indexing::None, 2)});
   s.k2 = k.index({Slice(), Slice(1, torch::indexing::None, 2)});
-  s.v = split_heads(v_(x), heads_);                   // (B, h, N, 2d)
+  s.v = split_heads(v_(x), heads_);  // (B, h, N, 2d)
   return s;
 }
 
@@ -75,7 +75,7 @@ std::pair<torch::Tensor, torch::Tensor> DifferentialCore::attend(const Different
 
 torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out) {
   const auto normed = head_norm_(heads_out) * (1.0 - lambda_init_);  // (B, h, N, 2d)
-  return out_(merge_heads(normed));                                   // (B, N, D)
+  return out_(merge_heads(normed));                                  // (B, N, D)
 }
 
 }  // namespace repro

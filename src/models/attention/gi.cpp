@@ -22,7 +22,10 @@ namespace {
 class GiAttention : public AttentionImpl {
  public:
   explicit GiAttention(const AttentionOptions& o)
-      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads),
+        dim_(o.dim),
+        attn_dropout_(o.attn_dropout),
+        proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     inh_p_ = c.real("model.attention.inh_p");
@@ -53,7 +56,7 @@ class GiAttention : public AttentionImpl {
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const auto qkv = proj_.qkv(x).chunk(3, -1);  // 3 x (B, N, D)
+    const auto qkv = proj_.qkv(x).chunk(3, -1);                                                 // 3 x (B, N, D)
     const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
     const auto k = split_heads(inhibit(x, qkv[1], k_gate_, k_inhibit_, padding_mask), heads_);
     const auto v = split_heads(qkv[2], heads_);

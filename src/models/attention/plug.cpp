@@ -30,7 +30,10 @@ torch::Tensor bound(const torch::Tensor& x, const std::string& activation) {
 class PlugAttention : public AttentionImpl {
  public:
   explicit PlugAttention(const AttentionOptions& o)
-      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads),
+        dim_(o.dim),
+        attn_dropout_(o.attn_dropout),
+        proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     const Config& c = *o.config;
     gml_ = c.text("model.attention.plug_gml");

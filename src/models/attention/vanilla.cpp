@@ -14,7 +14,10 @@ namespace {
 class VanillaAttention : public AttentionImpl {
  public:
   explicit VanillaAttention(const AttentionOptions& o)
-      : heads_(o.heads), dim_(o.dim), attn_dropout_(o.attn_dropout), proj_dropout_(o.proj_dropout),
+      : heads_(o.heads),
+        dim_(o.dim),
+        attn_dropout_(o.attn_dropout),
+        proj_dropout_(o.proj_dropout),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {}
 
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }

@@ -8,12 +8,12 @@
 namespace repro {
 
 struct FeedForwardOptions {
-  int64_t dim = 0;        // D
-  double ratio = 4;       // hidden width / D
+  int64_t dim = 0;   // D
+  double ratio = 4;  // hidden width / D
   double dropout = 0;
-  int64_t dropouts = 2;   // 1: after the activation; 2: also after the output projection
+  int64_t dropouts = 2;  // 1: after the activation; 2: also after the output projection
   double init_std = 0.02;
-  double inh_p = 0.1;     // gimlp's inhibition level
+  double inh_p = 0.1;  // gimlp's inhibition level
 };
 
 class FeedForwardImpl : public torch::nn::Module {
