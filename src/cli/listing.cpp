@@ -14,13 +14,23 @@ std::string pad(const std::string& text, size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
+// A markdown table cell: '|' would end the cell, so it is escaped.
+std::string table_cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string listing_text() {
   std::string out = "Attention variants (model.attention.kind):\n";
-  for (const auto& e : attention_table()) out += "  " + pad(e.name, 12) + e.summary + "\n";
+  for (const auto& e : attention_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
   out += "\nFeed-forward kinds (model.ffn.kind):\n";
-  for (const auto& e : ffn_table()) out += "  " + pad(e.name, 12) + e.summary + "\n";
+  for (const auto& e : ffn_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
   out += "\nPresets (model.preset):\n";
   for (const auto& p : preset_table()) out += "  " + pad(p.name, 18) + p.description + "\n";
   out += "\nDatasets (datasets: [...]):\n";
@@ -44,15 +54,19 @@ std::string spec_markdown() {
       "`datasets` (list), `seeds` (list or range such as `0-4`), `model`, `data`, `text` and `train` (the base "
       "settings "
       "below, nested or dotted), `models` (the table rows: a list of `{name, model/data/text/train overrides}`) and "
-      "`sweep` (KEY: [values], a grid axis). Settings apply in the order defaults < base < row < sweep value < "
-      "command-line `key=value`.\n\n"
+      "`sweep` (KEY: [values], a grid axis), `per_dataset` (DATASET: settings that apply only to runs on that "
+      "dataset, e.g. a text length per corpus) and `profiles` (NAME: a budget overlay chosen with `--profile NAME`: "
+      "settings, and optionally `datasets` and `seeds` that replace the spec's). Settings apply in the order "
+      "defaults < base < row < sweep value < per_dataset < profile < command-line `key=value`; `auto` values are "
+      "resolved last, from the dataset.\n\n"
       "| key | type | default | meaning |\n|---|---|---|---|\n";
   for (const auto& def : spec_keys())
-    out += "| `" + def.key + "` | " + type_name(def) + " | `" + def.default_value + "` | " + def.doc + " |\n";
+    out += "| `" + def.key + "` | " + table_cell(type_name(def)) + " | `" + def.default_value + "` | " +
+           table_cell(def.doc) + " |\n";
   out += "\n## Attention variants\n\n";
-  for (const auto& e : attention_table()) out += "- `" + std::string(e.name) + "`: " + e.summary + "\n";
+  for (const auto& e : attention_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
   out += "\n## Feed-forward kinds\n\n";
-  for (const auto& e : ffn_table()) out += "- `" + std::string(e.name) + "`: " + e.summary + "\n";
+  for (const auto& e : ffn_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
   out += "\n## Presets\n\n";
   for (const auto& p : preset_table()) {
     out += "- `" + std::string(p.name) + "`: " + p.description + " (";
