@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
+#include <filesystem>
 #include <iostream>
 
 #include "util/error.h"
@@ -22,6 +24,8 @@ void setup_logging(const std::string& level) {
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk, instead of killing us.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"repro: reproduce attention-variant papers' tables from YAML specs"};
   app.require_subcommand(0, 1);
   bool show_version = false;
@@ -50,13 +54,19 @@ int cli_main(int argc, char** argv) {
       return 2;
     }
     return exit_code;
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // a wrong option or value: one line, exit 2 like every usage error
+    std::cerr << "repro: error: " << e.what() << " (see --help)\n";
+    return 2;
   } catch (const Error& e) {
     std::cerr << "repro: error: " << e.what() << "\n";
     return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::filesystem::filesystem_error& e) {
     std::cerr << "repro: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "repro: error: " << error_text(e) << "\n";  // LibTorch's C++ stack trace left out
     return 1;
   }
 }

@@ -3,7 +3,9 @@
 // shape resident on the device; prints a table and writes bench.json.
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 
@@ -40,6 +42,21 @@ std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::stri
   return runs;
 }
 
+// A count option's check: a whole number ≥ minimum ("--steps: got 0: must be ≥ 1").
+CLI::Validator whole_number_at_least(int64_t minimum) {
+  const std::string bound = "≥ " + std::to_string(minimum);
+  return CLI::Validator(
+      [minimum, bound](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE)
+          return "got '" + text + "', expected a whole number " + bound;
+        return value < minimum ? "got " + text + ": must be " + bound : std::string();
+      },
+      "INT " + bound);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
@@ -50,17 +67,17 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("overrides", args->overrides, "Spec overrides KEY=VALUE, e.g. train.batch_size=256");
   command->add_option("--profile", args->profile, "A budget profile of the spec");
   command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")
-      ->check(CLI::PositiveNumber);
-  command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(1));
+  command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(whole_number_at_least(0));
   command->add_option("--eval-batches", args->eval_batches, "Timed evaluation batches (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
   command->add_flag("--epoch", args->epoch, "Also time one whole epoch of the dataset's official training size");
   command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
   command->callback([args, &exit_code] {
     configure_threads(args->threads);

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
+#include "util/error.h"
 #include "util/files.h"
 
 namespace repro {
@@ -79,11 +81,11 @@ void write_token_cache(const std::string& key, const TokenizedSplits& splits) {
       archive.write(std::string(name) + "_labels", split->labels);
     }
     archive.write("vocab_size", torch::tensor(splits.vocab_size));
-    const auto tmp = temp_sibling(path);
-    archive.save_to(tmp.string());
-    commit_file(tmp, path);
+    std::ostringstream bytes;  // in memory first: LibTorch's file writer aborts on a full disk
+    archive.save_to(bytes);
+    write_file_atomic(path, bytes.str());
   } catch (const std::exception& e) {
-    spdlog::warn("could not write the token cache {}: {}", path.string(), e.what());
+    spdlog::warn("could not write the token cache {}: {}", path.string(), error_text(e));
   }
 }
 

@@ -1,9 +1,12 @@
 #include "report/collect.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "report/read_record.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -13,42 +16,55 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json read_json(const fs::path& path) {
+struct Found {
+  std::vector<fs::path> plans, summaries;
+};
+
+Found find_records(const fs::path& dir) {
+  Found found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename() == "plan.json") found.plans.push_back(it->path());
+    if (it->path().filename() == "summary.json") found.summaries.push_back(it->path());
+  }
+  if (ec) throw Error("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(found.plans.begin(), found.plans.end());
+  std::sort(found.summaries.begin(), found.summaries.end());
+  return found;
+}
+
+// The runs a plan.json lists; a plan that cannot be read is skipped with a
+// warning (its runs' summary.json files are still found and reported).
+std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan_path) {
+  std::vector<std::pair<fs::path, PlannedEntry>> runs;
   try {
-    return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+    const auto plan = nlohmann::json::parse(read_file(plan_path));
+    const fs::path root = plan_path.parent_path();  // run folders are relative to the plan
+    for (const auto& entry : plan.at("runs")) {
+      PlannedEntry p{plan.at("experiment").get<std::string>(),
+                     plan.value("profile", ""),
+                     entry.at("model_config").get<std::string>(),
+                     entry.at("dataset").get<std::string>(),
+                     entry.value("row_index", 0),
+                     entry.at("seed").get<long long>()};
+      runs.emplace_back(fs::weakly_canonical(root / entry.at("dir").get<std::string>()), p);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: unreadable plan ({}); its runs are reported from the summary.json files found",
+                 plan_path.string(), error_text(e));
+    return {};
   }
+  return runs;
 }
 
-RunResult from_summary(const nlohmann::json& s, const std::string& metric, const fs::path& path) {
-  RunResult r;
-  r.model_config = s.value("model_config", "?");
-  r.dataset = s.value("dataset", "?");
-  r.row_index = s.value("row_index", 0);
-  r.seed = s.value("seed", 0LL);
-  r.status = s.value("status", "?");
-  if (s.contains("data")) {
-    r.partial = s["data"].value("partial", false);
-    r.notes = s["data"].value("notes", std::vector<std::string>{});
-  }
-  if (r.status == "complete") {
-    const auto& selected = s["selected"];
-    if (!selected.is_object() || !selected.contains(metric))
-      throw Error(path.string() + ": has no metric '" + metric +
-                  "' (try train_loss, train_acc, val_loss, val_acc, test_loss, test_acc)");
-    if (selected[metric].is_number())
-      r.value = selected[metric].get<double>();
-    else
-      r.status = "no " + metric;  // e.g. val_acc without a validation split
-  }
-  return r;
-}
-
-ExperimentResults& experiment_named(std::vector<ExperimentResults>& all, const std::string& name) {
+ExperimentResults& experiment_named(std::vector<ExperimentResults>& all, const std::string& name,
+                                    const std::string& profile) {
   for (auto& e : all)
-    if (e.name == name) return e;
-  all.push_back({name, {}, {}, {}});
+    if (e.name == name && e.profile == profile) return e;
+  ExperimentResults added;
+  added.name = name;
+  added.profile = profile;
+  all.push_back(added);
   return all.back();
 }
 
@@ -56,45 +72,20 @@ void add_unique(std::vector<std::string>& list, const std::string& item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
-}  // namespace
+// Two folders claiming one (experiment, profile, model, dataset, seed) would count that seed twice.
+void check_distinct(std::map<std::string, std::string>& folder_of_key, const RecordRead& record) {
+  if (record.claimed_key.empty()) return;
+  const auto [it, added] = folder_of_key.emplace(record.claimed_key, record.result.path);
+  if (added || it->second == record.result.path) return;
+  const RunResult& r = record.result;
+  throw Error("two run records claim experiment '" + record.experiment + "', model '" + r.model_config +
+              "', dataset '" + r.dataset + "', seed " + std::to_string(r.seed) + ": " + it->second + " and " + r.path +
+              "; move one of them out of the folder being reported");
+}
 
-std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric) {
-  if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
-  std::vector<ExperimentResults> all;
-  std::set<fs::path> seen;  // run folders already accounted for
-  std::vector<fs::path> plans, summaries;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().filename() == "plan.json") plans.push_back(entry.path());
-    if (entry.path().filename() == "summary.json") summaries.push_back(entry.path());
-  }
-  std::sort(plans.begin(), plans.end());
-  std::sort(summaries.begin(), summaries.end());
-  for (const auto& plan_path : plans) {
-    const auto plan = read_json(plan_path);
-    auto& experiment = experiment_named(all, plan.value("experiment", "?"));
-    const fs::path root = plan_path.parent_path();  // run folders are relative to the plan
-    for (const auto& planned : plan["runs"]) {
-      const fs::path run_dir = fs::weakly_canonical(root / planned.value("dir", ""));
-      seen.insert(run_dir);
-      RunResult r;
-      if (fs::exists(run_dir / "summary.json")) {
-        r = from_summary(read_json(run_dir / "summary.json"), metric, run_dir / "summary.json");
-      } else {
-        r.model_config = planned.value("model_config", "?");
-        r.dataset = planned.value("dataset", "?");
-        r.row_index = planned.value("row_index", 0);
-        r.seed = planned.value("seed", 0LL);
-        r.status = fs::exists(run_dir / "checkpoint.pt") ? "incomplete" : "missing";
-      }
-      experiment.runs.push_back(r);
-    }
-  }
-  for (const auto& summary_path : summaries) {
-    if (seen.count(fs::weakly_canonical(summary_path.parent_path()))) continue;
-    const auto summary = read_json(summary_path);
-    auto& experiment = experiment_named(all, summary.value("experiment", "?"));
-    experiment.runs.push_back(from_summary(summary, metric, summary_path));
-  }
+void finish(std::vector<ExperimentResults>& all) {
+  std::map<std::string, int> profiles_of_name;
+  for (const auto& e : all) ++profiles_of_name[e.name];
   for (auto& experiment : all) {
     std::stable_sort(experiment.runs.begin(), experiment.runs.end(),
                      [](const RunResult& a, const RunResult& b) { return a.row_index < b.row_index; });
@@ -102,8 +93,38 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
       add_unique(experiment.model_configs, r.model_config);
       add_unique(experiment.datasets, r.dataset);
     }
+    experiment.heading = experiment.name;
+    if (profiles_of_name[experiment.name] > 1 && !experiment.profile.empty())
+      experiment.heading += " (profile " + experiment.profile + ")";
+  }
+}
+
+}  // namespace
+
+bool is_bad_record(const RunResult& run) { return run.status == "corrupt" || run.status == "inconsistent"; }
+
+std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric) {
+  if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
+  const Found found = find_records(dir);
+  std::vector<ExperimentResults> all;
+  std::set<fs::path> seen;                           // run folders already accounted for
+  std::map<std::string, std::string> folder_of_key;  // claimed key -> run folder
+  for (const auto& plan_path : found.plans)
+    for (const auto& [run_dir, planned] : planned_runs(plan_path)) {
+      if (!seen.insert(run_dir).second) continue;  // listed by two plans: one record
+      const RecordRead record = read_run_record(run_dir, metric, &planned);
+      check_distinct(folder_of_key, record);
+      experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
+    }
+  for (const auto& summary_path : found.summaries) {
+    const fs::path run_dir = fs::weakly_canonical(summary_path.parent_path());
+    if (!seen.insert(run_dir).second) continue;
+    const RecordRead record = read_run_record(run_dir, metric, nullptr);
+    check_distinct(folder_of_key, record);
+    experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
   }
   if (all.empty()) throw Error(dir.string() + ": no run records (plan.json or summary.json) found");
+  finish(all);
   return all;
 }
 

@@ -1,6 +1,10 @@
 #pragma once
 // Gathers run records under a folder: the runs each plan.json expects and every
 // summary.json found, so missing and failed runs show up instead of vanishing.
+// A record that cannot be read (corrupt) or whose files disagree (inconsistent)
+// is shown as such with its path instead of aborting the report; two folders
+// claiming the same (experiment, profile, model configuration, dataset, seed)
+// are an error, so no cell counts a seed twice.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -12,10 +16,13 @@ struct RunResult {
   std::string model_config, dataset;
   int row_index = 0;
   long long seed = 0;
-  std::string status;  // complete | diverged | failed | incomplete | missing
-  double value = 0;    // the metric at the selected epoch (complete runs)
+  // complete | diverged | failed | incomplete | missing | corrupt | inconsistent | "no <metric>"
+  std::string status;
+  double value = 0;  // the metric at the selected epoch (complete runs)
   bool partial = false;
   std::vector<std::string> notes;
+  std::string path;     // the run folder ("" when not read from disk)
+  std::string problem;  // corrupt or inconsistent: what is wrong, naming the file
 };
 
 struct ExperimentResults {
@@ -23,8 +30,13 @@ struct ExperimentResults {
   std::vector<std::string> datasets;       // in plan order
   std::vector<std::string> model_configs;  // in row order
   std::vector<RunResult> runs;
+  std::string profile;  // the budget profile of these runs ("" when none)
+  std::string heading;  // the table's title: the name, plus the profile when two share a name ("" = name)
 };
 
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);
+
+// Whether a run's status means its record could not be trusted (corrupt or inconsistent).
+bool is_bad_record(const RunResult& run);
 
 }  // namespace repro

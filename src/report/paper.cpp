@@ -2,37 +2,116 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <map>
 
+#include "data/registry.h"
 #include "report/table.h"
+#include "run/record.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace repro {
+
+namespace {
+
+// "FILE:LINE: " for a node of the paper file.
+std::string at(const std::filesystem::path& path, const YAML::Node& node) {
+  return path.string() + ":" + std::to_string(node.Mark().line + 1) + ": ";
+}
+
+double number_field(const std::filesystem::path& path, const YAML::Node& cell, const char* key) {
+  const YAML::Node value = cell[key];
+  if (!value.IsDefined()) throw Error(at(path, cell) + "lacks " + key);
+  double number = 0;
+  if (!value.IsScalar() || !YAML::convert<double>::decode(value, number) || !std::isfinite(number))
+    throw Error(at(path, value) + key + " '" + (value.IsScalar() ? value.Scalar() : "") + "' is not a number");
+  return number;
+}
+
+std::string text_field(const std::filesystem::path& path, const YAML::Node& node, const char* key,
+                       const std::string& fallback) {
+  const YAML::Node value = node[key];
+  if (!value.IsDefined()) return fallback;
+  if (!value.IsScalar()) throw Error(at(path, value) + key + " must be a single value");
+  return value.Scalar();
+}
+
+PaperCell read_cell(const std::filesystem::path& path, const YAML::Node& c, const std::vector<std::string>& datasets,
+                    const std::string& metric) {
+  if (!c.IsMap()) throw Error(at(path, c) + "a cell is a map {row, column, mean, std}");
+  if (!c["row"] || !c["column"] || !c["mean"]) throw Error(at(path, c) + "a cell needs row, column and mean");
+  PaperCell cell{text_field(path, c, "row", ""), text_field(path, c, "column", ""), number_field(path, c, "mean"), 0,
+                 text_field(path, c, "printed", "")};
+  if (c["std"]) cell.std = number_field(path, c, "std");
+  if (std::find(datasets.begin(), datasets.end(), cell.column) == datasets.end())
+    throw Error(at(path, c["column"]) + "unknown dataset '" + cell.column + "' (known: " + join(datasets, ", ") + ")");
+  if (cell.std < 0) throw Error(at(path, c["std"]) + "std " + c["std"].Scalar() + " is negative");
+  const bool accuracy = metric.find("acc") != std::string::npos;
+  if (cell.mean < 0 || (accuracy && cell.mean > 100))
+    throw Error(at(path, c["mean"]) + "mean " + c["mean"].Scalar() + " is outside " +
+                (accuracy ? "0-100 (accuracies are in %)" : "0-inf"));
+  return cell;
+}
+
+PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
+  if (!t.IsMap()) throw Error(at(path, t) + "a table is a map {table, experiment, metric, n, cells}");
+  PaperTable table;
+  table.number = static_cast<int>(number_field(path, t, "table"));
+  table.experiment = text_field(path, t, "experiment", "");
+  if (table.experiment.empty())
+    throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs experiment");
+  table.metric = text_field(path, t, "metric", "test_acc");
+  const auto metrics = metric_names();
+  if (table.metric != "params" && std::find(metrics.begin(), metrics.end(), table.metric) == metrics.end())
+    throw Error(at(path, t["metric"]) + "unknown metric '" + table.metric + "' (known: params, " + join(metrics, ", ") +
+                ")");
+  if (t["n"]) table.n = static_cast<int>(number_field(path, t, "n"));
+  if (table.n < 0) throw Error(at(path, t["n"]) + "n " + t["n"].Scalar() + " is negative");
+  if (!t["cells"].IsDefined() || !t["cells"].IsSequence())
+    throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs a cells list");
+  const auto datasets = dataset_names();
+  std::map<std::pair<std::string, std::string>, int> line_of;  // (row, column) -> line
+  for (const auto& c : t["cells"]) {
+    table.cells.push_back(read_cell(path, c, datasets, table.metric));
+    const auto [it, added] =
+        line_of.emplace(std::make_pair(table.cells.back().row, table.cells.back().column), c.Mark().line + 1);
+    if (!added)
+      throw Error(at(path, c) + "cell (" + table.cells.back().row + ", " + table.cells.back().column + ") of table " +
+                  std::to_string(table.number) + " repeats line " + std::to_string(it->second));
+  }
+  return table;
+}
+
+}  // namespace
 
 std::vector<PaperTable> load_paper(const std::filesystem::path& path) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path.string());
+  } catch (const YAML::BadFile&) {
+    throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   } catch (const YAML::Exception& e) {
     throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  if (!root["tables"] || !root["tables"].IsSequence())
+  if (!root.IsMap() || !root["tables"] || !root["tables"].IsSequence())
     throw Error(path.string() + ": expected a 'tables' list of {table, experiment, metric, n, cells}");
   std::vector<PaperTable> tables;
-  for (const auto& t : root["tables"]) {
-    PaperTable table;
-    table.number = t["table"].as<int>(0);
-    table.experiment = t["experiment"].as<std::string>("");
-    table.metric = t["metric"].as<std::string>("test_acc");
-    table.n = t["n"].as<int>(0);
-    for (const auto& c : t["cells"]) {
-      if (!c["row"] || !c["column"] || !c["mean"])
-        throw Error(path.string() + ":" + std::to_string(c.Mark().line + 1) + ": a cell needs row, column and mean");
-      table.cells.push_back({c["row"].as<std::string>(), c["column"].as<std::string>(), c["mean"].as<double>(),
-                             c["std"].as<double>(0), c["printed"].as<std::string>("")});
-    }
-    tables.push_back(table);
+  try {
+    for (const auto& t : root["tables"]) tables.push_back(read_table(path, t));
+  } catch (const YAML::Exception& e) {
+    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  std::map<std::pair<std::string, std::string>, int> table_of;  // (experiment, metric) -> table number
+  for (const auto& table : tables) {
+    const auto [it, added] = table_of.emplace(std::make_pair(table.experiment, table.metric), table.number);
+    if (!added)
+      throw Error(path.string() + ": tables " + std::to_string(it->second) + " and " + std::to_string(table.number) +
+                  " both give " + table.metric + " of experiment " + table.experiment);
   }
   return tables;
 }

@@ -1,5 +1,7 @@
 #include "report/table.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -49,10 +51,21 @@ std::string csv_field(const std::string& text) {
 
 }  // namespace
 
+std::string bad_records_text(const ExperimentResults& results) {
+  std::string out;
+  for (const auto& run : results.runs)
+    if (is_bad_record(run)) out += "- " + run.status + ": " + run.problem + "\n";
+  return out.empty() ? out : "Records not counted (corrupt or inconsistent):\n" + out;
+}
+
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset) {
   Cell cell;
+  std::set<long long> seeds;  // n counts distinct run records: a seed twice is a bug, not a larger n
   for (const auto& run : results.runs) {
     if (run.model_config != model_config || run.dataset != dataset) continue;
+    if (!seeds.insert(run.seed).second)
+      throw Error(results.name + ": seed " + std::to_string(run.seed) + " of " + model_config + " on " + dataset +
+                  " appears twice" + (run.path.empty() ? std::string() : " (" + run.path + ")"));
     cell.partial |= run.partial;
     if (run.status == "complete")
       cell.values.push_back(run.value);
@@ -79,7 +92,8 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   for (const auto& [n, count] : n_counts)
     if (count > most) common_n = n, most = count;
 
-  std::string out = "### " + results.name + ": " + metric + (lower_is_better(metric) ? "" : " (%)") + "\n\n";
+  std::string out = "### " + (results.heading.empty() ? results.name : results.heading) + ": " + metric +
+                    (lower_is_better(metric) ? "" : " (%)") + "\n\n";
   out += "| model |";
   for (const auto& dataset : results.datasets) out += " " + dataset + " |";
   out += "\n|---|";
@@ -106,9 +120,10 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
          " at each run's selected epoch over n = " + std::to_string(common_n) +
          " seeds per cell (other n marked); best mean per column in bold.\n";
   if (!partial_notes.empty()) {
-    out += "Data notes († marks cells with partial or subset data):\n";
+    out += "Data notes († marks cells with partial, subset or unverified data):\n";
     for (const auto& note : partial_notes) out += "- " + note + "\n";
   }
+  out += bad_records_text(results);
   return out;
 }
 
@@ -130,7 +145,12 @@ std::string render_report(const std::filesystem::path& dir, const ReportOptions&
   if (options.format != "md" && options.format != "csv")
     throw Error("--format: got '" + options.format + "', expected md or csv");
   const auto all = collect_results(dir, options.metric);
-  if (options.format == "csv") return render_csv(all, options.metric);
+  if (options.format == "csv") {  // no room for paths in the CSV: they go to stderr
+    for (const auto& results : all)
+      for (const auto& run : results.runs)
+        if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", run.status, run.problem);
+    return render_csv(all, options.metric);
+  }
   std::string out;
   for (size_t i = 0; i < all.size(); ++i) out += (i ? "\n" : "") + render_markdown(all[i], options.metric);
   return out;

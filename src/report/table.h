@@ -23,11 +23,16 @@ struct Cell {
   double mean = 0, std = 0;  // NaN when undefined
 };
 
-// The cell of one model configuration on one dataset.
+// The cell of one model configuration on one dataset; n counts distinct seeds
+// (throws repro::Error if one seed appears twice).
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset);
 
 std::string render_markdown(const ExperimentResults& results, const std::string& metric);
 std::string render_csv(const std::vector<ExperimentResults>& all, const std::string& metric);
+
+// "Records not counted (corrupt or inconsistent):" and one line per such run
+// with its problem (which names the file); "" when there are none.
+std::string bad_records_text(const ExperimentResults& results);
 
 // Collects everything under `dir` and renders it in the requested format.
 std::string render_report(const std::filesystem::path& dir, const ReportOptions& options);

@@ -24,6 +24,9 @@ struct EpochRow {
 nlohmann::json history_to_json(const std::vector<EpochRow>& rows);
 std::vector<EpochRow> history_from_json(const nlohmann::json& json);
 std::string metrics_csv(const std::vector<EpochRow>& rows);
+// Reads metrics.csv back: the exact header, ten fields a row, numbers (empty =
+// not measured), epochs 1, 2, ... in order. Throws repro::Error "PATH:LINE: what".
+std::vector<EpochRow> parse_metrics_csv(const std::string& text, const std::filesystem::path& path);
 std::vector<std::string> metric_names();  // train_loss ... test_acc
 double metric_value(const EpochRow& row, const std::string& name);
 

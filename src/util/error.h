@@ -1,6 +1,7 @@
 #pragma once
 // One exception type for every user-facing failure: its message is printed as
 // one line by main and the process exits non-zero.
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +11,11 @@ class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
+
+// The message of `e` for users: LibTorch's c10::Error without its C++ stack
+// trace (what_without_backtrace), any other exception's what(). The full text
+// with the trace belongs in log.txt only.
+std::string error_text(const std::exception& e);
 
 // For features a build can leave out (scripts/build-cuda's minimal build):
 // "<what> needs <library>, which this build left out (configure with -D<option>=ON)".

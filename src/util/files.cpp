@@ -1,7 +1,11 @@
 #include "util/files.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -9,33 +13,113 @@
 
 namespace repro {
 
+namespace {
+
+[[noreturn]] void fail_write(const fs::path& path, int error_number) {
+  throw Error("cannot write " + path.string() + ": " + std::strerror(error_number));
+}
+
+void create_parent(const fs::path& path) {
+  if (!path.has_parent_path()) return;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) throw Error("cannot write " + path.string() + ": cannot create its folder (" + ec.message() + ")");
+}
+
+// Writes all of `content` to `fd`, retrying short writes; returns 0 or errno.
+int write_all(int fd, const std::string& content) {
+  const char* data = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// Writes, fsyncs and closes `path` opened with `flags`; returns 0 or errno (the file is closed either way).
+int write_and_close(const fs::path& path, int flags, const std::string& content) {
+  const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  int error_number = write_all(fd, content);
+  if (error_number == 0 && ::fsync(fd) != 0 && errno != EINVAL) error_number = errno;
+  if (::close(fd) != 0 && error_number == 0) error_number = errno;
+  return error_number;
+}
+
+// Best effort: makes a rename in `dir` durable across a power loss.
+void sync_folder(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// The pid in a name ending in ".tmp-<digits>", or 0.
+pid_t temp_file_pid(const std::string& name) {
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string::npos || at + 5 == name.size()) return 0;
+  const std::string digits = name.substr(at + 5);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
 fs::path temp_sibling(const fs::path& path) { return fs::path(path.string() + ".tmp-" + std::to_string(::getpid())); }
 
 void commit_file(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
-  if (ec) throw Error("cannot move " + from.string() + " to " + to.string() + ": " + ec.message());
+  if (ec) {
+    fs::remove(from, ec);
+    throw Error("cannot write " + to.string() + ": renaming " + from.filename().string() + " onto it failed (" +
+                ec.message() + ")");
+  }
 }
 
 void write_file_atomic(const fs::path& path, const std::string& content) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  create_parent(path);
   const fs::path tmp = temp_sibling(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp.string());
-    out << content;
-    out.flush();
-    if (!out) throw Error("write failed for " + tmp.string() + " (disk full?)");
+  if (const int error_number = write_and_close(tmp, O_TRUNC, content); error_number != 0) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fail_write(path, error_number);
   }
   commit_file(tmp, path);
+  sync_folder(path.parent_path());
+}
+
+void append_file(const fs::path& path, const std::string& text) {
+  create_parent(path);
+  if (const int error_number = write_and_close(path, O_APPEND, text); error_number != 0) fail_write(path, error_number);
 }
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
+  if (!in) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   return buffer.str();
+}
+
+int sweep_stale_temp_files(const fs::path& dir) {
+  std::error_code ec;
+  int removed = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const pid_t pid = temp_file_pid(it->path().filename().string());
+    if (pid <= 0 || (pid != ::getpid() && process_alive(pid))) continue;
+    std::error_code remove_ec;
+    if (fs::remove(it->path(), remove_ec)) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace repro

@@ -1,0 +1,180 @@
+#include "report/read_record.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "run/record.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace repro {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A problem found while checking: the record's status and what is wrong.
+struct BadRecord {
+  std::string status;  // corrupt | inconsistent
+  std::string problem;
+};
+
+[[noreturn]] void corrupt(const fs::path& file, const std::string& what) {
+  throw BadRecord{"corrupt", file.string() + ": " + what};
+}
+
+const json& required(const json& s, const std::string& key, const fs::path& file) {
+  const auto it = s.find(key);
+  if (it == s.end()) corrupt(file, "lacks '" + key + "'");
+  return *it;
+}
+
+std::string text_field(const json& s, const std::string& key, const fs::path& file) {
+  const json& value = required(s, key, file);
+  if (!value.is_string()) corrupt(file, "'" + key + "' is " + value.dump() + ", expected a string");
+  return value.get<std::string>();
+}
+
+long long integer_field(const json& s, const std::string& key, const fs::path& file) {
+  const json& value = required(s, key, file);
+  if (!value.is_number_integer()) corrupt(file, "'" + key + "' is " + value.dump() + ", expected a whole number");
+  return value.get<long long>();
+}
+
+// The metric's value in a summary's "selected" object; NaN when the run did not measure it (null).
+double selected_metric(const json& selected, const std::string& metric, const fs::path& file) {
+  const json& value = required(selected, metric, file);
+  if (value.is_null()) return NAN;
+  if (!value.is_number()) corrupt(file, "'selected." + metric + "' is " + value.dump() + ", expected a number");
+  const double v = value.get<double>();
+  const bool accuracy = metric.find("acc") != std::string::npos;
+  if (!std::isfinite(v) || v < 0 || (accuracy && v > 100))
+    corrupt(file, "'selected." + metric + "' is " + value.dump() + ", outside " + (accuracy ? "0-100" : "0-inf"));
+  return v;
+}
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
+
+// metrics.csv must parse and agree with summary.json's epoch count and selected epoch.
+void check_metrics(const fs::path& run_dir, const json& summary, const std::string& metric, double value) {
+  const fs::path file = run_dir / "metrics.csv", summary_file = run_dir / "summary.json";
+  const long long epochs_run = summary.value("epochs_run", 0LL);
+  if (!fs::exists(file)) {
+    if (epochs_run == 0) return;  // diverged or failed in its first epoch
+    corrupt(file, "is missing (summary.json says " + std::to_string(epochs_run) + " epochs ran)");
+  }
+  std::vector<EpochRow> rows;
+  try {
+    rows = parse_metrics_csv(read_file(file), file);
+  } catch (const Error& e) {
+    throw BadRecord{"corrupt", e.what()};
+  }
+  if (static_cast<long long>(rows.size()) != epochs_run)
+    throw BadRecord{"inconsistent", file.string() + " has " + std::to_string(rows.size()) + " epochs, " +
+                                        summary_file.string() + " says " + std::to_string(epochs_run)};
+  if (!summary.contains("selected") || !summary["selected"].is_object()) return;
+  const long long epoch = summary["selected"].value("epoch", 0LL);
+  if (epoch < 1 || epoch > static_cast<long long>(rows.size()))
+    corrupt(summary_file, "selected epoch " + std::to_string(epoch) + " is not among the " +
+                              std::to_string(rows.size()) + " epochs of metrics.csv");
+  const double in_csv = metric_value(rows[epoch - 1], metric);
+  if (std::isnan(in_csv) != std::isnan(value) || (!std::isnan(value) && !close(in_csv, value)))
+    throw BadRecord{"inconsistent", file.string() + " epoch " + std::to_string(epoch) + " has " + metric + " " +
+                                        std::to_string(in_csv) + ", " + summary_file.string() + " says " +
+                                        std::to_string(value)};
+}
+
+// Fills `out` from a parsed summary.json; throws BadRecord.
+void read_summary(const fs::path& run_dir, const json& s, const std::string& metric, const PlannedEntry* planned,
+                  RecordRead& out) {
+  const fs::path file = run_dir / "summary.json";
+  if (!s.is_object()) corrupt(file, "is " + std::string(s.type_name()) + ", expected a JSON object");
+  RunResult& r = out.result;
+  const std::string status = text_field(s, "status", file);
+  const std::string experiment = text_field(s, "experiment", file), model = text_field(s, "model_config", file),
+                    dataset = text_field(s, "dataset", file);
+  const long long seed = integer_field(s, "seed", file);
+  const std::string profile = s.contains("profile") && s["profile"].is_string() ? s["profile"].get<std::string>() : "";
+  out.claimed_key = experiment + "|" + profile + "|" + model + "|" + dataset + "|" + std::to_string(seed);
+  if (!planned) {
+    out.experiment = experiment, out.profile = profile;
+    r.model_config = model, r.dataset = dataset, r.seed = seed;
+    r.row_index = s.contains("row_index") && s["row_index"].is_number_integer() ? s["row_index"].get<int>() : 0;
+  } else if (model != planned->model_config || dataset != planned->dataset || seed != planned->seed) {
+    throw BadRecord{"inconsistent", file.string() + " holds " + model + " on " + dataset + ", seed " +
+                                        std::to_string(seed) + "; plan.json expects " + planned->model_config + " on " +
+                                        planned->dataset + ", seed " + std::to_string(planned->seed)};
+  }
+  if (s.contains("data") && s["data"].is_object()) {
+    r.partial = s["data"].value("partial", false);
+    if (s["data"].contains("notes") && s["data"]["notes"].is_array())
+      for (const auto& note : s["data"]["notes"])
+        if (note.is_string()) r.notes.push_back(note.get<std::string>());
+  }
+  r.status = status;
+  if (status != "complete" && status != "diverged" && status != "failed")
+    corrupt(file, "status '" + status + "', expected complete, diverged or failed");
+  if (status == "failed") return;
+  double value = NAN;
+  if (status == "complete") {
+    const json& selected = required(s, "selected", file);
+    if (!selected.is_object()) corrupt(file, "'selected' is " + selected.dump() + ", expected an object");
+    value = selected_metric(selected, metric, file);
+    if (std::isnan(value))
+      r.status = "no " + metric;  // e.g. val_acc without a validation split
+    else
+      r.value = value;
+  }
+  check_metrics(run_dir, s, metric, value);
+}
+
+// The cell a record without a readable summary belongs to: from the plan, else
+// from its path <experiment>[/<profile>]/<dataset>/<model>/seed_<k>.
+void place_by_plan_or_path(const fs::path& run_dir, const PlannedEntry* planned, RecordRead& out) {
+  RunResult& r = out.result;
+  if (planned) return;
+  const std::string seed_name = run_dir.filename().string();
+  r.seed = seed_name.rfind("seed_", 0) == 0 ? std::atoll(seed_name.c_str() + 5) : 0;
+  r.model_config = run_dir.parent_path().filename().string();
+  r.dataset = run_dir.parent_path().parent_path().filename().string();
+  out.experiment = run_dir.parent_path().parent_path().parent_path().filename().string();
+  r.row_index = 1 << 20;  // after the planned rows
+}
+
+}  // namespace
+
+RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, const PlannedEntry* planned) {
+  RecordRead out;
+  RunResult& r = out.result;
+  r.path = run_dir.string();
+  if (planned) {
+    out.experiment = planned->experiment, out.profile = planned->profile;
+    r.model_config = planned->model_config, r.dataset = planned->dataset;
+    r.row_index = planned->row_index, r.seed = planned->seed;
+  }
+  const fs::path file = run_dir / "summary.json";
+  if (!fs::exists(file)) {
+    r.status = fs::exists(run_dir / "checkpoint.pt") ? "incomplete" : "missing";
+    return out;
+  }
+  try {
+    json summary;
+    try {
+      summary = json::parse(read_file(file));
+    } catch (const json::exception& e) {
+      corrupt(file, std::string("not valid JSON (") + e.what() + ")");
+    } catch (const Error& e) {
+      throw BadRecord{"corrupt", e.what()};
+    }
+    read_summary(run_dir, summary, metric, planned, out);
+  } catch (const BadRecord& bad) {
+    if (out.experiment.empty() && !planned) place_by_plan_or_path(run_dir, planned, out);
+    r.status = bad.status;
+    r.problem = bad.problem;
+    r.value = 0;
+  }
+  return out;
+}
+
+}  // namespace repro

@@ -1,0 +1,30 @@
+#pragma once
+// Reads and checks one run folder for `repro report`: summary.json must parse
+// and hold the fields a table needs, and metrics.csv must parse and agree with
+// it (epoch count, the selected epoch's metric). Problems are returned as the
+// status `corrupt` or `inconsistent` with a message naming the file, never thrown.
+#include <filesystem>
+#include <string>
+
+#include "report/collect.h"
+
+namespace repro {
+
+// A run as plan.json lists it.
+struct PlannedEntry {
+  std::string experiment, profile, model_config, dataset;
+  int row_index = 0;
+  long long seed = 0;
+};
+
+struct RecordRead {
+  RunResult result;                 // shown in the plan's cell when planned, else in the cell it claims
+  std::string experiment, profile;  // the table it belongs to
+  std::string claimed_key;          // experiment|profile|model|dataset|seed as its summary.json says ("" if none)
+};
+
+// `planned` is null for a summary.json that no plan lists.
+RecordRead read_run_record(const std::filesystem::path& run_dir, const std::string& metric,
+                           const PlannedEntry* planned);
+
+}  // namespace repro

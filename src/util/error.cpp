@@ -1,0 +1,12 @@
+#include "util/error.h"
+
+#include <c10/util/Exception.h>
+
+namespace repro {
+
+std::string error_text(const std::exception& e) {
+  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&e)) return torch_error->what_without_backtrace();
+  return e.what();
+}
+
+}  // namespace repro
