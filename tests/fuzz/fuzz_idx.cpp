@@ -1,0 +1,24 @@
+// The IDX reader (Fashion-MNIST's format). Input: byte 0 picks an image file or a
+// label file (and, for labels, the number of classes 1..128); the rest is the
+// file, gzip-compressed or plain, read with read_idx_images / read_idx_labels.
+#include <cstdint>
+#include <string>
+
+#include "data/idx.h"
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace repro;
+  if (size == 0) return 0;
+  const bool images = data[0] & 1;
+  const int64_t classes = 1 + (data[0] >> 1);
+  const auto path = fuzz::fresh_scratch() / (images ? "images-idx3-ubyte.gz" : "labels-idx1-ubyte.gz");
+  fuzz::write_bytes(path, std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  fuzz::expect_clean("idx", [&] {
+    if (images)
+      read_idx_images(path);
+    else
+      read_idx_labels(path, classes);
+  });
+  return 0;
+}

@@ -1,0 +1,31 @@
+// Paper files (experiments/paper/*.yaml): load_paper, then compare_with_paper
+// against results holding one complete run for every cell the file names.
+#include <cstdint>
+#include <string>
+
+#include "fuzz_common.h"
+#include "report/paper.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace repro;
+  const auto path = fuzz::fresh_scratch() / "paper.yaml";
+  fuzz::write_bytes(path, std::string(reinterpret_cast<const char*>(data), size));
+  fuzz::expect_clean("paper", [&] {
+    const auto tables = load_paper(path);
+    for (const auto& table : tables) {
+      ExperimentResults results{table.experiment, {}, {}, {}};
+      for (const auto& cell : table.cells) {
+        RunResult run;
+        run.model_config = cell.row;
+        run.dataset = cell.column;
+        run.status = "complete";
+        run.value = 50;
+        results.runs.push_back(run);
+        results.model_configs.push_back(cell.row);
+        results.datasets.push_back(cell.column);
+      }
+      compare_with_paper(results, tables, table.metric);
+    }
+  });
+  return 0;
+}
