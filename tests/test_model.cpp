@@ -1,34 +1,42 @@
-// ViT shapes, parameter counts against a hand count, weight-decay groups, and
-// the attention paths.
+// ViT shapes, parameter counts against a hand count, weight-decay groups, the
+// registries, presets, and the typed options: their defaults, their names and
+// that models/ and train/ read no spec key by name.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 
 #include "data/fashion_mnist.h"
-#include "models/attention/common.h"
 #include "models/attention/registry.h"
+#include "models/ffn/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
 #include "models/presets.h"
 #include "spec/config.h"
+#include "spec/keys.h"
+#include "spec/options.h"
 
 using namespace repro;
 
 namespace {
 
-Config tiny_config() {
-  Config config = Config::defaults();
-  config.set("model.dim", "16", "t");
-  config.set("model.depth", "2", "t");
-  config.set("model.heads", "2", "t");
-  config.set("model.patch", "7", "t");
-  config.set("model.ffn.ratio", "2", "t");
-  return config;
+// A ViT of width 16, 2 blocks of 2 heads, patch 7, feed-forward x2.
+ModelOptions tiny_options() {
+  ModelOptions o;
+  o.dim = o.attention.dim = o.ffn.dim = 16;
+  o.heads = o.attention.heads = 2;
+  o.depth = 2;
+  o.patch = 7;
+  o.ffn.ratio = 2;
+  return o;
 }
 
 }  // namespace
 
 TEST_CASE("ViT maps images to logits and returns one map per block", "[model]") {
   torch::manual_seed(0);
-  const auto model = build_model(tiny_config(), fashion_mnist_info());
+  const auto model = build_model(tiny_options(), fashion_mnist_info());
   std::vector<torch::Tensor> maps;
   model->eval();
   const auto logits = model->forward({torch::randn({3, 1, 28, 28}), {}}, &maps);
@@ -39,7 +47,7 @@ TEST_CASE("ViT maps images to logits and returns one map per block", "[model]") 
 }
 
 TEST_CASE("ViT parameter count equals the hand count", "[model]") {
-  const auto model = build_model(tiny_config(), fashion_mnist_info());
+  const auto model = build_model(tiny_options(), fashion_mnist_info());
   const int64_t D = 16, P = 16, hidden = 32, classes = 10;
   const int64_t embeddings = (1 * 7 * 7 * D + D) + D + (P + 1) * D;
   const int64_t attention = (D * 3 * D + 3 * D) + (D * D + D);
@@ -54,8 +62,8 @@ TEST_CASE("ViT parameter count equals the hand count", "[model]") {
   CHECK(count.parts[3].second == 2 * 2 * (2 * D) + 2 * D);
 }
 
-TEST_CASE("weight decay skips biases, norms, class token and positions", "[model]") {
-  const auto model = build_model(tiny_config(), fashion_mnist_info());
+TEST_CASE("weight decay skips biases, norms, class token and positions; the patch convolution decays", "[model]") {
+  const auto model = build_model(tiny_options(), fashion_mnist_info());
   for (const auto& item : model->named_parameters()) {
     const std::string& name = item.key();
     const bool expected = item.value().dim() >= 2 && name != "cls_token" && name != "pos_embed";
@@ -63,33 +71,9 @@ TEST_CASE("weight decay skips biases, norms, class token and positions", "[model
     CHECK(decays(name, item.value()) == expected);
   }
   CHECK_FALSE(decays("cls_token", torch::zeros({1, 1, 4})));
+  CHECK_FALSE(decays("token_embed.weight", torch::zeros({50, 4})));
   CHECK(decays("blocks.0.attn.qkv.weight", torch::zeros({4, 4})));
-}
-
-TEST_CASE("fused and explicit attention paths agree", "[model]") {
-  torch::manual_seed(1);
-  AttentionOptions options;
-  options.dim = 16;
-  options.heads = 4;
-  const auto attention = make_attention("vanilla", options);
-  attention->eval();
-  const auto x = torch::randn({2, 5, 16});
-  const auto padding = torch::tensor({0, 0, 0, 1, 1}, torch::kBool).expand({2, 5}).contiguous();
-  set_fused_attention_enabled(false);
-  torch::Tensor maps;
-  const auto explicit_out = attention->forward(x, padding, &maps);
-  set_fused_attention_enabled(true);
-  const auto fused_out = attention->forward(x, padding, nullptr);
-  CHECK(torch::allclose(explicit_out, fused_out, 1e-5, 1e-5));
-  // Padded keys get no weight; contents at padded positions do not change real outputs.
-  CHECK(maps.index({torch::indexing::Slice(), torch::indexing::Slice(), torch::indexing::Slice(), 3})
-            .abs()
-            .max()
-            .item<float>() == 0);
-  auto changed = x.clone();
-  changed.index_put_({torch::indexing::Slice(), 3}, 100.0);
-  const auto changed_out = attention->forward(changed, padding, nullptr);
-  CHECK(torch::allclose(changed_out.slice(1, 0, 3), fused_out.slice(1, 0, 3), 1e-5, 1e-5));
+  CHECK(decays("patch_embed.weight", model->named_parameters()["patch_embed.weight"]));
 }
 
 namespace {
@@ -122,7 +106,7 @@ int64_t dgvit_params(double ratio, const DatasetInfo& info) {
   config.set("model.max_len", "100", "t");
   config.set("model.ffn.ratio", std::to_string(ratio), "t");
   resolve_settings(config, info);
-  return count_parameters(*build_model(config, info)).total;
+  return count_parameters(*build_model(model_options(config), info)).total;
 }
 
 }  // namespace
@@ -167,15 +151,17 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
 
 TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
   const DatasetInfo text = text_info();
-  for (const std::string kind : {"vanilla", "diff", "dgsa", "plug", "gi"}) {
-    INFO(kind);
-    Config config = tiny_config();
-    config.set("model.kind", "text", "t");
-    config.set("model.attention.kind", kind, "t");
-    config.set("model.ffn.kind", "swiglu", "t");
-    resolve_settings(config, text);
+  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
+    INFO(name);
+    ModelOptions o = tiny_options();
+    o.kind = ModelKind::Text;
+    o.pool = Pool::Mean;
+    o.attention.kind = kind;
+    o.attention.diff.lambda_schedule = kind == AttentionKind::Diff ? LambdaSchedule::Depth : LambdaSchedule::Fixed;
+    o.attention.dgsa.q_residual = false;
+    o.ffn.kind = FfnKind::Swiglu;
     torch::manual_seed(0);
-    auto model = build_model(config, text);
+    auto model = build_model(o, text);
     model->eval();
     auto ids = torch::randint(1, 50, {2, 9}, torch::kInt64);
     ids.index_put_({1, torch::indexing::Slice(6, 9)}, 0);  // padding
@@ -188,13 +174,197 @@ TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
 }
 
 TEST_CASE("every feed-forward kind keeps the shape; SwiGLU splits e*D into halves", "[model]") {
-  for (const std::string kind : {"mlp", "swiglu", "gimlp"}) {
-    INFO(kind);
-    Config config = tiny_config();
-    config.set("model.ffn.kind", kind, "t");
-    config.set("model.ffn.ratio", "4", "t");
-    const auto model = build_model(config, fashion_mnist_info());
+  for (const auto& [kind, name] : enum_names(FfnKind{})) {
+    INFO(name);
+    ModelOptions o = tiny_options();
+    o.ffn.kind = kind;
+    o.ffn.ratio = 4;
+    const auto model = build_model(o, fashion_mnist_info());
     CHECK(model->forward({torch::randn({2, 1, 28, 28}), {}}).sizes() == torch::IntArrayRef({2, 10}));
-    if (kind == "swiglu") CHECK(count_parameters(*model).parts[2].second == 2 * ((16 * 64 + 64) + (32 * 16 + 16)));
+    if (kind == FfnKind::Swiglu)
+      CHECK(count_parameters(*model).parts[2].second == 2 * ((16 * 64 + 64) + (32 * 16 + 16)));
   }
+}
+
+TEST_CASE("every attention and feed-forward kind has exactly one registry entry", "[model]") {
+  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
+    INFO(name);
+    CHECK(std::count_if(attention_table().begin(), attention_table().end(),
+                        [kind = kind](const AttentionEntry& e) { return e.kind == kind; }) == 1);
+    AttentionOptions o;
+    o.kind = kind;
+    o.dim = 16;
+    o.heads = 2;
+    CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}, nullptr).sizes() ==
+          torch::IntArrayRef({1, 3, 16}));
+  }
+  CHECK(attention_table().size() == enum_names(AttentionKind{}).size());
+  for (const auto& [kind, name] : enum_names(FfnKind{})) {
+    INFO(name);
+    CHECK(std::count_if(ffn_table().begin(), ffn_table().end(),
+                        [kind = kind](const FeedForwardEntry& e) { return e.kind == kind; }) == 1);
+  }
+  CHECK(ffn_table().size() == enum_names(FfnKind{}).size());
+}
+
+TEST_CASE("option structs default to the key table's defaults", "[spec]") {
+  Config config = Config::defaults();
+  resolve_settings(config, fashion_mnist_info());  // model.kind -> vit, model.pool -> cls
+  const ModelOptions got = model_options(config), want;
+  CHECK(got.kind == want.kind);
+  CHECK(got.dim == want.dim);
+  CHECK(got.depth == want.depth);
+  CHECK(got.heads == want.heads);
+  CHECK(got.patch == want.patch);
+  CHECK(got.max_len == want.max_len);
+  CHECK(got.emb_dropout == want.emb_dropout);
+  CHECK(got.norm == want.norm);
+  CHECK(got.norm_eps == want.norm_eps);
+  CHECK(got.init_std == want.init_std);
+  CHECK(got.pool == want.pool);
+  const AttentionOptions &a = got.attention, &wa = want.attention;
+  CHECK(a.kind == wa.kind);
+  CHECK(a.dim == wa.dim);
+  CHECK(a.heads == wa.heads);
+  CHECK(a.attn_dropout == wa.attn_dropout);
+  CHECK(a.proj_dropout == wa.proj_dropout);
+  CHECK(a.qkv_bias == wa.qkv_bias);
+  CHECK(a.init_std == wa.init_std);
+  CHECK(a.diff.heads == wa.diff.heads);
+  CHECK(a.diff.lambda_init == wa.diff.lambda_init);
+  CHECK(a.dgsa.gate_bias_init == wa.dgsa.gate_bias_init);
+  CHECK(a.dgsa.gate_weight_std == wa.dgsa.gate_weight_std);
+  CHECK(a.plug.fraction == wa.plug.fraction);
+  CHECK(a.plug.gml == wa.plug.gml);
+  CHECK(a.plug.hidden == wa.plug.hidden);
+  CHECK(a.plug.activation == wa.plug.activation);
+  CHECK(a.plug.head_specific == wa.plug.head_specific);
+  CHECK(a.plug.position == wa.plug.position);
+  CHECK(a.plug.residual == wa.plug.residual);
+  CHECK(a.gi.inh_p == wa.gi.inh_p);
+  CHECK(a.gi.combine == wa.gi.combine);
+  CHECK(a.gi.max == wa.gi.max);
+  CHECK(a.gi.detach == wa.gi.detach);
+  const FfnOptions &f = got.ffn, &wf = want.ffn;
+  CHECK(f.kind == wf.kind);
+  CHECK(f.dim == wf.dim);
+  CHECK(f.ratio == wf.ratio);
+  CHECK(f.dropout == wf.dropout);
+  CHECK(f.dropouts == wf.dropouts);
+  CHECK(f.init_std == wf.init_std);
+  CHECK(f.inh_p == wf.inh_p);
+  // The "auto" keys of diff and dgsa resolve, for a ViT, to what the members hold.
+  config.set("model.attention.kind", "dgsa", "t");
+  resolve_settings(config, fashion_mnist_info());
+  CHECK(model_options(config).attention.dgsa.q_residual == wa.dgsa.q_residual);
+  Config diff = Config::defaults();
+  diff.set("model.attention.kind", "diff", "t");
+  resolve_settings(diff, fashion_mnist_info());
+  CHECK(model_options(diff).attention.diff.lambda_schedule == wa.diff.lambda_schedule);
+
+  const TrainOptions t = train_options(Config::defaults()), wt;
+  CHECK(t.epochs == wt.epochs);
+  CHECK(t.batch_size == wt.batch_size);
+  CHECK(t.eval_batch_size == wt.eval_batch_size);
+  CHECK(t.optimizer.weight_decay == wt.optimizer.weight_decay);
+  CHECK(t.optimizer.beta1 == wt.optimizer.beta1);
+  CHECK(t.optimizer.beta2 == wt.optimizer.beta2);
+  CHECK(t.optimizer.eps == wt.optimizer.eps);
+  CHECK(t.schedule.kind == wt.schedule.kind);
+  CHECK(t.schedule.unit == wt.schedule.unit);
+  CHECK(t.schedule.lr == wt.schedule.lr);
+  CHECK(t.schedule.min_lr == wt.schedule.min_lr);
+  CHECK(t.schedule.warmup_steps == wt.schedule.warmup_steps);
+  CHECK(t.clip_norm == wt.clip_norm);
+  CHECK(t.label_smoothing == wt.label_smoothing);
+  CHECK(t.precision == wt.precision);
+  CHECK(t.select == wt.select);
+}
+
+TEST_CASE("options carry every key's value; an unresolved auto is refused", "[spec]") {
+  Config config = Config::defaults();
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"model.kind", "text"},
+                                                        {"model.pool", "mean"},
+                                                        {"model.norm", "rmsnorm"},
+                                                        {"model.attention.kind", "dgsa"},
+                                                        {"model.attention.q_residual", "off"},
+                                                        {"model.attention.lambda_schedule", "depth"},
+                                                        {"model.attention.plug_gml", "D"},
+                                                        {"model.attention.plug_activation", "hardtanh"},
+                                                        {"model.attention.plug_position", "post"},
+                                                        {"model.attention.gi_combine", "additive"},
+                                                        {"model.attention.gi_max", "token"},
+                                                        {"model.ffn.kind", "gimlp"},
+                                                        {"train.lr", "0.002"},
+                                                        {"train.betas", "[0.8, 0.95]"},
+                                                        {"train.schedule", "linear"},
+                                                        {"train.schedule_unit", "epoch"},
+                                                        {"train.precision", "bf16"},
+                                                        {"train.select", "last"}})
+    config.set(key, value, "t");
+  const ModelOptions m = model_options(config);
+  CHECK(m.kind == ModelKind::Text);
+  CHECK(m.pool == Pool::Mean);
+  CHECK(m.norm == NormKind::RmsNorm);
+  CHECK(m.attention.kind == AttentionKind::Dgsa);
+  CHECK_FALSE(m.attention.dgsa.q_residual);
+  CHECK(m.attention.diff.lambda_schedule == LambdaSchedule::Depth);
+  CHECK(m.attention.plug.gml == PlugGml::D);
+  CHECK(m.attention.plug.activation == PlugActivation::Hardtanh);
+  CHECK(m.attention.plug.position == PlugPosition::Post);
+  CHECK(m.attention.gi.combine == GiCombine::Additive);
+  CHECK(m.attention.gi.max == GiMax::Token);
+  CHECK(m.ffn.kind == FfnKind::Gimlp);
+  const TrainOptions t = train_options(config);
+  CHECK(t.schedule.lr == 0.002);
+  CHECK(t.optimizer.beta1 == 0.8);
+  CHECK(t.optimizer.beta2 == 0.95);
+  CHECK(t.schedule.kind == ScheduleKind::Linear);
+  CHECK(t.schedule.unit == ScheduleUnit::Epoch);
+  CHECK(t.precision == PrecisionChoice::Bf16);
+  CHECK(t.select == SelectRule::Last);
+
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(model_options(Config::defaults()), Contains("'model.kind' is still auto"));
+  config.set("model.attention.q_residual", "auto", "t");
+  CHECK_THROWS_WITH(model_options(config), Contains("'model.attention.q_residual' is still auto"));
+  config.set("model.attention.kind", "vanilla", "t");  // q_residual is dgsa's: unused here
+  CHECK_NOTHROW(model_options(config));
+}
+
+TEST_CASE("enum names: one table each, the key table's choices", "[spec]") {
+  CHECK(name_of(AttentionKind::Dgsa) == "dgsa");
+  CHECK(enum_from_name<PlugGml>("C", "k") == PlugGml::C);
+  CHECK_THROWS_WITH(enum_from_name<GiMax>("tokens", "model.attention.gi_max"),
+                    "model.attention.gi_max: got 'tokens', expected one of batch | token");
+  CHECK(find_key("model.attention.kind")->choices == names_of<AttentionKind>());
+  CHECK(find_key("model.ffn.kind")->choices == names_of<FfnKind>());
+  CHECK(find_key("train.schedule")->choices == names_of<ScheduleKind>());
+  CHECK(find_key("train.precision")->choices == names_of<PrecisionChoice>());
+  const std::vector<std::string> pool = {"auto", "cls", "mean"};
+  CHECK(find_key("model.pool")->choices == pool);
+}
+
+TEST_CASE("models/ and train/ read no spec key by name: options are passed down", "[model]") {
+  // A string literal that is a spec key, e.g. "model.dim" or "train.lr" (error messages
+  // such as "model.dim=16 must be ..." may name keys).
+  const std::regex key_literal(R"re("(model|train|data|text)\.[a-z_.]+")re");
+  const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
+  std::vector<std::string> found;
+  int64_t files = 0;
+  for (const char* folder : {"models", "train"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(src / folder)) {
+      if (!entry.is_regular_file() || entry.path().filename() == "presets.cpp") continue;  // resolves auto for now
+      ++files;
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int number = 1; std::getline(in, line); ++number)
+        if (std::regex_search(line, key_literal))
+          found.push_back(entry.path().lexically_relative(src).string() + ":" + std::to_string(number) + ": " + line);
+    }
+  }
+  CHECK(files > 30);
+  INFO(join(found, "\n"));
+  CHECK(found.empty());
 }

@@ -8,7 +8,6 @@
 #include "data/fashion_mnist.h"
 #include "fixtures.h"
 #include "models/attention/registry.h"
-#include "models/block.h"
 #include "models/flops.h"
 #include "models/model.h"
 #include "train/optimizer.h"
@@ -21,16 +20,19 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-Config tiny_vit(const std::string& attention) {
-  Config config = Config::defaults();
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"model.dim", "32"},
-                                                                                   {"model.depth", "2"},
-                                                                                   {"model.heads", "4"},
-                                                                                   {"model.patch", "7"},
-                                                                                   {"model.ffn.ratio", "2"},
-                                                                                   {"model.attention.kind", attention}})
-    config.set(key, value, "test");
-  return config;
+// A ViT of width 32, 2 blocks of 4 heads, patch 7, MLP x2, with `attention`
+// (dgsa: lambda_init fixed, no residual from Q).
+ModelOptions tiny_vit(AttentionKind attention) {
+  ModelOptions o;
+  o.dim = o.attention.dim = o.ffn.dim = 32;
+  o.heads = o.attention.heads = 4;
+  o.depth = 2;
+  o.patch = 7;
+  o.ffn.ratio = 2;
+  o.attention.kind = attention;
+  o.attention.diff.lambda_schedule = attention == AttentionKind::Dgsa ? LambdaSchedule::Fixed : LambdaSchedule::Depth;
+  o.attention.dgsa.q_residual = false;
+  return o;
 }
 
 double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
@@ -50,20 +52,17 @@ TEST_CASE("autocast scope: products in bf16 inside, float32 outside, state resto
     }
   }
   CHECK(torch::matmul(a, b).scalar_type() == torch::kFloat32);
-  Config config = Config::defaults();
-  CHECK(resolve_precision(config, torch::kCPU) == Precision::Fp32);  // auto: fp32 on CPU
-  CHECK(resolve_precision(config, torch::Device(torch::kCUDA, 0)) == Precision::Bf16);
-  config.set("train.precision", "bf16", "test");
-  CHECK(resolve_precision(config, torch::kCPU) == Precision::Bf16);
+  CHECK(resolve_precision(PrecisionChoice::Auto, torch::kCPU) == Precision::Fp32);  // auto: fp32 on CPU
+  CHECK(resolve_precision(PrecisionChoice::Auto, torch::Device(torch::kCUDA, 0)) == Precision::Bf16);
+  CHECK(resolve_precision(PrecisionChoice::Bf16, torch::kCPU) == Precision::Bf16);
+  CHECK(resolve_precision(PrecisionChoice::Fp32, torch::Device(torch::kCUDA, 0)) == Precision::Fp32);
 }
 
 TEST_CASE("every variant under bf16 autocast stays within bf16 tolerance of float32", "[model]") {
-  for (const std::string kind : {"vanilla", "diff", "dgsa", "plug", "gi"}) {
-    INFO(kind);
+  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
+    INFO(name);
     torch::manual_seed(5);
-    const Config config = tiny_vit(kind);
-    AttentionOptions options = attention_options(config, 1);
-    auto module = make_attention(kind, options);
+    auto module = make_attention(tiny_vit(kind).attention, 1);
     {
       torch::NoGradGuard no_grad;
       for (auto& p : module->parameters()) p.normal_(0, 0.2);
@@ -103,20 +102,20 @@ TEST_CASE("clip_gradients equals LibTorch's clip_grad_norm_ and stays on the dev
 
 TEST_CASE("FLOP count: vanilla ViT by hand; diff and dgsa add 2 N^2 D per block", "[model]") {
   const int64_t D = 32, N = 17, P = 16, hidden = 64, depth = 2, classes = 10;  // 28 / 7 = 4x4 patches + cls
-  auto vanilla = build_model(tiny_vit("vanilla"), fashion_mnist_info());
+  auto vanilla = build_model(tiny_vit(AttentionKind::Vanilla), fashion_mnist_info());
   const FlopCount count = forward_flops(*vanilla, N);
   // per token: qkv 3D^2, out D^2, mlp 2 D hidden (GELU x2: fc1, fc2); patch conv 49 D per patch; head D classes.
   const double linear = 2.0 * depth * N * (3 * D * D + D * D + 2 * D * hidden) + 2.0 * P * 49 * D + 2.0 * D * classes;
   CHECK(count.linear == Approx(linear));
   CHECK(count.pairwise == Approx(depth * 4.0 * N * N * D));
   CHECK(count.train_step() == Approx(3 * (linear + depth * 4.0 * N * N * D)));
-  for (const std::string kind : {"diff", "dgsa"}) {
-    INFO(kind);
+  for (const AttentionKind kind : {AttentionKind::Diff, AttentionKind::Dgsa}) {
+    INFO(name_of(kind));
     auto model = build_model(tiny_vit(kind), fashion_mnist_info());
     CHECK(forward_flops(*model, N).pairwise == Approx(depth * 6.0 * N * N * D));
   }
   // dgsa's q, k, v, out are vanilla's 4 D^2; its gate (D -> h = 4 heads per token) is one more linear layer.
-  auto dgsa = build_model(tiny_vit("dgsa"), fashion_mnist_info());
+  auto dgsa = build_model(tiny_vit(AttentionKind::Dgsa), fashion_mnist_info());
   CHECK(forward_flops(*dgsa, N).linear == Approx(linear + 2.0 * depth * N * D * 4));
 }
 
@@ -132,17 +131,16 @@ TEST_CASE("text batches trim with CPU lengths when the split has them", "[data]"
 }
 
 TEST_CASE("a training step lowers the loss on a fixed batch, in fp32 and under bf16", "[train]") {
-  for (const std::string precision : {"fp32", "bf16"}) {
-    INFO(precision);
+  for (const PrecisionChoice precision : {PrecisionChoice::Fp32, PrecisionChoice::Bf16}) {
+    INFO(name_of(precision));
     torch::manual_seed(1);
-    Config config = tiny_vit("dgsa");
-    config.set("train.precision", precision, "test");
-    config.set("train.lr", "3e-3", "test");
-    config.set("train.clip_norm", "1", "test");
-    auto model = build_model(config, fashion_mnist_info());
+    TrainOptions train;
+    train.precision = precision;
+    train.clip_norm = 1;
+    auto model = build_model(tiny_vit(AttentionKind::Dgsa), fashion_mnist_info());
     model->train();
-    auto optimizer = make_optimizer(*model, config);
-    TrainStep step(*model, *optimizer, config, torch::kCPU);
+    auto optimizer = make_optimizer(*model, train.optimizer, 3e-3);
+    TrainStep step(*model, *optimizer, train, torch::kCPU);
     const Batch x{torch::randn({16, 1, 28, 28}), {}};
     const auto y = torch::randint(0, 10, {16}, torch::kInt64);
     StepTotals totals(torch::kCPU);

@@ -50,16 +50,30 @@ TEST_CASE("schedules: warmup, cosine and linear endpoints", "[train]") {
   CHECK(s.at(4) == Approx(1.0));
   CHECK(s.at(54) == Approx(0.55));  // halfway: floor + (peak - floor) / 2
   CHECK(s.at(104) == Approx(0.1));
-  s.kind = "linear";
+  s.kind = ScheduleKind::Linear;
   CHECK(s.at(54) == Approx(0.55));
   CHECK(s.at(79) == Approx(1.0 - 0.9 * 0.75));
-  s.kind = "cosine";
-  s.unit = "epoch";
+  s.kind = ScheduleKind::Cosine;
+  s.unit = ScheduleUnit::Epoch;
   s.warmup_steps = 0;
   s.total_steps = 100;
   CHECK(s.at(0) == Approx(1.0));
   CHECK(s.at(9) == Approx(1.0));  // constant within an epoch
   CHECK(s.at(50) == Approx(0.55));
+}
+
+TEST_CASE("the schedule is built from the training options and owns train.lr", "[train]") {
+  ScheduleOptions o;
+  o.kind = ScheduleKind::Linear;
+  o.lr = 0.5;
+  o.min_lr = 0.1;
+  o.warmup_steps = 2;
+  const Schedule s = Schedule::from_options(o, /*epochs=*/3, /*steps_per_epoch=*/10);
+  CHECK(s.total_steps == 30);
+  CHECK(s.at(0) == Approx(0.25));  // warmup starts at lr / W, not at 0
+  CHECK(s.at(1) == Approx(0.5));
+  CHECK(s.at(16) == Approx(0.5 - 0.4 * 0.5));
+  CHECK(s.at(30) == Approx(0.1));
 }
 
 TEST_CASE("a resumed run finishes with exactly the numbers of an uninterrupted run", "[train]") {

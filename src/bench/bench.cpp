@@ -23,6 +23,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr double kBenchLr = 1e-4;  // every timed step's learning rate (timing does not depend on it)
+
 void synchronize(torch::Device device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
@@ -71,7 +73,7 @@ void train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int
     const auto indices = order.slice(0, begin, std::min(n, begin + batch));  // (B,)
     const Batch x = batcher.inputs(pool, indices, /*train=*/true);
     const auto y = pool.labels.index_select(0, indices_for(pool, indices));
-    step.run(x, y, 1e-4, totals);
+    step.run(x, y, kBenchLr, totals);
   }
 }
 
@@ -89,13 +91,15 @@ DatasetInfo synthetic_info(const PlannedRun& run) {
 
 BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops) {
   const Config& config = run.config;
+  const ModelOptions model_settings = model_options(config);
+  const TrainOptions train_settings = train_options(config);
   const DatasetInfo info = synthetic_info(run);
   torch::manual_seed(0);
-  auto model = build_model(config, info);
+  auto model = build_model(model_settings, info);
   model->to(options.device);
   allow_tf32(options.device);
-  auto optimizer = make_optimizer(*model, config);
-  TrainStep step(*model, *optimizer, config, options.device);
+  auto optimizer = make_optimizer(*model, train_settings.optimizer, kBenchLr);
+  TrainStep step(*model, *optimizer, train_settings, options.device);
   const auto batcher = make_batcher(info, config, options.device);
 
   BenchResult r;
@@ -104,11 +108,10 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.dataset = run.dataset;
   r.precision = precision_name(step.precision());
   r.params = count_parameters(*model).total;
-  r.batch = config.integer("train.batch_size");
-  r.eval_batch = config.integer("train.eval_batch_size");
-  r.tokens = info.modality == "text"
-                 ? info.max_length
-                 : (info.height / config.integer("model.patch")) * (info.width / config.integer("model.patch")) + 1;
+  r.batch = train_settings.batch_size;
+  r.eval_batch = train_settings.eval_batch_size;
+  r.tokens = info.modality == "text" ? info.max_length
+                                     : (info.height / model_settings.patch) * (info.width / model_settings.patch) + 1;
   r.forward_flops = forward_flops(*model, r.tokens).forward();
 
   const Split pool = synthetic_split(info, std::max<int64_t>(4 * r.batch, r.eval_batch), options.device);

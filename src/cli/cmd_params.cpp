@@ -32,7 +32,8 @@ std::string params_table(const std::vector<PlannedRun>& runs, DataLoader& loader
                     (compare ? "---|---|" : "") + "---|---|---|---|---|\n";
   for (const auto& run : one_per_configuration(runs)) {
     torch::manual_seed(0);
-    const auto params = count_parameters(*build_model(run.config, loader.model_info(run.dataset, run.config)));
+    const auto model = build_model(model_options(run.config), loader.model_info(run.dataset, run.config));
+    const auto params = count_parameters(*model);
     out += "| " + run.model_config + " | " + run.dataset + " | " + std::to_string(params.total) + " (" +
            format_millions(params.total) + ") |";
     if (compare) {

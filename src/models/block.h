@@ -9,7 +9,7 @@ namespace repro {
 
 class EncoderBlockImpl : public torch::nn::Module {
  public:
-  EncoderBlockImpl(const Config& config, int64_t layer_index);
+  EncoderBlockImpl(const ModelOptions& options, int64_t layer_index);
   // x: (B, N, D); padding_mask: (B, N) bool or undefined; maps: optional (B, H, N, N) out.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps = nullptr);
 
@@ -20,11 +20,11 @@ class EncoderBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(EncoderBlock);
 
-// What ViT and the text encoder share: `model.depth` blocks, the final norm and
+// What ViT and the text encoder share: options.depth blocks, the final norm and
 // the linear head, registered on the owning model as "blocks", "norm" and "head".
 class EncoderStack {
  public:
-  EncoderStack(torch::nn::Module& owner, const Config& config, int64_t num_classes);
+  EncoderStack(torch::nn::Module& owner, const ModelOptions& options, int64_t num_classes);
   // (B, N, D) -> blocks -> final norm -> (B, N, D); one (B, H, N, N) map per block into `maps`.
   torch::Tensor encode(torch::Tensor x, const torch::Tensor& padding_mask, std::vector<torch::Tensor>* maps);
   torch::Tensor classify(const torch::Tensor& pooled) { return head_(pooled); }  // (B, D) -> (B, classes)
@@ -34,9 +34,5 @@ class EncoderStack {
   torch::nn::AnyModule norm_;
   torch::nn::Linear head_{nullptr};
 };
-
-// The attention / feed-forward options a block builds from the spec.
-AttentionOptions attention_options(const Config& config, int64_t layer_index);
-FeedForwardOptions ffn_options(const Config& config);
 
 }  // namespace repro

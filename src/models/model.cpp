@@ -8,40 +8,44 @@ namespace repro {
 
 namespace {
 
-void check_heads(const Config& config) {
-  const int64_t dim = config.integer("model.dim"), heads = config.integer("model.heads");
-  if (dim % heads != 0)
-    throw Error("model.dim=" + std::to_string(dim) + " must be divisible by model.heads=" + std::to_string(heads));
+std::string text_of(int64_t value) { return std::to_string(value); }
+
+void check_heads(const ModelOptions& o) {
+  if (o.dim % o.heads != 0)
+    throw Error("model.dim=" + text_of(o.dim) + " must be divisible by model.heads=" + text_of(o.heads));
+  // The blocks read their width from their own options: they must agree with the model's.
+  if (o.attention.dim != o.dim || o.attention.heads != o.heads || o.ffn.dim != o.dim)
+    throw Error("internal: attention/feed-forward options of width " + text_of(o.attention.dim) + "/" +
+                text_of(o.ffn.dim) + " and " + text_of(o.attention.heads) +
+                " heads in a model of model.dim=" + text_of(o.dim) + ", model.heads=" + text_of(o.heads));
 }
 
-void check_vit(const Config& config, const DatasetInfo& info) {
-  const int64_t patch = config.integer("model.patch");
-  check_heads(config);
+void check_vit(const ModelOptions& o, const DatasetInfo& info) {
+  check_heads(o);
   if (info.modality != "image")
     throw Error("model.kind=vit needs an image dataset; " + info.name + " is " + info.modality);
-  if (info.height % patch != 0 || info.width % patch != 0)
-    throw Error("model.patch=" + std::to_string(patch) + " must divide the image size " + std::to_string(info.height) +
-                "x" + std::to_string(info.width) + " of " + info.name);
+  if (info.height % o.patch != 0 || info.width % o.patch != 0)
+    throw Error("model.patch=" + text_of(o.patch) + " must divide the image size " + text_of(info.height) + "x" +
+                text_of(info.width) + " of " + info.name);
 }
 
-void check_text(const Config& config, const DatasetInfo& info) {
-  check_heads(config);
+void check_text(const ModelOptions& o, const DatasetInfo& info) {
+  check_heads(o);
   if (info.modality != "text")
     throw Error("model.kind=text needs a text dataset; " + info.name + " is " + info.modality);
-  if (config.integer("model.max_len") == 0 && info.max_length == 0)
+  if (o.max_len == 0 && info.max_length == 0)
     throw Error("model.kind=text needs model.max_len or a dataset with a maximum length");
 }
 
 }  // namespace
 
-ClassifierPtr build_model(const Config& config, const DatasetInfo& info) {
-  const std::string& kind = config.text("model.kind");
-  if (kind == "text" || (kind == "auto" && info.modality == "text")) {
-    check_text(config, info);
-    return std::make_shared<TextEncoderImpl>(config, info);
+ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
+  if (options.kind == ModelKind::Text) {
+    check_text(options, info);
+    return std::make_shared<TextEncoderImpl>(options, info);
   }
-  check_vit(config, info);
-  return std::make_shared<VitImpl>(config, info);
+  check_vit(options, info);
+  return std::make_shared<VitImpl>(options, info);
 }
 
 bool decays(const std::string& name, const torch::Tensor& parameter) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "data/dataset.h"
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
@@ -21,11 +21,14 @@ class ClassifierImpl : public torch::nn::Module {
 };
 using ClassifierPtr = std::shared_ptr<ClassifierImpl>;
 
-// Checks the spec against the dataset (divisibility, sizes) and builds the model.
-ClassifierPtr build_model(const Config& config, const DatasetInfo& info);
+// Checks the options against the dataset (divisibility, sizes) and builds the model.
+// `info` gives what the data decides: classes, image size and channels, vocabulary,
+// maximum length.
+ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info);
 
-// True for parameters that get weight decay: matrices, except embeddings,
-// class token and positions (biases and norm weights are vectors).
+// True for parameters that get weight decay: matrices, except token embeddings,
+// class token and positions (biases and norm weights are vectors). The patch
+// embedding convolution is a matrix and is decayed.
 bool decays(const std::string& parameter_name, const torch::Tensor& parameter);
 
 }  // namespace repro

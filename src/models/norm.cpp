@@ -1,7 +1,5 @@
 #include "models/norm.h"
 
-#include "util/error.h"
-
 namespace repro {
 
 RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : eps_(eps) {
@@ -16,11 +14,9 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
   return normed.to(x.scalar_type()) * weight;
 }
 
-torch::nn::AnyModule make_norm(const std::string& kind, int64_t dim, double eps) {
-  if (kind == "layernorm")
-    return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps)));
-  if (kind == "rmsnorm") return torch::nn::AnyModule(RMSNorm(dim, eps));
-  throw Error("unknown norm '" + kind + "'");
+torch::nn::AnyModule make_norm(NormKind kind, int64_t dim, double eps) {
+  if (kind == NormKind::RmsNorm) return torch::nn::AnyModule(RMSNorm(dim, eps));
+  return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps)));
 }
 
 }  // namespace repro

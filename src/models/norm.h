@@ -2,7 +2,7 @@
 // Normalization layers: LayerNorm (LibTorch's) and RMSNorm (not in LibTorch 1.13).
 #include <torch/torch.h>
 
-#include <string>
+#include "spec/options.h"
 
 namespace repro {
 
@@ -18,7 +18,6 @@ class RMSNormImpl : public torch::nn::Module {
 };
 TORCH_MODULE(RMSNorm);
 
-// `kind` is "layernorm" or "rmsnorm".
-torch::nn::AnyModule make_norm(const std::string& kind, int64_t dim, double eps);
+torch::nn::AnyModule make_norm(NormKind kind, int64_t dim, double eps);
 
 }  // namespace repro

@@ -8,20 +8,18 @@
 
 namespace repro {
 
-TextEncoderImpl::TextEncoderImpl(const Config& config, const DatasetInfo& info)
-    : emb_dropout_(config.real("model.emb_dropout")), pool_(config.text("model.pool")) {
-  const int64_t dim = config.integer("model.dim");
-  const int64_t positions = config.integer("model.max_len") > 0 ? config.integer("model.max_len") : info.max_length;
-  const double std = config.real("model.init_std");
+TextEncoderImpl::TextEncoderImpl(const ModelOptions& o, const DatasetInfo& info)
+    : emb_dropout_(o.emb_dropout), pool_(o.pool) {
+  const int64_t positions = o.max_len > 0 ? o.max_len : info.max_length;
   token_embed_ = register_module(
-      "token_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(info.vocab_size, dim).padding_idx(0)));
+      "token_embed", torch::nn::Embedding(torch::nn::EmbeddingOptions(info.vocab_size, o.dim).padding_idx(0)));
   {
     torch::NoGradGuard no_grad;
-    token_embed_->weight.normal_(0, std);
+    token_embed_->weight.normal_(0, o.init_std);
     token_embed_->weight[0].zero_();
   }
-  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
-  stack_.emplace(*this, config, info.num_classes);
+  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, o.dim}) * o.init_std);
+  stack_.emplace(*this, o, info.num_classes);
 }
 
 torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
@@ -30,7 +28,7 @@ torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torc
   auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));                    // (B, L, D)
   x = torch::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, padding, maps);
-  if (pool_ == "cls") return stack_->classify(x.select(1, 0));
+  if (pool_ == Pool::Cls) return stack_->classify(x.select(1, 0));
   const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)
   const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);         // (B, D)
   return stack_->classify(pooled);

@@ -5,17 +5,15 @@
 
 namespace repro {
 
-VitImpl::VitImpl(const Config& config, const DatasetInfo& info)
-    : emb_dropout_(config.real("model.emb_dropout")), pool_(config.text("model.pool")) {
-  const int64_t dim = config.integer("model.dim"), patch = config.integer("model.patch");
-  const int64_t patches = (info.height / patch) * (info.width / patch);
-  const int64_t positions = std::max(patches + 1, config.integer("model.max_len"));
-  const double std = config.real("model.init_std");
-  patch_embed_ = register_module("patch_embed",
-                                 torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, dim, patch).stride(patch)));
-  cls_token_ = register_parameter("cls_token", torch::randn({1, 1, dim}) * std);
-  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, dim}) * std);
-  stack_.emplace(*this, config, info.num_classes);
+VitImpl::VitImpl(const ModelOptions& o, const DatasetInfo& info) : emb_dropout_(o.emb_dropout), pool_(o.pool) {
+  const int64_t patches = (info.height / o.patch) * (info.width / o.patch);
+  const int64_t positions = std::max(patches + 1, o.max_len);
+  // The patch convolution keeps LibTorch's default init (Kaiming-uniform weights and uniform bias).
+  patch_embed_ = register_module(
+      "patch_embed", torch::nn::Conv2d(torch::nn::Conv2dOptions(info.channels, o.dim, o.patch).stride(o.patch)));
+  cls_token_ = register_parameter("cls_token", torch::randn({1, 1, o.dim}) * o.init_std);
+  pos_embed_ = register_parameter("pos_embed", torch::randn({1, positions, o.dim}) * o.init_std);
+  stack_.emplace(*this, o, info.num_classes);
 }
 
 torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
@@ -25,8 +23,8 @@ torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tenso
   x = x + pos_embed_.slice(1, 0, x.size(1));
   x = torch::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, {}, maps);
-  const auto pooled = pool_ == "mean" ? x.mean(1) : x.select(1, 0);  // (B, D)
-  return stack_->classify(pooled);                                   // (B, classes)
+  const auto pooled = pool_ == Pool::Mean ? x.mean(1) : x.select(1, 0);  // (B, D)
+  return stack_->classify(pooled);                                       // (B, classes)
 }
 
 }  // namespace repro

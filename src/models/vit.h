@@ -10,7 +10,7 @@ namespace repro {
 
 class VitImpl : public ClassifierImpl {
  public:
-  VitImpl(const Config& config, const DatasetInfo& info);
+  VitImpl(const ModelOptions& options, const DatasetInfo& info);
   torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) override;
 
  private:
@@ -18,7 +18,7 @@ class VitImpl : public ClassifierImpl {
   torch::Tensor cls_token_, pos_embed_;
   std::optional<EncoderStack> stack_;  // built after the embeddings (parameter order)
   double emb_dropout_;
-  std::string pool_;
+  Pool pool_;
 };
 
 }  // namespace repro

@@ -103,7 +103,7 @@ std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesy
   text << runs.size() << " runs in " << firsts.size() << " model configuration x dataset pairs\n";
   for (const PlannedRun* run : firsts) {
     torch::manual_seed(0);
-    const auto model = build_model(run->config, loader.model_info(run->dataset, run->config));
+    const auto model = build_model(model_options(run->config), loader.model_info(run->dataset, run->config));
     const auto params = count_parameters(*model);
     std::vector<std::string> seed_text;
     for (auto s : seeds[run->model_config + "|" + run->dataset]) seed_text.push_back(std::to_string(s));

@@ -48,7 +48,7 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   const RunData data = loader.run_data(run.dataset, run.config);
   for (const auto& note : data.notes) spdlog::warn("{}", note);
   torch::manual_seed(static_cast<uint64_t>(run.seed));
-  const ClassifierPtr model = build_model(run.config, data.info);
+  const ClassifierPtr model = build_model(model_options(run.config), data.info);
   const ParamBreakdown params = count_parameters(*model);
   TrainContext context{run, data, device, folder, progress, position, options.stop_after_epoch, options.kill_at_step};
   const TrainOutcome outcome = train(*model, context);

@@ -4,8 +4,7 @@
 #include <cstdlib>
 
 #include "data/registry.h"
-#include "models/attention/registry.h"
-#include "models/ffn/registry.h"
+#include "spec/options.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -38,6 +37,13 @@ KeyDef text(std::string key, std::string def, std::string doc) {
 KeyDef pair(std::string key, std::string def, double lo, double hi, std::string doc) {
   return {std::move(key), ValueType::FloatPair, std::move(def), std::move(doc), lo, hi, {}};
 }
+// "auto" followed by the names of E (spec/options.h).
+template <typename E>
+std::vector<std::string> auto_or() {
+  std::vector<std::string> names = {"auto"};
+  for (const auto& name : names_of<E>()) names.push_back(name);
+  return names;
+}
 
 std::vector<KeyDef> build_table() {
   return {
@@ -45,7 +51,7 @@ std::vector<KeyDef> build_table() {
       choice("model.preset", "none", {"none", "vit", "dgvit", "transformer", "diff_transformer", "dgt"},
              "Named paper model; sets kind, attention and feed-forward defaults for keys not set explicitly (see "
              "docs/models.md)."),
-      choice("model.kind", "auto", {"auto", "vit", "text"},
+      choice("model.kind", "auto", auto_or<ModelKind>(),
              "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on "
              "token ids; auto = by the dataset."),
       integer("model.dim", 256, 8, 16384, "Embedding width D."),
@@ -59,21 +65,22 @@ std::vector<KeyDef> build_table() {
            "Dropout in the feed-forward block and after the attention output projection."),
       real("model.attn_dropout", "0", 0, 0.99, "Dropout on attention maps."),
       real("model.emb_dropout", "0", 0, 0.99, "Dropout after adding position embeddings."),
-      choice("model.norm", "layernorm", {"layernorm", "rmsnorm"}, "Normalization in blocks and before the head."),
+      choice("model.norm", "layernorm", names_of<NormKind>(), "Normalization in blocks and before the head."),
       real("model.norm_eps", "1e-5", 0, 1, "Epsilon of the normalization layers."),
       real("model.init_std", "0.02", 0, 10,
-           "Std of the normal init of linear weights, class token, positions and token embeddings."),
+           "Std of the normal init of linear weights, class token, positions and token embeddings; the ViT patch "
+           "embedding convolution keeps LibTorch's default init (Kaiming-uniform)."),
       choice(
-          "model.pool", "auto", {"auto", "cls", "mean"},
+          "model.pool", "auto", auto_or<Pool>(),
           "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
-      choice("model.attention.kind", "vanilla", attention_kinds(), "Attention variant (see `repro list`)."),
+      choice("model.attention.kind", "vanilla", names_of<AttentionKind>(), "Attention variant (see `repro list`)."),
       boolean("model.attention.qkv_bias", true,
               "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF "
               "code: no biases)."),
       integer("model.attention.diff_heads", 0, 0, 256,
               "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, "
               "model.heads for dgsa."),
-      choice("model.attention.lambda_schedule", "auto", {"auto", "depth", "fixed"},
+      choice("model.attention.lambda_schedule", "auto", auto_or<LambdaSchedule>(),
              "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or "
              "model.attention.lambda_init (fixed); auto = depth for diff, fixed for dgsa."),
       real("model.attention.lambda_init", "0.8", 0, 0.99,
@@ -85,27 +92,26 @@ std::vector<KeyDef> build_table() {
       real("model.attention.gate_weight_std", "0", 0, 1,
            "dgsa: std of the normal init of the gate weights; 0 = zeros."),
       real("model.attention.plug_fraction", "1", 0.0625, 4, "plug: gating width d_g as a fraction of the head width."),
-      choice("model.attention.plug_gml", "E", {"A", "B", "C", "D", "E"},
+      choice("model.attention.plug_gml", "E", names_of<PlugGml>(),
              "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP "
              "then act(gA*gB); E act(gA*gB)."),
       integer("model.attention.plug_hidden", 4, 1, 64, "plug: hidden width of GML variant D."),
-      choice("model.attention.plug_activation", "tanh", {"tanh", "softsign", "hardtanh", "none"},
-             "plug: bound on G (PLuG Table 5)."),
+      choice("model.attention.plug_activation", "tanh", names_of<PlugActivation>(), "plug: bound on G (PLuG Table 5)."),
       boolean("model.attention.plug_head_specific", false,
               "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
-      choice("model.attention.plug_position", "pre", {"pre", "post"},
+      choice("model.attention.plug_position", "pre", names_of<PlugPosition>(),
              "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
       boolean("model.attention.plug_residual", true, "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
       real("model.attention.inh_p", "0.1", 0, 0.99, "gi: inhibition level inh_p (the paper uses 0, 0.1, 0.3, 0.9)."),
-      choice("model.attention.gi_combine", "multiplicative", {"multiplicative", "additive"},
+      choice("model.attention.gi_combine", "multiplicative", names_of<GiCombine>(),
              "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. 12 "
              "(same for Q)."),
-      choice("model.attention.gi_max", "batch", {"batch", "token"},
+      choice("model.attention.gi_max", "batch", names_of<GiMax>(),
              "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each "
              "token's features."),
       boolean("model.attention.gi_detach", false,
               "gi: stop gradients through the threshold max(S) (the code does not)."),
-      choice("model.ffn.kind", "mlp", ffn_kinds(), "Feed-forward kind."),
+      choice("model.ffn.kind", "mlp", names_of<FfnKind>(), "Feed-forward kind."),
       real("model.ffn.ratio", "4", 0.0625, 64,
            "Feed-forward expansion e (fractions like 16/3 accepted): mlp hidden = e*D; swiglu first projection e*D "
            "split into value and gate halves; gimlp hidden = e*D."),
@@ -165,19 +171,23 @@ std::vector<KeyDef> build_table() {
       real("train.lr", "3e-4", 0, 10, "Peak learning rate."),
       real("train.min_lr", "0", 0, 10, "Final learning rate of the cosine and linear schedules."),
       real("train.weight_decay", "0.01", 0, 10,
-           "AdamW weight decay (never on biases, norm weights, embeddings, class token, positions)."),
+           "AdamW weight decay on weight matrices, the ViT patch-embedding convolution included; never on biases, "
+           "norm weights, token embeddings, the class token or positions."),
       pair("train.betas", "[0.9, 0.999]", 0, 0.999999, "AdamW betas [beta1, beta2]."),
       real("train.eps", "1e-8", 0, 1, "AdamW epsilon."),
-      choice("train.schedule", "cosine", {"cosine", "linear", "constant"},
+      choice("train.schedule", "cosine", names_of<ScheduleKind>(),
              "Learning-rate schedule after warmup: cosine annealing, linear decay, or constant."),
-      choice("train.schedule_unit", "step", {"step", "epoch"}, "Advance the schedule every step or every epoch."),
-      integer("train.warmup_steps", 0, 0, 1e9, "Linear warmup steps from 0 to train.lr."),
+      choice("train.schedule_unit", "step", names_of<ScheduleUnit>(),
+             "Advance the schedule every step or every epoch."),
+      integer("train.warmup_steps", 0, 0, 1e9,
+              "Linear warmup over W steps: 0-based step s < W runs at train.lr * (s + 1) / W, so the first step "
+              "runs at train.lr / W (not 0) and step W - 1 at train.lr."),
       real("train.clip_norm", "0", 0, 1e9, "Clip gradients to this global norm (0 = off)."),
       real("train.label_smoothing", "0", 0, 0.99, "Label smoothing of the cross-entropy loss."),
-      choice("train.precision", "auto", {"auto", "fp32", "bf16"},
+      choice("train.precision", "auto", names_of<PrecisionChoice>(),
              "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),
-      choice("train.select", "auto", {"auto", "best_val", "last"},
+      choice("train.select", "auto", names_of<SelectRule>(),
              "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
   };
 }

@@ -2,15 +2,14 @@
 
 namespace repro {
 
-std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const Config& config) {
+std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const OptimizerOptions& options, double lr) {
   std::vector<torch::Tensor> with_decay, without_decay;
   for (const auto& item : model.named_parameters()) {
     if (!item.value().requires_grad()) continue;
     (decays(item.key(), item.value()) ? with_decay : without_decay).push_back(item.value());
   }
-  const auto [beta1, beta2] = config.real_pair("train.betas");
-  torch::optim::AdamWOptions base(config.real("train.lr"));
-  base.betas({beta1, beta2}).eps(config.real("train.eps")).weight_decay(config.real("train.weight_decay"));
+  torch::optim::AdamWOptions base(lr);
+  base.betas({options.beta1, options.beta2}).eps(options.eps).weight_decay(options.weight_decay);
   auto no_decay = std::make_unique<torch::optim::AdamWOptions>(base);
   no_decay->weight_decay(0.0);
   std::vector<torch::optim::OptimizerParamGroup> groups;

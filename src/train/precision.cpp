@@ -36,10 +36,15 @@ void set_autocast_dtype(torch::DeviceType type, at::ScalarType dtype) {
 
 }  // namespace
 
-Precision resolve_precision(const Config& config, torch::Device device) {
-  const std::string choice = config.text("train.precision");
-  if (choice == "fp32") return Precision::Fp32;
-  if (choice == "bf16") return Precision::Bf16;
+Precision resolve_precision(PrecisionChoice choice, torch::Device device) {
+  switch (choice) {
+    case PrecisionChoice::Fp32:
+      return Precision::Fp32;
+    case PrecisionChoice::Bf16:
+      return Precision::Bf16;
+    case PrecisionChoice::Auto:
+      break;
+  }
   return device.is_cuda() ? Precision::Bf16 : Precision::Fp32;
 }
 

@@ -6,14 +6,14 @@
 
 #include <string>
 
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
 enum class Precision { Fp32, Bf16 };
 
 // train.precision resolved for a device: auto -> bf16 on CUDA, fp32 on CPU.
-Precision resolve_precision(const Config& config, torch::Device device);
+Precision resolve_precision(PrecisionChoice choice, torch::Device device);
 std::string precision_name(Precision precision);
 
 // TF32 for float32 matrix products and convolutions on CUDA (no-op elsewhere).

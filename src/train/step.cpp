@@ -15,15 +15,15 @@ void StepTotals::add(const torch::Tensor& loss, const torch::Tensor& logits, con
   seen += batch;
 }
 
-TrainStep::TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const Config& config,
+TrainStep::TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const TrainOptions& options,
                      torch::Device device)
     : model_(model),
       optimizer_(optimizer),
       parameters_(model.parameters()),
       device_(device),
-      precision_(resolve_precision(config, device)),
-      clip_norm_(config.real("train.clip_norm")),
-      label_smoothing_(config.real("train.label_smoothing")) {}
+      precision_(resolve_precision(options.precision, device)),
+      clip_norm_(options.clip_norm),
+      label_smoothing_(options.label_smoothing) {}
 
 torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals) {
   set_learning_rate(optimizer_, lr);

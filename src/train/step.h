@@ -7,7 +7,7 @@
 
 #include "data/dataset.h"
 #include "models/model.h"
-#include "spec/config.h"
+#include "spec/options.h"
 #include "train/precision.h"
 
 namespace repro {
@@ -23,9 +23,12 @@ struct StepTotals {
 
 class TrainStep {
  public:
-  TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const Config& config, torch::Device device);
+  // Reads options.precision (resolved for `device`), clip_norm and label_smoothing.
+  TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const TrainOptions& options,
+            torch::Device device);
 
-  // x: a batch on the device; labels (B,) int64 on the device. Returns the loss () on the device.
+  // x: a batch on the device; labels (B,) int64 on the device; lr: this step's (the schedule's).
+  // Returns the loss () on the device.
   torch::Tensor run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals);
   Precision precision() const { return precision_; }
 

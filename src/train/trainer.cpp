@@ -42,8 +42,8 @@ std::string divergence_message(double loss, int64_t epoch, int64_t step) {
 // progress line shows it and a NaN stops the run at once. On a GPU nothing is
 // read inside the epoch, so the queue never stalls; the sums are read at its end.
 EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData& data, const Batcher& batcher,
-                        const Schedule& schedule, int64_t epoch, int64_t& step) {
-  const int64_t n = data.train.size(), batch_size = c.run.config.integer("train.batch_size");
+                        const Schedule& schedule, int64_t batch_size, int64_t epoch, int64_t& step) {
+  const int64_t n = data.train.size();
   const bool read_each_step = c.device.is_cpu();
   auto order = torch::randperm(n, torch::kInt64);  // (n,) on the CPU
   if (c.device.is_cuda()) order = order.pin_memory();
@@ -97,16 +97,16 @@ std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, co
 }
 
 TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
-  const Config& config = c.run.config;
+  const TrainOptions options = train_options(c.run.config);
   model.to(c.device);
   allow_tf32(c.device);
-  auto optimizer = make_optimizer(model, config);
-  TrainStep step_fn(model, *optimizer, config, c.device);
   const RunData data = resident_data(c.data, c.device);  // the whole dataset on the device, once
-  const int64_t batch_size = config.integer("train.batch_size"), epochs = config.integer("train.epochs");
+  const int64_t batch_size = options.batch_size, epochs = options.epochs;
   const int64_t steps_per_epoch = (data.train.size() + batch_size - 1) / batch_size;
-  const Schedule schedule = Schedule::from_config(config, steps_per_epoch);
-  const auto batcher_ptr = make_batcher(c.data.info, config, c.device);
+  const Schedule schedule = Schedule::from_options(options.schedule, epochs, steps_per_epoch);  // owns train.lr
+  auto optimizer = make_optimizer(model, options.optimizer, schedule.at(0));
+  TrainStep step_fn(model, *optimizer, options, c.device);
+  const auto batcher_ptr = make_batcher(c.data.info, c.run.config, c.device);
   const Batcher& batcher = *batcher_ptr;
 
   TrainOutcome outcome;
@@ -123,7 +123,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     const auto start = Clock::now();
     seed_epoch(c.run.seed, epoch);
     model.train();
-    const EpochResult totals = train_epoch(step_fn, c, data, batcher, schedule, epoch, state.step);
+    const EpochResult totals = train_epoch(step_fn, c, data, batcher, schedule, batch_size, epoch, state.step);
     if (totals.diverged) {
       outcome.status = "diverged";
       outcome.message = totals.message;
@@ -136,7 +136,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
     row.train_loss = totals.loss_sum / static_cast<double>(totals.seen);
     row.train_acc = 100.0 * static_cast<double>(totals.correct) / static_cast<double>(totals.seen);
-    const int64_t eval_batch = config.integer("train.eval_batch_size");
+    const int64_t eval_batch = options.eval_batch_size;
     const Precision precision = step_fn.precision();
     std::tie(row.val_loss, row.val_acc) = evaluate(model, data.val, batcher, c.device, eval_batch, precision);
     std::tie(row.test_loss, row.test_acc) = evaluate(model, data.test, batcher, c.device, eval_batch, precision);

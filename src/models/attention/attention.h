@@ -1,21 +1,11 @@
 #pragma once
-// The one interface every attention variant implements, and what builds it.
+// The one interface every attention variant implements; each variant is built
+// from AttentionOptions (spec/options.h) and its block's 0-based layer index.
 #include <torch/torch.h>
 
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
-
-struct AttentionOptions {
-  int64_t dim = 0;          // D
-  int64_t heads = 0;        // H
-  int64_t layer_index = 0;  // 0-based depth of the block
-  double attn_dropout = 0;  // on attention maps
-  double proj_dropout = 0;  // after the output projection
-  bool qkv_bias = true;
-  double init_std = 0.02;
-  const Config* config = nullptr;  // the variant's own spec keys
-};
 
 class AttentionImpl : public torch::nn::Module {
  public:

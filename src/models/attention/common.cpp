@@ -8,14 +8,6 @@ namespace {
 bool g_fused_enabled = true;
 }
 
-bool fused_attention_available() {
-#if TORCH_VERSION_MAJOR >= 2
-  return true;
-#else
-  return false;
-#endif
-}
-
 void set_fused_attention_enabled(bool enabled) { g_fused_enabled = enabled; }
 
 double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width) {

@@ -31,8 +31,6 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
 // 2 N^2 qk_width + 2 N^2 v_width.
 double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width);
 
-// True when this LibTorch has a fused scaled_dot_product_attention (2.x).
-bool fused_attention_available();
 // Forces the explicit path everywhere (for tests comparing both paths).
 void set_fused_attention_enabled(bool enabled);
 

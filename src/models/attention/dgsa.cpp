@@ -18,18 +18,17 @@ namespace {
 
 class DgsaAttention : public AttentionImpl {
  public:
-  explicit DgsaAttention(const AttentionOptions& o)
-      : core_(*this, o, {"fixed", /*halve_heads=*/false}),
+  DgsaAttention(const AttentionOptions& o, int64_t layer_index)
+      : core_(*this, o, layer_index, /*halve_heads=*/false),
         proj_dropout_(o.proj_dropout),
-        q_residual_(o.config && o.config->text("model.attention.q_residual") == "on") {
+        q_residual_(o.dgsa.q_residual) {
     gate_ = register_module("gate", torch::nn::Linear(o.dim, core_.heads()));
     torch::NoGradGuard no_grad;
-    const double std = o.config ? o.config->real("model.attention.gate_weight_std") : 0.0;
-    if (std > 0)
-      gate_->weight.normal_(0, std);
+    if (o.dgsa.gate_weight_std > 0)
+      gate_->weight.normal_(0, o.dgsa.gate_weight_std);
     else
       gate_->weight.zero_();
-    gate_->bias.fill_(o.config ? o.config->real("model.attention.gate_bias_init") : 0.0);
+    gate_->bias.fill_(o.dgsa.gate_bias_init);
   }
 
   double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
@@ -54,6 +53,8 @@ class DgsaAttention : public AttentionImpl {
 
 }  // namespace
 
-AttentionPtr make_dgsa_attention(const AttentionOptions& options) { return std::make_shared<DgsaAttention>(options); }
+AttentionPtr make_dgsa_attention(const AttentionOptions& options, int64_t layer_index) {
+  return std::make_shared<DgsaAttention>(options, layer_index);
+}
 
 }  // namespace repro

@@ -17,8 +17,8 @@ namespace {
 
 class DiffAttention : public AttentionImpl {
  public:
-  explicit DiffAttention(const AttentionOptions& o)
-      : core_(*this, o, {"depth", /*halve_heads=*/true}), proj_dropout_(o.proj_dropout) {
+  DiffAttention(const AttentionOptions& o, int64_t layer_index)
+      : core_(*this, o, layer_index, /*halve_heads=*/true), proj_dropout_(o.proj_dropout) {
     const int64_t d = core_.head_dim();
     lambda_q1_ = register_parameter("lambda_q1", torch::randn({d}) * 0.1);
     lambda_k1_ = register_parameter("lambda_k1", torch::randn({d}) * 0.1);
@@ -51,6 +51,8 @@ class DiffAttention : public AttentionImpl {
 
 }  // namespace
 
-AttentionPtr make_diff_attention(const AttentionOptions& options) { return std::make_shared<DiffAttention>(options); }
+AttentionPtr make_diff_attention(const AttentionOptions& options, int64_t layer_index) {
+  return std::make_shared<DiffAttention>(options, layer_index);
+}
 
 }  // namespace repro

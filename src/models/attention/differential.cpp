@@ -12,7 +12,7 @@ double depth_lambda_init(int64_t layer_index) { return 0.8 - 0.6 * std::exp(-0.3
 namespace {
 
 int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
-  const int64_t set = o.config ? o.config->integer("model.attention.diff_heads") : 0;
+  const int64_t set = o.diff.heads;
   const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
   if (o.dim % (2 * h) != 0)
     throw Error("differential attention needs model.dim=" + std::to_string(o.dim) +
@@ -20,11 +20,8 @@ int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
   return h;
 }
 
-double choose_lambda_init(const AttentionOptions& o, const std::string& default_schedule) {
-  std::string schedule = o.config ? o.config->text("model.attention.lambda_schedule") : default_schedule;
-  if (schedule == "auto") schedule = default_schedule;
-  if (schedule == "depth") return depth_lambda_init(o.layer_index);
-  return o.config ? o.config->real("model.attention.lambda_init") : 0.8;
+double choose_lambda_init(const DiffOptions& o, int64_t layer_index) {
+  return o.lambda_schedule == LambdaSchedule::Depth ? depth_lambda_init(layer_index) : o.lambda_init;
 }
 
 torch::nn::Linear projection(int64_t in, int64_t out, double std) {
@@ -35,11 +32,11 @@ torch::nn::Linear projection(int64_t in, int64_t out, double std) {
 
 }  // namespace
 
-DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOptions& o,
-                                   const DifferentialDefaults& defaults)
-    : heads_(differential_heads(o, defaults.halve_heads)),
+DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOptions& o, int64_t layer_index,
+                                   bool halve_heads)
+    : heads_(differential_heads(o, halve_heads)),
       head_dim_(o.dim / (2 * heads_)),
-      lambda_init_(choose_lambda_init(o, defaults.lambda_schedule)),
+      lambda_init_(choose_lambda_init(o.diff, layer_index)),
       attn_dropout_(o.attn_dropout) {
   q_ = owner.register_module("q", projection(o.dim, o.dim, o.init_std));
   k_ = owner.register_module("k", projection(o.dim, o.dim, o.init_std));

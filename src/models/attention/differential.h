@@ -19,18 +19,13 @@ struct DifferentialStreams {
   torch::Tensor q;               // (B, N, D): the whole query projection [Q1; Q2]
 };
 
-// What a variant means by "auto": diff uses the depth schedule and model.heads / 2
-// differential heads (the DIFF paper halves the baseline's heads); dgsa a fixed
-// lambda_init and model.heads differential heads (the reading Table 5 confirms).
-struct DifferentialDefaults {
-  std::string lambda_schedule;  // depth | fixed
-  bool halve_heads;
-};
-
 class DifferentialCore {
  public:
-  // Registers q, k, v, out and head_norm on `owner`.
-  DifferentialCore(torch::nn::Module& owner, const AttentionOptions& options, const DifferentialDefaults& defaults);
+  // Registers q, k, v, out and head_norm on `owner`. With options.diff.heads = 0, diff
+  // halves model.heads (`halve_heads`: the DIFF paper halves the baseline's heads) and
+  // dgsa keeps them (the reading Table 5 confirms). `layer_index` (0-based) sets
+  // lambda_init under the depth schedule.
+  DifferentialCore(torch::nn::Module& owner, const AttentionOptions& options, int64_t layer_index, bool halve_heads);
 
   DifferentialStreams project(const torch::Tensor& x);  // x: (B, N, D)
 

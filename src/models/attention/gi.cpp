@@ -26,12 +26,11 @@ class GiAttention : public AttentionImpl {
         dim_(o.dim),
         attn_dropout_(o.attn_dropout),
         proj_dropout_(o.proj_dropout),
+        inh_p_(o.gi.inh_p),
+        multiplicative_(o.gi.combine == GiCombine::Multiplicative),
+        per_token_(o.gi.max == GiMax::Token),
+        detach_(o.gi.detach),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
-    const Config& c = *o.config;
-    inh_p_ = c.real("model.attention.inh_p");
-    multiplicative_ = c.text("model.attention.gi_combine") == "multiplicative";
-    per_token_ = c.text("model.attention.gi_max") == "token";
-    detach_ = c.flag("model.attention.gi_detach");
     q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
     q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
     k_gate_ = register_module("k_gate", torch::nn::Linear(o.dim, o.dim));
@@ -67,14 +66,16 @@ class GiAttention : public AttentionImpl {
 
  private:
   int64_t heads_, dim_;
-  double attn_dropout_, proj_dropout_, inh_p_ = 0.1;
-  bool multiplicative_ = true, per_token_ = false, detach_ = false;
+  double attn_dropout_, proj_dropout_, inh_p_;
+  bool multiplicative_, per_token_, detach_;
   QkvProjections proj_;
   torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };
 
 }  // namespace
 
-AttentionPtr make_gi_attention(const AttentionOptions& options) { return std::make_shared<GiAttention>(options); }
+AttentionPtr make_gi_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
+  return std::make_shared<GiAttention>(options);
+}
 
 }  // namespace repro

@@ -20,11 +20,18 @@ namespace repro {
 
 namespace {
 
-torch::Tensor bound(const torch::Tensor& x, const std::string& activation) {
-  if (activation == "tanh") return torch::tanh(x);
-  if (activation == "softsign") return x / (1 + x.abs());
-  if (activation == "hardtanh") return torch::clamp(x, -1, 1);
-  return x;  // none
+torch::Tensor bound(const torch::Tensor& x, PlugActivation activation) {
+  switch (activation) {
+    case PlugActivation::Tanh:
+      return torch::tanh(x);
+    case PlugActivation::Softsign:
+      return x / (1 + x.abs());
+    case PlugActivation::Hardtanh:
+      return torch::clamp(x, -1, 1);
+    case PlugActivation::None:
+      break;
+  }
+  return x;
 }
 
 class PlugAttention : public AttentionImpl {
@@ -32,27 +39,24 @@ class PlugAttention : public AttentionImpl {
   explicit PlugAttention(const AttentionOptions& o)
       : heads_(o.heads),
         dim_(o.dim),
+        gate_dim_(std::max<int64_t>(1, std::llround(o.plug.fraction * static_cast<double>(o.dim / o.heads)))),
+        gate_heads_(o.plug.head_specific ? o.heads : 1),
+        gml_hidden_(o.plug.gml == PlugGml::D ? o.plug.hidden : 0),
         attn_dropout_(o.attn_dropout),
         proj_dropout_(o.proj_dropout),
+        gml_(o.plug.gml),
+        activation_(o.plug.activation),
+        post_(o.plug.position == PlugPosition::Post),
+        residual_(o.plug.residual),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
-    const Config& c = *o.config;
-    gml_ = c.text("model.attention.plug_gml");
-    activation_ = c.text("model.attention.plug_activation");
-    post_ = c.text("model.attention.plug_position") == "post";
-    residual_ = c.flag("model.attention.plug_residual");
-    const int64_t head_dim = o.dim / o.heads;
-    gate_dim_ = std::max<int64_t>(1, std::llround(c.real("model.attention.plug_fraction") * head_dim));
-    gate_heads_ = c.flag("model.attention.plug_head_specific") ? o.heads : 1;
     gate_qk_ = register_module(
         "gate_qk", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.qkv_bias)));
     init_linear(gate_qk_, o.init_std);
-    const int64_t factors = gml_ == "C" ? 1 : 2;
-    if (gml_ == "D") {
-      const int64_t hidden = c.integer("model.attention.plug_hidden");
-      gml_hidden_ = hidden;
-      gml_in_ = register_module("gml_in", torch::nn::Linear(1, hidden));
-      gml_out_ = register_module("gml_out", torch::nn::Linear(hidden, 2));
-    } else if (gml_ != "A") {
+    const int64_t factors = gml_ == PlugGml::C ? 1 : 2;
+    if (gml_ == PlugGml::D) {
+      gml_in_ = register_module("gml_in", torch::nn::Linear(1, gml_hidden_));
+      gml_out_ = register_module("gml_out", torch::nn::Linear(gml_hidden_, 2));
+    } else if (gml_ != PlugGml::A) {
       gml_out_ = register_module("gml_out", torch::nn::Linear(1, factors));
     }
   }
@@ -62,20 +66,23 @@ class PlugAttention : public AttentionImpl {
     const auto qk = gate_qk_(x).chunk(2, -1);
     const auto qg = split_heads(qk[0], gate_heads_), kg = split_heads(qk[1], gate_heads_);  // (B, Hg, N, d_g)
     const auto r = torch::matmul(qg, kg.transpose(-2, -1)) / std::sqrt(static_cast<double>(gate_dim_));
-    if (gml_ == "A") return bound(r, activation_);
+    if (gml_ == PlugGml::A) return bound(r, activation_);
     auto h = r.unsqueeze(-1);  // (B, Hg, N, N, 1)
-    if (gml_ == "D") h = torch::gelu(gml_in_(h));
+    if (gml_ == PlugGml::D) h = torch::gelu(gml_in_(h));
     const auto factors = gml_out_(h);  // (B, Hg, N, N, 1 | 2)
-    if (gml_ == "C") return bound(factors.squeeze(-1), activation_);
+    if (gml_ == PlugGml::C) return bound(factors.squeeze(-1), activation_);
     const auto a = factors.select(-1, 0), b = factors.select(-1, 1);
-    return bound(gml_ == "B" ? a + b : a * b, activation_);
+    return bound(gml_ == PlugGml::B ? a + b : a * b, activation_);
   }
 
   // Vanilla's products, plus R = Q_g K_g^T and the per-pair GML layers (per gate head and pair:
   // E/B 1 -> 2, C 1 -> 1, D 1 -> hidden -> 2; A none).
   double pairwise_flops(int64_t tokens) const override {
     const double pairs = static_cast<double>(gate_heads_) * static_cast<double>(tokens) * static_cast<double>(tokens);
-    const double gml = gml_ == "A" ? 0 : gml_ == "C" ? 2 : gml_ == "D" ? 2.0 * gml_hidden_ + 4.0 * gml_hidden_ : 4;
+    const double gml = gml_ == PlugGml::A   ? 0
+                       : gml_ == PlugGml::C ? 2
+                       : gml_ == PlugGml::D ? 2.0 * gml_hidden_ + 4.0 * gml_hidden_
+                                            : 4;
     return dot_product_flops(tokens, dim_, dim_) + pairs * (2.0 * static_cast<double>(gate_dim_) + gml);
   }
 
@@ -95,16 +102,19 @@ class PlugAttention : public AttentionImpl {
   }
 
  private:
-  int64_t heads_, dim_, gate_dim_ = 1, gate_heads_ = 1, gml_hidden_ = 0;
+  int64_t heads_, dim_, gate_dim_, gate_heads_, gml_hidden_;
   double attn_dropout_, proj_dropout_;
-  std::string gml_, activation_;
-  bool post_ = false, residual_ = true;
+  PlugGml gml_;
+  PlugActivation activation_;
+  bool post_, residual_;
   QkvProjections proj_;
   torch::nn::Linear gate_qk_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
 };
 
 }  // namespace
 
-AttentionPtr make_plug_attention(const AttentionOptions& options) { return std::make_shared<PlugAttention>(options); }
+AttentionPtr make_plug_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
+  return std::make_shared<PlugAttention>(options);
+}
 
 }  // namespace repro

@@ -3,6 +3,6 @@
 
 namespace repro {
 
-AttentionPtr make_plug_attention(const AttentionOptions& options);
+AttentionPtr make_plug_attention(const AttentionOptions& options, int64_t layer_index);
 
 }  // namespace repro

@@ -1,6 +1,6 @@
 #pragma once
-// The explicit name -> attention factory table (no static self-registration).
-#include <string>
+// The explicit kind -> attention factory table (no static self-registration);
+// the kinds' spec names are in spec/options.cpp.
 #include <vector>
 
 #include "models/attention/attention.h"
@@ -8,13 +8,13 @@
 namespace repro {
 
 struct AttentionEntry {
-  const char* name;
+  AttentionKind kind;
   const char* summary;  // one line for `repro list`
-  AttentionPtr (*make)(const AttentionOptions&);
+  AttentionPtr (*make)(const AttentionOptions&, int64_t layer_index);
 };
 
 const std::vector<AttentionEntry>& attention_table();
-std::vector<std::string> attention_kinds();
-AttentionPtr make_attention(const std::string& kind, const AttentionOptions& options);
+// The variant options.kind names, for the block at 0-based depth `layer_index`.
+AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index);
 
 }  // namespace repro

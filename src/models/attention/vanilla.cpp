@@ -37,7 +37,7 @@ class VanillaAttention : public AttentionImpl {
 
 }  // namespace
 
-AttentionPtr make_vanilla_attention(const AttentionOptions& options) {
+AttentionPtr make_vanilla_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
   return std::make_shared<VanillaAttention>(options);
 }
 

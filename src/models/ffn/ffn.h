@@ -1,20 +1,13 @@
 #pragma once
-// The feed-forward interface and its explicit name -> factory table.
+// The feed-forward interface and its explicit kind -> factory table entry; the
+// kinds' spec names are in spec/options.cpp.
 #include <torch/torch.h>
 
-#include <string>
 #include <vector>
 
-namespace repro {
+#include "spec/options.h"
 
-struct FeedForwardOptions {
-  int64_t dim = 0;   // D
-  double ratio = 4;  // hidden width / D
-  double dropout = 0;
-  int64_t dropouts = 2;  // 1: after the activation; 2: also after the output projection
-  double init_std = 0.02;
-  double inh_p = 0.1;  // gimlp's inhibition level
-};
+namespace repro {
 
 class FeedForwardImpl : public torch::nn::Module {
  public:
@@ -25,7 +18,7 @@ using FeedForwardPtr = std::shared_ptr<FeedForwardImpl>;
 // fc1 (D -> first_width) ... fc2 (second_width -> D): the frame of mlp and swiglu.
 class TwoLayerFeedForward : public FeedForwardImpl {
  protected:
-  TwoLayerFeedForward(const FeedForwardOptions& o, int64_t first_width, int64_t second_width);
+  TwoLayerFeedForward(const FfnOptions& o, int64_t first_width, int64_t second_width);
   // dropout(h) -> fc2 [-> dropout]: (B, N, second_width) -> (B, N, D)
   torch::Tensor project_out(const torch::Tensor& h);
 
@@ -37,9 +30,9 @@ class TwoLayerFeedForward : public FeedForwardImpl {
 };
 
 struct FeedForwardEntry {
-  const char* name;
-  const char* summary;
-  FeedForwardPtr (*make)(const FeedForwardOptions&);
+  FfnKind kind;
+  const char* summary;  // one line for `repro list`
+  FeedForwardPtr (*make)(const FfnOptions&);
 };
 
 }  // namespace repro

@@ -18,7 +18,7 @@ namespace {
 
 class GiMlp : public FeedForwardImpl {
  public:
-  explicit GiMlp(const FeedForwardOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts), inh_p_(o.inh_p) {
+  explicit GiMlp(const FfnOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts), inh_p_(o.inh_p) {
     const auto hidden = static_cast<int64_t>(std::llround(o.ratio * o.dim));
     trunk_ = register_module("trunk", torch::nn::Linear(o.dim, hidden));
     gate_ = register_module("gate", torch::nn::Linear(o.dim, o.dim));
@@ -45,6 +45,6 @@ class GiMlp : public FeedForwardImpl {
 
 }  // namespace
 
-FeedForwardPtr make_gimlp(const FeedForwardOptions& options) { return std::make_shared<GiMlp>(options); }
+FeedForwardPtr make_gimlp(const FfnOptions& options) { return std::make_shared<GiMlp>(options); }
 
 }  // namespace repro

@@ -3,6 +3,6 @@
 
 namespace repro {
 
-FeedForwardPtr make_gimlp(const FeedForwardOptions& options);
+FeedForwardPtr make_gimlp(const FfnOptions& options);
 
 }  // namespace repro

@@ -10,11 +10,11 @@ namespace repro {
 
 namespace {
 
-int64_t hidden_width(const FeedForwardOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
+int64_t hidden_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
 
 class Mlp : public TwoLayerFeedForward {
  public:
-  explicit Mlp(const FeedForwardOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
+  explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
     return project_out(torch::gelu(fc1_(x)));  // (B, N, hidden) -> (B, N, D)
@@ -23,6 +23,6 @@ class Mlp : public TwoLayerFeedForward {
 
 }  // namespace
 
-FeedForwardPtr make_mlp(const FeedForwardOptions& options) { return std::make_shared<Mlp>(options); }
+FeedForwardPtr make_mlp(const FfnOptions& options) { return std::make_shared<Mlp>(options); }
 
 }  // namespace repro

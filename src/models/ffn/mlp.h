@@ -3,6 +3,6 @@
 
 namespace repro {
 
-FeedForwardPtr make_mlp(const FeedForwardOptions& options);
+FeedForwardPtr make_mlp(const FfnOptions& options);
 
 }  // namespace repro

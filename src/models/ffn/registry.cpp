@@ -5,11 +5,10 @@
 #include "models/ffn/mlp.h"
 #include "models/ffn/swiglu.h"
 #include "util/error.h"
-#include "util/strings.h"
 
 namespace repro {
 
-TwoLayerFeedForward::TwoLayerFeedForward(const FeedForwardOptions& o, int64_t first_width, int64_t second_width)
+TwoLayerFeedForward::TwoLayerFeedForward(const FfnOptions& o, int64_t first_width, int64_t second_width)
     : dropout_(o.dropout), dropouts_(o.dropouts) {
   fc1_ = register_module("fc1", torch::nn::Linear(o.dim, first_width));
   fc2_ = register_module("fc2", torch::nn::Linear(second_width, o.dim));
@@ -24,23 +23,19 @@ torch::Tensor TwoLayerFeedForward::project_out(const torch::Tensor& h) {
 
 const std::vector<FeedForwardEntry>& ffn_table() {
   static const std::vector<FeedForwardEntry> table = {
-      {"mlp", "Linear(D, ratio*D) -> GELU -> dropout -> Linear(ratio*D, D) [-> dropout]", make_mlp},
-      {"swiglu", "Linear(D, e*D) split [a, b] -> a * SiLU(b) -> dropout -> Linear(e*D/2, D) [-> dropout]", make_swiglu},
-      {"gimlp", "gate with inhibition: GELU(xW) * (1 + GELU(S - inh_p max S)) -> Linear(e*D, D) (giMLP)", make_gimlp},
+      {FfnKind::Mlp, "Linear(D, ratio*D) -> GELU -> dropout -> Linear(ratio*D, D) [-> dropout]", make_mlp},
+      {FfnKind::Swiglu, "Linear(D, e*D) split [a, b] -> a * SiLU(b) -> dropout -> Linear(e*D/2, D) [-> dropout]",
+       make_swiglu},
+      {FfnKind::Gimlp, "gate with inhibition: GELU(xW) * (1 + GELU(S - inh_p max S)) -> Linear(e*D, D) (giMLP)",
+       make_gimlp},
   };
   return table;
 }
 
-std::vector<std::string> ffn_kinds() {
-  std::vector<std::string> names;
-  for (const auto& entry : ffn_table()) names.push_back(entry.name);
-  return names;
-}
-
-FeedForwardPtr make_ffn(const std::string& kind, const FeedForwardOptions& options) {
+FeedForwardPtr make_ffn(const FfnOptions& options) {
   for (const auto& entry : ffn_table())
-    if (kind == entry.name) return entry.make(options);
-  throw Error("unknown feed-forward kind '" + kind + "'; expected one of " + join(ffn_kinds(), " | "));
+    if (options.kind == entry.kind) return entry.make(options);
+  throw Error("internal: feed-forward kind '" + name_of(options.kind) + "' has no entry in ffn_table()");
 }
 
 }  // namespace repro

@@ -4,7 +4,7 @@
 namespace repro {
 
 const std::vector<FeedForwardEntry>& ffn_table();
-std::vector<std::string> ffn_kinds();
-FeedForwardPtr make_ffn(const std::string& kind, const FeedForwardOptions& options);
+// The feed-forward block options.kind names.
+FeedForwardPtr make_ffn(const FfnOptions& options);
 
 }  // namespace repro

@@ -12,11 +12,11 @@ namespace repro {
 
 namespace {
 
-int64_t half_width(const FeedForwardOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim / 2)); }
+int64_t half_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim / 2)); }
 
 class SwiGlu : public TwoLayerFeedForward {
  public:
-  explicit SwiGlu(const FeedForwardOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
+  explicit SwiGlu(const FfnOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
     const auto parts = fc1_(x).chunk(2, -1);               // value, gate: 2 x (B, N, e*D/2)
@@ -26,6 +26,6 @@ class SwiGlu : public TwoLayerFeedForward {
 
 }  // namespace
 
-FeedForwardPtr make_swiglu(const FeedForwardOptions& options) { return std::make_shared<SwiGlu>(options); }
+FeedForwardPtr make_swiglu(const FfnOptions& options) { return std::make_shared<SwiGlu>(options); }
 
 }  // namespace repro

@@ -3,6 +3,6 @@
 
 namespace repro {
 
-FeedForwardPtr make_swiglu(const FeedForwardOptions& options);
+FeedForwardPtr make_swiglu(const FfnOptions& options);
 
 }  // namespace repro

@@ -1,0 +1,211 @@
+#include "spec/options.h"
+
+#include <tuple>
+#include <type_traits>
+
+#include "spec/config.h"
+
+namespace repro {
+
+// ---- the name tables (the spec's spelling of each enum value)
+
+const EnumNames<ModelKind>& enum_names(ModelKind) {
+  static const EnumNames<ModelKind> names = {{ModelKind::Vit, "vit"}, {ModelKind::Text, "text"}};
+  return names;
+}
+const EnumNames<Pool>& enum_names(Pool) {
+  static const EnumNames<Pool> names = {{Pool::Cls, "cls"}, {Pool::Mean, "mean"}};
+  return names;
+}
+const EnumNames<NormKind>& enum_names(NormKind) {
+  static const EnumNames<NormKind> names = {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}};
+  return names;
+}
+const EnumNames<AttentionKind>& enum_names(AttentionKind) {
+  static const EnumNames<AttentionKind> names = {{AttentionKind::Vanilla, "vanilla"},
+                                                 {AttentionKind::Diff, "diff"},
+                                                 {AttentionKind::Dgsa, "dgsa"},
+                                                 {AttentionKind::Plug, "plug"},
+                                                 {AttentionKind::Gi, "gi"}};
+  return names;
+}
+const EnumNames<FfnKind>& enum_names(FfnKind) {
+  static const EnumNames<FfnKind> names = {
+      {FfnKind::Mlp, "mlp"}, {FfnKind::Swiglu, "swiglu"}, {FfnKind::Gimlp, "gimlp"}};
+  return names;
+}
+const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule) {
+  static const EnumNames<LambdaSchedule> names = {{LambdaSchedule::Depth, "depth"}, {LambdaSchedule::Fixed, "fixed"}};
+  return names;
+}
+const EnumNames<PlugGml>& enum_names(PlugGml) {
+  static const EnumNames<PlugGml> names = {
+      {PlugGml::A, "A"}, {PlugGml::B, "B"}, {PlugGml::C, "C"}, {PlugGml::D, "D"}, {PlugGml::E, "E"}};
+  return names;
+}
+const EnumNames<PlugActivation>& enum_names(PlugActivation) {
+  static const EnumNames<PlugActivation> names = {{PlugActivation::Tanh, "tanh"},
+                                                  {PlugActivation::Softsign, "softsign"},
+                                                  {PlugActivation::Hardtanh, "hardtanh"},
+                                                  {PlugActivation::None, "none"}};
+  return names;
+}
+const EnumNames<PlugPosition>& enum_names(PlugPosition) {
+  static const EnumNames<PlugPosition> names = {{PlugPosition::Pre, "pre"}, {PlugPosition::Post, "post"}};
+  return names;
+}
+const EnumNames<GiCombine>& enum_names(GiCombine) {
+  static const EnumNames<GiCombine> names = {{GiCombine::Multiplicative, "multiplicative"},
+                                             {GiCombine::Additive, "additive"}};
+  return names;
+}
+const EnumNames<GiMax>& enum_names(GiMax) {
+  static const EnumNames<GiMax> names = {{GiMax::Batch, "batch"}, {GiMax::Token, "token"}};
+  return names;
+}
+const EnumNames<ScheduleKind>& enum_names(ScheduleKind) {
+  static const EnumNames<ScheduleKind> names = {
+      {ScheduleKind::Cosine, "cosine"}, {ScheduleKind::Linear, "linear"}, {ScheduleKind::Constant, "constant"}};
+  return names;
+}
+const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit) {
+  static const EnumNames<ScheduleUnit> names = {{ScheduleUnit::Step, "step"}, {ScheduleUnit::Epoch, "epoch"}};
+  return names;
+}
+const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice) {
+  static const EnumNames<PrecisionChoice> names = {
+      {PrecisionChoice::Auto, "auto"}, {PrecisionChoice::Fp32, "fp32"}, {PrecisionChoice::Bf16, "bf16"}};
+  return names;
+}
+const EnumNames<SelectRule>& enum_names(SelectRule) {
+  static const EnumNames<SelectRule> names = {
+      {SelectRule::Auto, "auto"}, {SelectRule::BestVal, "best_val"}, {SelectRule::Last, "last"}};
+  return names;
+}
+
+namespace {
+
+// The enum value of `key`; an "auto" that resolve_settings should have replaced throws.
+template <typename E>
+E choice(const Config& config, const std::string& key) {
+  const std::string& value = config.text(key);
+  if (value == "auto" && !std::is_same_v<E, PrecisionChoice> && !std::is_same_v<E, SelectRule>)
+    throw Error("internal: spec key '" + key + "' is still auto (resolve the settings for the dataset first)");
+  return enum_from_name<E>(value, "internal: spec key '" + key + "'");
+}
+
+// For keys of a variant the model does not use: "auto" there is never resolved and never read.
+template <typename E>
+E choice_if_used(const Config& config, const std::string& key, bool used, E unused_value) {
+  return !used && config.text(key) == "auto" ? unused_value : choice<E>(config, key);
+}
+
+DiffOptions diff_options(const Config& c, bool used) {
+  DiffOptions o;
+  o.heads = c.integer("model.attention.diff_heads");
+  o.lambda_schedule = choice_if_used(c, "model.attention.lambda_schedule", used, DiffOptions{}.lambda_schedule);
+  o.lambda_init = c.real("model.attention.lambda_init");
+  return o;
+}
+
+DgsaOptions dgsa_options(const Config& c, bool used) {
+  DgsaOptions o;
+  const std::string& residual = c.text("model.attention.q_residual");  // auto | on | off
+  if (used && residual == "auto")
+    throw Error("internal: spec key 'model.attention.q_residual' is still auto (resolve the settings first)");
+  o.q_residual = residual == "auto" ? DgsaOptions{}.q_residual : residual == "on";
+  o.gate_bias_init = c.real("model.attention.gate_bias_init");
+  o.gate_weight_std = c.real("model.attention.gate_weight_std");
+  return o;
+}
+
+PlugOptions plug_options(const Config& c) {
+  PlugOptions o;
+  o.fraction = c.real("model.attention.plug_fraction");
+  o.gml = choice<PlugGml>(c, "model.attention.plug_gml");
+  o.hidden = c.integer("model.attention.plug_hidden");
+  o.activation = choice<PlugActivation>(c, "model.attention.plug_activation");
+  o.head_specific = c.flag("model.attention.plug_head_specific");
+  o.position = choice<PlugPosition>(c, "model.attention.plug_position");
+  o.residual = c.flag("model.attention.plug_residual");
+  return o;
+}
+
+GiOptions gi_options(const Config& c) {
+  GiOptions o;
+  o.inh_p = c.real("model.attention.inh_p");
+  o.combine = choice<GiCombine>(c, "model.attention.gi_combine");
+  o.max = choice<GiMax>(c, "model.attention.gi_max");
+  o.detach = c.flag("model.attention.gi_detach");
+  return o;
+}
+
+}  // namespace
+
+AttentionOptions attention_options(const Config& c) {
+  AttentionOptions o;
+  o.kind = choice<AttentionKind>(c, "model.attention.kind");
+  o.dim = c.integer("model.dim");
+  o.heads = c.integer("model.heads");
+  o.attn_dropout = c.real("model.attn_dropout");
+  o.proj_dropout = c.real("model.dropout");
+  o.qkv_bias = c.flag("model.attention.qkv_bias");
+  o.init_std = c.real("model.init_std");
+  o.diff = diff_options(c, o.kind == AttentionKind::Diff || o.kind == AttentionKind::Dgsa);
+  o.dgsa = dgsa_options(c, o.kind == AttentionKind::Dgsa);
+  o.plug = plug_options(c);
+  o.gi = gi_options(c);
+  return o;
+}
+
+FfnOptions ffn_options(const Config& c) {
+  FfnOptions o;
+  o.kind = choice<FfnKind>(c, "model.ffn.kind");
+  o.dim = c.integer("model.dim");
+  o.ratio = c.real("model.ffn.ratio");
+  o.dropout = c.real("model.dropout");
+  o.dropouts = c.integer("model.ffn.dropouts");
+  o.init_std = c.real("model.init_std");
+  o.inh_p = c.real("model.ffn.inh_p");
+  return o;
+}
+
+ModelOptions model_options(const Config& c) {
+  ModelOptions o;
+  o.kind = choice<ModelKind>(c, "model.kind");
+  o.dim = c.integer("model.dim");
+  o.depth = c.integer("model.depth");
+  o.heads = c.integer("model.heads");
+  o.patch = c.integer("model.patch");
+  o.max_len = c.integer("model.max_len");
+  o.emb_dropout = c.real("model.emb_dropout");
+  o.norm = choice<NormKind>(c, "model.norm");
+  o.norm_eps = c.real("model.norm_eps");
+  o.init_std = c.real("model.init_std");
+  o.pool = choice<Pool>(c, "model.pool");
+  o.attention = attention_options(c);
+  o.ffn = ffn_options(c);
+  return o;
+}
+
+TrainOptions train_options(const Config& c) {
+  TrainOptions o;
+  o.epochs = c.integer("train.epochs");
+  o.batch_size = c.integer("train.batch_size");
+  o.eval_batch_size = c.integer("train.eval_batch_size");
+  o.optimizer.weight_decay = c.real("train.weight_decay");
+  std::tie(o.optimizer.beta1, o.optimizer.beta2) = c.real_pair("train.betas");
+  o.optimizer.eps = c.real("train.eps");
+  o.schedule.kind = choice<ScheduleKind>(c, "train.schedule");
+  o.schedule.unit = choice<ScheduleUnit>(c, "train.schedule_unit");
+  o.schedule.lr = c.real("train.lr");
+  o.schedule.min_lr = c.real("train.min_lr");
+  o.schedule.warmup_steps = c.integer("train.warmup_steps");
+  o.clip_norm = c.real("train.clip_norm");
+  o.label_smoothing = c.real("train.label_smoothing");
+  o.precision = choice<PrecisionChoice>(c, "train.precision");
+  o.select = choice<SelectRule>(c, "train.select");
+  return o;
+}
+
+}  // namespace repro

@@ -1,0 +1,187 @@
+#pragma once
+// Typed options, built once per run from the validated, resolved Config
+// (options.cpp, the only place below src/spec/ that reads model.* and train.*
+// keys by name) and passed down: a module's inputs are in its signature.
+// Plain structs and enums, no torch. Member defaults equal the key table's
+// defaults (tests/test_model.cpp checks it); where a key's default is "auto",
+// the member holds what a ViT resolves it to (noted at the member).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+class Config;
+
+// ---- enums; each has one table of spec names (enum_names below)
+
+enum class ModelKind { Vit, Text };
+enum class Pool { Cls, Mean };
+enum class NormKind { LayerNorm, RmsNorm };
+enum class AttentionKind { Vanilla, Diff, Dgsa, Plug, Gi };
+enum class FfnKind { Mlp, Swiglu, Gimlp };
+enum class LambdaSchedule { Depth, Fixed };
+enum class PlugGml { A, B, C, D, E };
+enum class PlugActivation { Tanh, Softsign, Hardtanh, None };
+enum class PlugPosition { Pre, Post };
+enum class GiCombine { Multiplicative, Additive };
+enum class GiMax { Batch, Token };
+enum class ScheduleKind { Cosine, Linear, Constant };
+enum class ScheduleUnit { Step, Epoch };
+enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
+enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
+
+template <typename E>
+using EnumNames = std::vector<std::pair<E, const char*>>;
+
+const EnumNames<ModelKind>& enum_names(ModelKind);
+const EnumNames<Pool>& enum_names(Pool);
+const EnumNames<NormKind>& enum_names(NormKind);
+const EnumNames<AttentionKind>& enum_names(AttentionKind);
+const EnumNames<FfnKind>& enum_names(FfnKind);
+const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule);
+const EnumNames<PlugGml>& enum_names(PlugGml);
+const EnumNames<PlugActivation>& enum_names(PlugActivation);
+const EnumNames<PlugPosition>& enum_names(PlugPosition);
+const EnumNames<GiCombine>& enum_names(GiCombine);
+const EnumNames<GiMax>& enum_names(GiMax);
+const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
+const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
+const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
+const EnumNames<SelectRule>& enum_names(SelectRule);
+
+// Every spec name of E, in table order (the key table's choice lists).
+template <typename E>
+std::vector<std::string> names_of() {
+  std::vector<std::string> names;
+  for (const auto& entry : enum_names(E{})) names.emplace_back(entry.second);
+  return names;
+}
+
+template <typename E>
+std::string name_of(E value) {
+  for (const auto& [item, name] : enum_names(value))
+    if (item == value) return name;
+  throw Error("internal: an enum value without a name");
+}
+
+// The value named `name`; throws naming `what` (a key) and the names expected.
+template <typename E>
+E enum_from_name(const std::string& name, const std::string& what) {
+  for (const auto& [item, item_name] : enum_names(E{}))
+    if (name == item_name) return item;
+  throw Error(what + ": got '" + name + "', expected one of " + join(names_of<E>(), " | "));
+}
+
+// ---- attention
+
+// The differential layout's keys, read by diff and dgsa.
+struct DiffOptions {
+  int64_t heads = 0;                                       // diff_heads; 0 = model.heads / 2 (diff), model.heads (dgsa)
+  LambdaSchedule lambda_schedule = LambdaSchedule::Depth;  // auto resolves to depth (diff), fixed (dgsa)
+  double lambda_init = 0.8;                                // when the schedule is fixed
+};
+
+struct DgsaOptions {
+  bool q_residual = true;  // q_residual auto resolves to on for vit, off for text
+  double gate_bias_init = 0;
+  double gate_weight_std = 0;  // 0 = zeros
+};
+
+struct PlugOptions {
+  double fraction = 1;  // gating width / head width
+  PlugGml gml = PlugGml::E;
+  int64_t hidden = 4;  // GML D's hidden width
+  PlugActivation activation = PlugActivation::Tanh;
+  bool head_specific = false;
+  PlugPosition position = PlugPosition::Pre;
+  bool residual = true;
+};
+
+struct GiOptions {
+  double inh_p = 0.1;
+  GiCombine combine = GiCombine::Multiplicative;
+  GiMax max = GiMax::Batch;
+  bool detach = false;
+};
+
+struct AttentionOptions {
+  AttentionKind kind = AttentionKind::Vanilla;
+  int64_t dim = 256;           // D (model.dim)
+  int64_t heads = 8;           // H (model.heads)
+  double attn_dropout = 0;     // on attention maps (model.attn_dropout)
+  double proj_dropout = 0.05;  // after the output projection (model.dropout)
+  bool qkv_bias = true;
+  double init_std = 0.02;  // model.init_std
+  DiffOptions diff;        // diff and dgsa
+  DgsaOptions dgsa;
+  PlugOptions plug;
+  GiOptions gi;
+};
+
+// ---- feed-forward
+
+struct FfnOptions {
+  FfnKind kind = FfnKind::Mlp;
+  int64_t dim = 256;       // D (model.dim)
+  double ratio = 4;        // expansion e
+  double dropout = 0.05;   // model.dropout
+  int64_t dropouts = 2;    // 1: after the activation; 2: also after the output projection
+  double init_std = 0.02;  // model.init_std
+  double inh_p = 0.1;      // gimlp
+};
+
+// ---- model
+
+struct ModelOptions {
+  ModelKind kind = ModelKind::Vit;  // auto resolves by the dataset's modality
+  int64_t dim = 256, depth = 8, heads = 8;
+  int64_t patch = 4;
+  int64_t max_len = 0;  // 0 = exactly the positions needed
+  double emb_dropout = 0;
+  NormKind norm = NormKind::LayerNorm;
+  double norm_eps = 1e-5;
+  double init_std = 0.02;
+  Pool pool = Pool::Cls;       // auto resolves to cls (vit), mean (text)
+  AttentionOptions attention;  // its dim, heads, init_std equal the model's
+  FfnOptions ffn;              // its dim, init_std equal the model's
+};
+
+// ---- training
+
+struct OptimizerOptions {  // AdamW
+  double weight_decay = 0.01;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+struct ScheduleOptions {  // the one owner of train.lr
+  ScheduleKind kind = ScheduleKind::Cosine;
+  ScheduleUnit unit = ScheduleUnit::Step;
+  double lr = 3e-4;  // peak
+  double min_lr = 0;
+  int64_t warmup_steps = 0;
+};
+
+struct TrainOptions {
+  int64_t epochs = 100, batch_size = 128, eval_batch_size = 512;
+  OptimizerOptions optimizer;
+  ScheduleOptions schedule;
+  double clip_norm = 0;  // 0 = off
+  double label_smoothing = 0;
+  PrecisionChoice precision = PrecisionChoice::Auto;
+  SelectRule select = SelectRule::Auto;
+};
+
+// From a validated Config whose "auto" model settings are resolved
+// (resolve_settings); an unresolved "auto" the options need throws.
+AttentionOptions attention_options(const Config& config);
+FfnOptions ffn_options(const Config& config);
+ModelOptions model_options(const Config& config);
+TrainOptions train_options(const Config& config);
+
+}  // namespace repro
