@@ -26,6 +26,22 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+FileOptions unchecked(const std::string& files) { return FileOptions(files, VerifyMode::Off); }
+
+std::string gzip(const std::string& bytes) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, static_cast<uLong>(bytes.size())) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
 void write_bytes(const fs::path& path, const std::string& bytes, bool gzip) {
   fs::create_directories(path.parent_path());
   if (!gzip) {
@@ -88,6 +104,21 @@ std::string cifar_records(int64_t count, int64_t label_bytes, int64_t classes) {
     for (int64_t p = 0; p < 3072; ++p) out += static_cast<char>((i * 7 + p) % 251);
   }
   return out;
+}
+
+void write_cifar10_fixture(const fs::path& root, int64_t per_batch, int64_t test, const std::string& test_name) {
+  const fs::path dir = root / "cifar10/cifar-10-batches-bin";
+  for (int i = 1; i <= 5; ++i)
+    write_bytes(dir / ("data_batch_" + std::to_string(i) + ".bin"), cifar_records(per_batch, 1, 10), false);
+  write_bytes(dir / test_name, cifar_records(test, 1, 10), false);
+}
+
+std::string ag_news_csv(int64_t rows, int64_t classes) {
+  std::string csv;
+  for (int64_t i = 0; i < rows; ++i)
+    csv += "\"" + std::to_string(i % classes + 1) + "\",\"title " + std::to_string(i) + "\",\"words of class " +
+           std::to_string(i % classes) + "\"\n";
+  return csv;
 }
 
 void write_tar(const fs::path& path, const std::vector<std::pair<std::string, std::string>>& members) {

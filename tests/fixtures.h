@@ -6,7 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include "data/integrity.h"
+
 namespace repro::test {
+
+// Loader options for fixtures: they are not the official files, so their
+// checksums are not checked (data.verify=off).
+FileOptions unchecked(const std::string& files = "");
 
 // A fresh empty folder under the system temp dir, removed when it goes out of scope.
 class TempDir {
@@ -21,6 +27,8 @@ class TempDir {
 
 // Writes bytes, gzip-compressed when `gzip` is true.
 void write_bytes(const std::filesystem::path& path, const std::string& bytes, bool gzip);
+// gzip-compresses bytes in memory (a valid .gz file).
+std::string gzip(const std::string& bytes);
 
 // An IDX image file: magic 2051, count, rows, cols, then pixels (big-endian header).
 std::string idx_images(int64_t count, int64_t rows, int64_t cols, uint32_t magic = 2051);
@@ -32,6 +40,12 @@ void write_fashion_fixture(const std::filesystem::path& root, int64_t train, int
 
 // CIFAR binary records: `label_bytes` label bytes (the last is the class) + 3072 pixels.
 std::string cifar_records(int64_t count, int64_t label_bytes, int64_t classes);
+// <root>/cifar10/cifar-10-batches-bin/ with data_batch_{1..5}.bin of `per_batch`
+// records and a test file named `test_name` of `test` records.
+void write_cifar10_fixture(const std::filesystem::path& root, int64_t per_batch, int64_t test,
+                           const std::string& test_name = "test_batch.bin");
+// AG News CSV rows: `rows` rows cycling through classes 1..`classes`.
+std::string ag_news_csv(int64_t rows, int64_t classes = 4);
 // A tar archive (gzip- or xz-compressed by the name's ending) of name -> bytes members.
 void write_tar(const std::filesystem::path& path, const std::vector<std::pair<std::string, std::string>>& members);
 // An SVHN-style MATLAB v5 file with X (32x32x3xN uint8) and y (Nx1 double, 10 = digit 0).

@@ -1,13 +1,22 @@
 // IDX reading on generated fixtures (valid, truncated, bad magic), Fashion-MNIST
-// loading, missing-file messages, limits and the stratified validation split.
+// loading, missing-file messages, limits and the stratified validation split;
+// checksums at load, the hash cache, class checks and the split planner.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
 #include "data/fashion_mnist.h"
+#include "data/hash_cache.h"
 #include "data/idx.h"
+#include "data/integrity.h"
 #include "data/prepare.h"
+#include "data/prepare_text.h"
+#include "data/split_plan.h"
+#include "data/text_sources.h"
 #include "data/vision_batches.h"
 #include "fixtures.h"
 #include "spec/config.h"
+#include "util/sha256.h"
+#include "util/strings.h"
 
 using namespace repro;
 using Catch::Matchers::Contains;
@@ -49,17 +58,19 @@ TEST_CASE("Fashion-MNIST loads from the data root and names missing files", "[da
   CHECK_THROWS_WITH(load_fashion_mnist(dir.path()), Contains("missing file train-images-idx3-ubyte.gz") &&
                                                         Contains(dir.path().string()) && Contains("Get it from http"));
   test::write_fashion_fixture(dir.path(), 40, 20);
-  const RawData raw = load_fashion_mnist(dir.path());
+  const RawData raw = load_fashion_mnist(dir.path(), test::unchecked());
   CHECK(raw.train.size() == 40);
   CHECK(raw.test.size() == 20);
   REQUIRE(raw.notes.size() == 2);  // both splits differ from the official counts
   CHECK_THAT(raw.notes[0], Contains("40 of the official 60000"));
+  CHECK(raw.incomplete);
+  CHECK_FALSE(raw.unverified);
 }
 
 TEST_CASE("limits and the stratified validation split are seeded and disjoint", "[data]") {
   test::TempDir dir("prepare");
   test::write_fashion_fixture(dir.path(), 200, 50);
-  const RawData raw = load_fashion_mnist(dir.path());
+  const RawData raw = load_fashion_mnist(dir.path(), test::unchecked());
   Config config = Config::defaults();
   config.set("data.val_fraction", "0.2", "test");
   config.set("data.test_limit", "30", "test");
@@ -74,11 +85,16 @@ TEST_CASE("limits and the stratified validation split are seeded and disjoint", 
   config.set("data.split_seed", "1", "test");
   const RunData c = prepare_run_data(fashion_mnist_info(), raw, config);
   CHECK_FALSE(torch::equal(a.val.inputs, c.val.inputs));
-  config.set("data.val_limit", "10", "test");
+  config.set("data.val_limit", "10", "test");  // 10 of 40: some class is left out, which is an error
+  CHECK_THROWS_WITH(
+      prepare_run_data(fashion_mnist_info(), raw, config),
+      Contains("the validation split (10 examples) has no example of class") && Contains("after data.val_limit=10"));
+  config.set("data.val_limit", "30", "test");
   const RunData d = prepare_run_data(fashion_mnist_info(), raw, config);
-  CHECK(d.val.size() == 10);
+  CHECK(d.val.size() == 30);
   CHECK(d.train.size() == 160);  // the limit thins validation only
-  CHECK_THAT(d.notes.back(), Contains("10 validation examples (data.val_limit)"));
+  CHECK_THAT(join(d.notes, "\n"), Contains("subset: 30 validation examples (data.val_limit)"));
+  CHECK(d.subset);
 }
 
 TEST_CASE("vision batches: normalization and shape-preserving augmentation", "[data]") {
@@ -94,4 +110,179 @@ TEST_CASE("vision batches: normalization and shape-preserving augmentation", "[d
   CHECK(train.sizes() == eval.sizes());
   // Random crops with zero padding bring in background pixels somewhere.
   CHECK(train.lt(eval.max()).any().item<bool>());
+}
+
+namespace {
+
+struct CacheDir {  // points $REPRO_CACHE at a temporary folder
+  test::TempDir dir{"hash-cache"};
+  CacheDir() { ::setenv("REPRO_CACHE", dir.path().c_str(), 1); }
+  ~CacheDir() { ::unsetenv("REPRO_CACHE"); }
+};
+
+}  // namespace
+
+TEST_CASE("an altered byte (valid gzip, wrong sha256) is an error naming the file and both hashes", "[data]") {
+  CacheDir cache;
+  test::TempDir dir("altered");
+  const std::string original = test::gzip(test::idx_labels(20, 10));
+  std::string altered = original;
+  altered[4] ^= 1;  // the gzip header's mtime: still valid gzip of the same labels
+  REQUIRE(gunzip(altered, "x") == gunzip(original, "x"));
+  test::write_bytes(dir.path() / "labels.gz", altered, false);
+  Manifest m;
+  m.name = "fixture";
+  m.files = {ManifestFile{"labels.gz", "labels", sha256_hex(original), "", original.size()}};
+  const FoundFile found{"labels", "labels.gz", dir.path() / "labels.gz", "", altered.size()};
+  DataNotes notes;
+  CHECK_THROWS_WITH(check_file(m, found, &altered, VerifyMode::Strict, notes),
+                    Contains("labels.gz") && Contains(sha256_hex(original)) && Contains(sha256_hex(altered)) &&
+                        Contains("data.verify=warn"));
+  CHECK(check_file(m, found, &altered, VerifyMode::Off, notes) == "not checked (data.verify=off)");
+  CHECK(notes.notes.empty());
+  check_file(m, found, &altered, VerifyMode::Warn, notes);  // warn: a note, and the data is unverified
+  REQUIRE(notes.notes.size() == 1);
+  CHECK_THAT(notes.notes[0], Contains("unverified: ") && Contains(sha256_hex(altered)));
+  CHECK(notes.unverified);
+  test::write_bytes(dir.path() / "ok.gz", original, false);
+  DataNotes clean;
+  CHECK(check_file(m, {"labels", "labels.gz", dir.path() / "ok.gz", "", original.size()}, &original, VerifyMode::Strict,
+                   clean) == "size and sha256 ok");
+  CHECK_FALSE(clean.partial());
+}
+
+TEST_CASE("renamed files: a known copy is checked, an unknown one is marked unverified", "[data]") {
+  CacheDir cache;
+  test::TempDir dir("copies");
+  const std::string official = "official bytes", copy = "first part";
+  Manifest m;
+  m.name = "fixture";
+  m.files = {ManifestFile{"test.bin", "test", sha256_hex(official), "", official.size()}};
+  m.copies = {ManifestFile{"test.part.bin", "test", sha256_hex(copy), "", copy.size(), "the first part of test.bin"}};
+  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"test.part.bin", copy},
+                                    {"other.bin", official},
+                                    {"mine.bin", "something else"}})
+    test::write_bytes(dir.path() / name, bytes, false);
+  const auto found = [&](const std::string& name, const std::string& bytes) {
+    return FoundFile{"test", name, dir.path() / name, "", bytes.size()};
+  };
+  DataNotes notes;
+  CHECK_THAT(check_file(m, found("test.part.bin", copy), &copy, VerifyMode::Strict, notes), Contains("known copy"));
+  CHECK_FALSE(notes.partial());            // verified; the split's size says whether it is partial
+  const std::string wrong = "first pArt";  // another test.part.bin, same size, one byte changed
+  test::write_bytes(dir.path() / "other/test.part.bin", wrong, false);
+  CHECK_THROWS_WITH(check_file(m, {"test", "test.part.bin", dir.path() / "other/test.part.bin", "", wrong.size()},
+                               &wrong, VerifyMode::Strict, notes),
+                    Contains(sha256_hex(copy)) && Contains(sha256_hex(wrong)));
+  CHECK_THAT(check_file(m, found("other.bin", official), &official, VerifyMode::Strict, notes),
+             Contains("the official test.bin under another name"));
+  CHECK_FALSE(notes.unverified);
+  const std::string mine = "something else";
+  check_file(m, found("mine.bin", mine), &mine, VerifyMode::Strict,
+             notes);  // no checksum to check: noted, not an error
+  CHECK(notes.unverified);
+  CHECK_THAT(notes.notes.back(), Contains("mine.bin") && Contains("no checksum to check"));
+}
+
+TEST_CASE("file hashes are cached by path, size and times; an unwritable cache only costs time", "[data]") {
+  CacheDir cache;
+  test::TempDir dir("hashed");
+  test::write_fashion_fixture(dir.path(), 20, 10);
+  const FileOptions warn("", VerifyMode::Warn);
+  const int64_t before = sha256_computations();
+  const RawData first = load_fashion_mnist(dir.path(), warn);  // the fixture is not the official data
+  CHECK(sha256_computations() == before + 4);
+  CHECK(first.unverified);
+  CHECK(first.partial());
+  forget_cached_hashes();  // as a new process: the next look-ups read the cache file
+  const RawData second = load_fashion_mnist(dir.path(), warn);
+  CHECK(sha256_computations() == before + 4);  // nothing hashed again
+  CHECK(second.notes == first.notes);
+  CHECK(std::filesystem::exists(cache.dir.path() / "sha256.tsv"));
+  // A changed file (same size, another mtime) is hashed again.
+  const auto labels = dir.path() / "fashion_mnist/t10k-labels-idx1-ubyte.gz";
+  const auto mtime = std::filesystem::last_write_time(labels);
+  std::filesystem::last_write_time(labels, mtime + std::chrono::seconds(5));
+  load_fashion_mnist(dir.path(), warn);
+  CHECK(sha256_computations() == before + 5);
+  // off: nothing is hashed.
+  load_fashion_mnist(dir.path(), test::unchecked());
+  CHECK(sha256_computations() == before + 5);
+  // A cache folder that cannot be created: the load still works (one warning in the log).
+  test::write_text(dir.path() / "a_file", "x");
+  ::setenv("REPRO_CACHE", (dir.path() / "a_file/cache").c_str(), 1);
+  CHECK_NOTHROW(load_fashion_mnist(dir.path(), warn));
+  CHECK(sha256_computations() == before + 9);
+}
+
+TEST_CASE("class checks: every class in every split, and counts against the manifest", "[data]") {
+  test::TempDir dir("classes");
+  test::write_fashion_fixture(dir.path(), 40, 20);
+  test::write_bytes(dir.path() / "fashion_mnist/t10k-labels-idx1-ubyte.gz", test::idx_labels(20, 9), true);
+  CHECK_THROWS_WITH(load_fashion_mnist(dir.path(), test::unchecked()),
+                    Contains("the test split as read from t10k-labels-idx1-ubyte.gz (20 examples)") &&
+                        Contains("no example of class 9 (Ankle boot)"));
+  // A split of the official size must have the manifest's examples per class.
+  const DatasetInfo rt = rotten_tomatoes_info();
+  const Manifest& m = manifest("rotten_tomatoes");
+  DataNotes notes;
+  CHECK_THROWS_WITH(
+      check_split_classes(rt, m, "train", {5330, 5332}, "rt-polarity.*", VerifyMode::Strict, notes),
+      Contains("5,330 examples of class 0 (negative), expected 5,331") && Contains("datasets/rotten_tomatoes.yaml"));
+  check_split_classes(rt, m, "train", {5330, 5332}, "rt-polarity.*", VerifyMode::Off, notes);
+  CHECK(notes.notes.empty());
+  check_split_classes(rt, m, "train", {5331, 5331}, "rt-polarity.*", VerifyMode::Strict, notes);
+  check_split_classes(rt, m, "train", {10, 12}, "rt-polarity.*", VerifyMode::Strict,
+                      notes);  // partial: noted elsewhere
+  CHECK(notes.notes.empty());
+  check_split_classes(rt, m, "train", {5330, 5332}, "rt-polarity.*", VerifyMode::Warn, notes);
+  CHECK(notes.unverified);
+  CHECK_THROWS_WITH(check_split_classes(rt, m, "train", {0, 12}, "rt-polarity.*", VerifyMode::Off, notes),
+                    Contains("no example of class 0 (negative)"));
+}
+
+TEST_CASE("one planner: train_limit is what is trained on, for images and text", "[data]") {
+  test::TempDir dir("planner");
+  test::write_fashion_fixture(dir.path(), 200, 50);
+  const RawData raw = load_fashion_mnist(dir.path(), test::unchecked());
+  Config config = Config::defaults();
+  config.set("data.train_limit", "64", "t");
+  config.set("data.val_fraction", "0.25", "t");
+  const RunData images = prepare_run_data(fashion_mnist_info(), raw, config);
+  CHECK(images.train.size() == 64);  // was 47: the limit used to come before the hold-out
+  CHECK(images.val.size() == 50);    // 25% of each class of the 200
+  CHECK(images.subset);
+  CHECK_THAT(join(images.notes, "\n"), Contains("subset: 64 training examples (data.train_limit)"));
+  // The same plan for text.
+  CacheDir cache;
+  RawText text;
+  for (int i = 0; i < 200; ++i) text.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
+  for (int i = 0; i < 40; ++i) text.test.add(i % 2 ? "good" : "bad", i % 2);
+  Config text_config = config;
+  text_config.set("model.kind", "text", "t");
+  text_config.set("text.max_len", "8", "t");
+  const RunData texts = prepare_text_run_data(imdb_info(), text, text_config);
+  CHECK(texts.train.size() == 64);
+  CHECK(texts.val.size() == 50);
+  const SplitPlan plan =
+      plan_splits(imdb_info(), text.train.labels, text.test.labels, SplitSettings::from_config(text_config), {});
+  CHECK(plan.train.indices.size() == 64);
+  // A limit so small that a class vanishes is an error naming the split, the class and the limit.
+  config.set("data.test_limit", "1", "t");
+  CHECK_THROWS_WITH(
+      prepare_run_data(fashion_mnist_info(), raw, config),
+      Contains("the test split (1 examples) has no example of class") && Contains("after data.test_limit=1"));
+}
+
+TEST_CASE("partial is a typed flag, not the wording of a note", "[data]") {
+  RunData data;
+  data.notes.push_back("partial: test split has 1000 of 10000 records");  // text alone marks nothing
+  CHECK_FALSE(data.partial());
+  data.note(NoteKind::Info, "noise: gaussian");
+  CHECK_FALSE(data.partial());
+  data.note(NoteKind::Incomplete, "test split has 1000 of 10000 records");
+  CHECK(data.partial());
+  RunData other;
+  other.note(NoteKind::Unverified, "x");
+  CHECK(other.partial());
 }

@@ -1,5 +1,7 @@
 // repro data fetch (against a local HTTP server), verify and preview.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "data/fashion_mnist.h"
 #include "data/fetch.h"
@@ -9,11 +11,27 @@
 #include "http_server.h"
 #include "models/presets.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 using namespace repro;
 using Catch::Matchers::Contains;
 
 namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+Result run_repro(const std::string& arguments) {
+  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WEXITSTATUS(status), output};
+}
 
 std::map<std::string, std::string> fashion_files() {
   test::TempDir dir("fashion-src");
@@ -75,6 +93,7 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   test::TempDir root("preview");
   test::write_fashion_fixture(root.path(), 10, 10);
   Config config = Config::defaults();
+  config.set("data.verify", "off", "t");  // fixtures are not the official files
   config.set("data.noise.kind", "salt_pepper", "t");
   config.set("data.noise.level", "0.2", "t");
   resolve_settings(config, fashion_mnist_info());
@@ -92,8 +111,78 @@ TEST_CASE("data info counts examples per class", "[data]") {
   test::write_fashion_fixture(root.path(), 40, 20);
   Config config = Config::defaults();
   resolve_settings(config, fashion_mnist_info());
+  CHECK_THROWS_WITH(dataset_info("fashion_mnist", root.path(), config, false),
+                    Contains("train-images-idx3-ubyte.gz") && Contains("sha256"));  // data.verify=strict
+  config.set("data.verify", "off", "t");
   const std::string info = dataset_info("fashion_mnist", root.path(), config, true);
   CHECK_THAT(info, Contains("train: 40 examples; per class: 4 4 4 4 4 4 4 4 4 4"));
   CHECK_THAT(info, Contains("batching:"));
   CHECK_THAT(info, Contains("partial data"));
+}
+
+TEST_CASE("data.verify=warn trains on a mismatching file with a note and a dagger; strict refuses it", "[data]") {
+  test::TempDir dir("verify-run");
+  test::write_fashion_fixture(dir.path() / "data", 200, 50);
+  test::write_text(dir.path() / "spec.yaml",
+                   "experiment: warned\ndatasets: [fashion_mnist]\nseeds: [0]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, ffn: {ratio: 2}}\n"
+                   "data: {train_limit: 64, val_fraction: 0.25}\ntrain: {epochs: 1, batch_size: 32}\n");
+  const std::string spec = (dir.path() / "spec.yaml").string();
+  const std::string data = " --data-root " + (dir.path() / "data").string() + " --device cpu";
+  const Result strict = run_repro("run " + spec + data + " --out " + (dir.path() / "strict").string());
+  CHECK(strict.exit_code != 0);
+  CHECK_THAT(strict.output, Contains("train-images-idx3-ubyte.gz") && Contains("bytes with sha256") &&
+                                Contains("3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84"));
+  const Result warned =
+      run_repro("run " + spec + " data.verify=warn" + data + " --out " + (dir.path() / "warn").string());
+  INFO(warned.output);
+  REQUIRE(warned.exit_code == 0);
+  const auto summary =
+      nlohmann::json::parse(read_file(dir.path() / "warn/warned/fashion_mnist/model/seed_0/summary.json"));
+  CHECK(summary["data"]["train"] == 64);  // data.train_limit: the examples trained on
+  CHECK(summary["data"]["val"] == 50);
+  CHECK(summary["data"]["partial"] == true);
+  CHECK_THAT(join(summary["data"]["notes"].get<std::vector<std::string>>(), "\n"),
+             Contains("unverified: ") && Contains("(data.verify=warn)"));
+  CHECK_THAT(read_file(dir.path() / "warn/warned/table.md"), Contains(" †") && Contains("unverified: "));
+  const Result off = run_repro("run " + spec + " data.verify=off" + data + " --out " + (dir.path() / "off").string());
+  REQUIRE(off.exit_code == 0);
+  const auto quiet =
+      nlohmann::json::parse(read_file(dir.path() / "off/warned/fashion_mnist/model/seed_0/summary.json"));
+  CHECK_THAT(join(quiet["data"]["notes"].get<std::vector<std::string>>(), "\n"), !Contains("unverified"));
+}
+
+TEST_CASE("data info on partial datasets describes what is there, names what is missing and exits 0", "[data]") {
+  test::TempDir dir("info-partial");
+  const auto root = dir.path();
+  // CIFAR-10 with only a renamed partial test file, as on this project's machines.
+  test::write_cifar10_fixture(root, 20, 10, "test_batch.first1000.bin");
+  const Result cifar = run_repro("data info cifar10 data.verify=off --data-root " + root.string());
+  INFO(cifar.output);
+  CHECK(cifar.exit_code == 0);
+  CHECK_THAT(cifar.output, Contains("read train: 100 examples; per class: 10 10 10") &&
+                               Contains("test_batch.bin: MISSING") &&
+                               Contains("use data.files=test=test_batch.first1000.bin") &&
+                               Contains("run splits: none with these settings"));
+  const Result renamed = run_repro(
+      "data info cifar10 data.verify=off data.files=test=test_batch.first1000.bin "
+      "--data-root " +
+      root.string());
+  CHECK(renamed.exit_code == 0);
+  CHECK_THAT(renamed.output, Contains("test: 10 examples") && Contains("10 of the official 10000"));
+  // AG News without train.csv.
+  test::write_tar(root / "ag_news/ag_news_csv-test-only.tar.xz", {{"ag_news_csv/test.csv", test::ag_news_csv(40)}});
+  const Result ag = run_repro("data info ag_news data.verify=off --data-root " + root.string());
+  INFO(ag.output);
+  CHECK(ag.exit_code == 0);
+  CHECK_THAT(ag.output, Contains("train.csv: MISSING") && Contains("read test: 40 examples; per class: 10 10 10 10") &&
+                            Contains("data.missing_train=split_test"));
+  const Result split =
+      run_repro("data info ag_news data.verify=off data.missing_train=split_test --data-root " + root.string());
+  CHECK(split.exit_code == 0);
+  CHECK_THAT(split.output, Contains("train: 32 examples"));
+  // Nothing at all is still an error.
+  const Result none = run_repro("data info imdb --data-root " + (root / "nothing").string());
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.output, Contains("no aclImdb/ files"));
 }

@@ -5,6 +5,7 @@
 
 #include "data/loader.h"
 #include "data/prepare_text.h"
+#include "data/split_plan.h"
 #include "data/text_sources.h"
 #include "data/token_cache.h"
 #include "fixtures.h"
@@ -65,7 +66,7 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded strati
   test::write_tar(dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",
                   {{"rt-polaritydata/rt-polarity.pos", reviews("great", 50) + "caf\xe9 \x93quoted\x94\n"},
                    {"rt-polaritydata/rt-polarity.neg", reviews("awful", 51)}});
-  const RawText raw = load_rotten_tomatoes(dir.path(), "");
+  const RawText raw = load_rotten_tomatoes(dir.path(), test::unchecked());
   REQUIRE(raw.train.size() == 102);
   CHECK(raw.train.texts.back() == "caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d");  // UTF-8 é “ ”
   Config config = text_config();
@@ -77,7 +78,26 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded strati
   CHECK(torch::bincount(a.test.labels).eq(5).all().item<bool>());
   const RunData b = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
   CHECK(torch::equal(a.test.inputs, b.test.inputs));
-  CHECK_FALSE(a.partial());  // a documented split, not missing data
+  CHECK(a.incomplete);  // 102 of the official 10,662 snippets
+  // The 80/10/10 split itself is the documented protocol, not missing data.
+  const SplitPlan plan =
+      plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, SplitSettings::from_config(config), {});
+  CHECK_FALSE(plan.partial());
+  CHECK_THAT(plan.notes.at(0), Contains("no official split"));
+}
+
+TEST_CASE("an empty rt-polarity.neg is an error, not a one-class dataset", "[data]") {
+  test::TempDir dir("rt-empty");
+  test::write_tar(dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",
+                  {{"rt-polaritydata/rt-polarity.pos", reviews("great", 50)}, {"rt-polaritydata/rt-polarity.neg", ""}});
+  for (const auto& options : {FileOptions(), test::unchecked()})
+    CHECK_THROWS_WITH(load_rotten_tomatoes(dir.path(), options),
+                      Contains("rt-polarity.neg") && Contains("is empty (0 bytes); expected 612290 bytes"));
+  test::write_tar(
+      dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",
+      {{"rt-polaritydata/rt-polarity.pos", reviews("great", 50)}, {"rt-polaritydata/rt-polarity.neg", "\n\n"}});
+  CHECK_THROWS_WITH(load_rotten_tomatoes(dir.path(), test::unchecked()),
+                    Contains("has no example of class 0 (negative)"));
 }
 
 TEST_CASE("IMDB from the unpacked folder: labels from folders, <br /> removed, unsup ignored", "[data]") {
@@ -120,7 +140,7 @@ TEST_CASE("a missing training split is an error unless data.missing_train=split_
     csv += "\"" + std::to_string(i % 4 + 1) + "\",\"title " + std::to_string(i % 4) + "\",\"text\"\n";
   test::write_tar(dir.path() / "ag_news/ag_news_csv-test-only.tar.xz", {{"ag_news_csv/test.csv", csv}});
   DataLoader loader(dir.path());
-  Config config = text_config();
+  Config config = text_config({{"data.verify", "off"}});
   resolve_settings(config, ag_news_info());
   CHECK_THROWS_WITH(loader.run_data("ag_news", config),
                     Contains("training split is missing") && Contains("data.missing_train=split_test"));
@@ -138,11 +158,13 @@ TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and 
   test::TempDir dir("ng");
   test::write_tar(dir.path() / "20newsgroups/20news-bydate.tar.gz", {{"20news-bydate-train/sci.space/1", post},
                                                                      {"20news-bydate-train/alt.atheism/2", post},
-                                                                     {"20news-bydate-test/sci.space/3", post}});
-  const RawText raw = load_newsgroups(dir.path(), "", "all");
+                                                                     {"20news-bydate-test/sci.space/3", post},
+                                                                     {"20news-bydate-test/alt.atheism/4", post}});
+  const RawText raw = load_newsgroups(dir.path(), test::unchecked(), "all");
   CHECK(raw.train.labels == std::vector<int64_t>{0, 1});  // alt.atheism, sci.space
-  CHECK(raw.test.labels == std::vector<int64_t>{1});
-  CHECK(raw.notes.size() == 1);  // 2 of 20 groups
+  CHECK(raw.test.labels == std::vector<int64_t>{0, 1});
+  CHECK(raw.incomplete);
+  CHECK_THAT(raw.notes.at(0), Contains("newsgroups has 2 of 20 groups"));
 }
 
 TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", "[data]") {

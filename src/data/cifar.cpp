@@ -6,6 +6,7 @@
 #include "data/partial.h"
 #include "data/sources.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -74,24 +75,33 @@ DatasetInfo cifar100_info() {
   return info;
 }
 
-RawData load_cifar10(const std::filesystem::path& data_root, const std::string& file_overrides) {
-  const DatasetFiles files(manifest("cifar10"), data_root, file_overrides);
+RawData load_cifar10(const std::filesystem::path& data_root, const FileOptions& options) {
+  DatasetFiles files(manifest("cifar10"), data_root, options);
   const std::vector<std::string> roles = {"train_1", "train_2", "train_3", "train_4", "train_5", "test"};
-  const auto bytes = files.read(roles);
+  const auto bytes = files.read(roles);  // with options.allow_missing, only the files found
   std::vector<Split> train;
-  for (int i = 0; i < 5; ++i) train.push_back(parse_cifar_records(bytes.at(roles[i]), 1, 10, files.name_of(roles[i])));
-  RawData data{concat(train), parse_cifar_records(bytes.at("test"), 1, 10, files.name_of("test")), {}};
-  note_partial_splits(cifar10_info(), data);
+  std::vector<std::string> train_files;
+  for (int i = 0; i < 5; ++i)
+    if (bytes.count(roles[i])) {
+      train.push_back(parse_cifar_records(bytes.at(roles[i]), 1, 10, files.name_of(roles[i])));
+      train_files.push_back(files.name_of(roles[i]));
+    }
+  RawData data;
+  if (!train.empty()) data.train = concat(train);
+  if (bytes.count("test")) data.test = parse_cifar_records(bytes.at("test"), 1, 10, files.name_of("test"));
+  finish_loading(cifar10_info(), files, {join(train_files, ", "), train.empty()},
+                 {files.name_of("test"), !bytes.count("test")}, data);
   return data;
 }
 
-RawData load_cifar100(const std::filesystem::path& data_root, const std::string& file_overrides) {
-  const DatasetFiles files(manifest("cifar100"), data_root, file_overrides);
+RawData load_cifar100(const std::filesystem::path& data_root, const FileOptions& options) {
+  DatasetFiles files(manifest("cifar100"), data_root, options);
   const auto bytes = files.read({"train", "test"});
-  RawData data{parse_cifar_records(bytes.at("train"), 2, 100, files.name_of("train")),
-               parse_cifar_records(bytes.at("test"), 2, 100, files.name_of("test")),
-               {}};
-  note_partial_splits(cifar100_info(), data);
+  RawData data;
+  for (const auto& [role, split] : {std::pair<std::string, Split*>{"train", &data.train}, {"test", &data.test}})
+    if (bytes.count(role)) *split = parse_cifar_records(bytes.at(role), 2, 100, files.name_of(role));
+  finish_loading(cifar100_info(), files, {files.name_of("train"), !bytes.count("train")},
+                 {files.name_of("test"), !bytes.count("test")}, data);
   return data;
 }
 

@@ -3,13 +3,14 @@
 #include <filesystem>
 
 #include "data/dataset.h"
+#include "data/integrity.h"
 
 namespace repro {
 
 DatasetInfo cifar10_info();
 DatasetInfo cifar100_info();
-RawData load_cifar10(const std::filesystem::path& data_root, const std::string& file_overrides);
-RawData load_cifar100(const std::filesystem::path& data_root, const std::string& file_overrides);
+RawData load_cifar10(const std::filesystem::path& data_root, const FileOptions& options);
+RawData load_cifar100(const std::filesystem::path& data_root, const FileOptions& options);
 
 // Parses binary CIFAR records: `label_bytes` (1 for CIFAR-10; 2 for CIFAR-100,
 // the fine label second) then 3072 pixel bytes. Errors name `file`.

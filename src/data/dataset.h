@@ -20,6 +20,9 @@ struct DatasetInfo {
   int64_t official_train = 0, official_test = 0;  // counts of the official splits
 };
 
+// "class 3 (Dress)", or "class 3" when the dataset has no class names.
+std::string class_label(const DatasetInfo& info, int64_t label);
+
 struct Split {
   torch::Tensor inputs;   // images: (N, C, H, W) uint8; text: (N, L) int64 ids, 0 = padding
   torch::Tensor labels;   // (N,) int64
@@ -34,23 +37,36 @@ struct Batch {
   torch::Tensor padding_mask;  // (B, L) bool, true at padding; undefined for images
 };
 
-// The official splits as read from disk.
-struct RawData {
-  Split train, test;
-  std::vector<std::string> notes;  // e.g. "partial: test split has 1000 of 10000 records"
+// Why a run's data is not the complete, verified official dataset. Typed, so
+// nothing depends on the wording of a note; each flag comes with a note.
+enum class NoteKind {
+  Info,        // provenance only (how splits were drawn, a known copy verified, noise)
+  Incomplete,  // a split or file is missing or smaller than the official one ("partial data: ...")
+  Subset,      // data.*_limit chose a subset ("subset: ...")
+  Unverified,  // a checksum did not match (data.verify=warn) or could not be checked ("unverified: ...")
 };
 
-// The splits one run uses, after limits and the validation hold-out.
-struct RunData {
+// Notes in the order they were added, and the flags their kinds set.
+struct DataNotes {
+  std::vector<std::string> notes;
+  bool incomplete = false, subset = false, unverified = false;
+
+  void note(NoteKind kind, const std::string& text);
+  void add_notes(const DataNotes& other);  // appends other's notes and ORs its flags
+  // True when results from this data differ from the paper's protocol: marked † in tables.
+  bool partial() const { return incomplete || subset || unverified; }
+};
+
+// The official splits as read from disk.
+struct RawData : DataNotes {
+  Split train, test;
+  std::vector<std::string> file_checks;  // one line per file: where it was found and what was checked
+};
+
+// The splits one run uses, after the validation hold-out and limits.
+struct RunData : DataNotes {
   DatasetInfo info;
   Split train, val, test;
-  std::vector<std::string> notes;  // provenance: partial splits, subsets, how splits were drawn
-  // True when a note says the data is incomplete ("partial data: ...") or a subset ("subset: ...").
-  bool partial() const {
-    for (const auto& note : notes)
-      if (note.rfind("partial data", 0) == 0 || note.rfind("subset", 0) == 0) return true;
-    return false;
-  }
 };
 
 }  // namespace repro

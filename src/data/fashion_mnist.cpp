@@ -44,11 +44,17 @@ Split read_split(const DatasetFiles& files, const std::map<std::string, std::str
 
 }  // namespace
 
-RawData load_fashion_mnist(const std::filesystem::path& data_root, const std::string& file_overrides) {
-  const DatasetFiles files(manifest("fashion_mnist"), data_root, file_overrides);
+RawData load_fashion_mnist(const std::filesystem::path& data_root, const FileOptions& options) {
+  DatasetFiles files(manifest("fashion_mnist"), data_root, options);
   const auto bytes = files.read({"train_images", "train_labels", "test_images", "test_labels"});
-  RawData data{read_split(files, bytes, "train"), read_split(files, bytes, "test"), {}};
-  note_partial_splits(fashion_mnist_info(), data);
+  RawData data;
+  SplitSource sources[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string split = i == 0 ? "train" : "test";
+    sources[i] = {files.name_of(split + "_labels"), !bytes.count(split + "_images") || !bytes.count(split + "_labels")};
+    if (!sources[i].missing) (i == 0 ? data.train : data.test) = read_split(files, bytes, split);
+  }
+  finish_loading(fashion_mnist_info(), files, sources[0], sources[1], data);
   return data;
 }
 

@@ -9,11 +9,14 @@
 #include <sstream>
 
 #include "data/batcher.h"
-#include "data/loader.h"
+#include "data/integrity.h"
 #include "data/noise.h"
+#include "data/prepare.h"
+#include "data/prepare_text.h"
 #include "data/registry.h"
 #include "text/word_tokenizer.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -63,16 +66,34 @@ std::string batching_bench(const RunData& data, const Config& config) {
 
 }  // namespace
 
-std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config,
-                         bool bench) {
-  DataLoader loader(root);
-  const auto start = Clock::now();
-  const RunData data = loader.run_data(dataset, config);
-  const double load_seconds = seconds_since(start);
+namespace {
+
+std::string per_class(const std::vector<int64_t>& counts) {
+  std::ostringstream out;
+  for (size_t c = 0; c < counts.size(); ++c) out << (c ? " " : "") << counts[c];
+  return out.str();
+}
+
+// The official splits as read from the files, each file's check, and what is missing.
+std::string describe_raw(const DatasetInfo& info, const std::vector<std::string>& file_checks,
+                         const std::vector<std::pair<std::string, std::vector<int64_t>>>& splits,
+                         const Config& config) {
+  std::ostringstream out;
+  out << "files (data.verify=" << config.text("data.verify") << "):\n";
+  for (const auto& line : file_checks) out << "  " << line << "\n";
+  for (const auto& [name, labels] : splits) {
+    const auto counts = count_classes(labels, info.num_classes);
+    out << "read " << name << ": " << labels.size() << " examples";
+    if (!labels.empty()) out << "; per class: " << per_class(counts);
+    out << "\n";
+  }
+  return out.str();
+}
+
+// What `repro run` would use with these settings: splits, shapes or lengths, notes.
+std::string describe_run(const RunData& data, const Config& config, double load_seconds, bool bench) {
   const DatasetInfo& info = data.info;
   std::ostringstream out;
-  out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
-  out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
   for (const auto& [name, split] :
        {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
     out << name << ": " << split->size() << " examples; per class: " << per_class(*split, info.num_classes) << "\n";
@@ -82,7 +103,6 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
     out << "images: " << info.channels << "x" << info.height << "x" << info.width << " uint8\n";
   else
     out << "vocabulary: " << info.vocab_size << " (" << config.text("text.tokenizer") << " tokenizer)\n";
-  for (const auto& note : data.notes) out << "note: " << note << "\n";
   if (bench) {
     out << "loading: " << load_seconds << " s (read, decode, split"
         << (info.modality == "text" ? ", tokenize or cache" : "") << ")\n";
@@ -91,13 +111,55 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   return out.str();
 }
 
+}  // namespace
+
+std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config,
+                         bool bench) {
+  const DatasetEntry& entry = find_dataset(dataset);
+  const DatasetInfo info = entry.info();
+  FileOptions files = file_options(config);
+  files.allow_missing = true;  // describe what is there and name what is missing
+  const auto start = Clock::now();
+  RawData images;
+  RawText texts;
+  DataNotes raw_notes;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> raw_splits;
+  std::vector<std::string> file_checks;
+  if (entry.is_text()) {
+    texts = entry.read_texts(root, files, config);
+    raw_notes = texts;
+    file_checks = texts.file_checks;
+    raw_splits = {{"train", texts.train.labels}, {"test", texts.test.labels}};
+  } else {
+    images = entry.read_images(root, files, config);
+    raw_notes = images;
+    file_checks = images.file_checks;
+    raw_splits = {{"train", label_vector(images.train)}, {"test", label_vector(images.test)}};
+  }
+  if (raw_splits[0].second.empty() && raw_splits[1].second.empty())
+    throw Error(dataset + ": no files found under " + root.string() + " (" + join(raw_notes.notes, "; ") + ")");
+  std::ostringstream out;
+  out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
+  out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
+  out << describe_raw(info, file_checks, raw_splits, config);
+  try {
+    const RunData data =
+        entry.is_text() ? prepare_text_run_data(info, texts, config) : prepare_run_data(info, images, config);
+    out << describe_run(data, config, seconds_since(start), bench);
+    raw_notes = data;
+  } catch (const Error& e) {
+    out << "run splits: none with these settings: " << e.what() << "\n";
+  }
+  for (const auto& note : raw_notes.notes) out << "note: " << note << "\n";
+  return out.str();
+}
+
 std::string preview_dataset(const std::string& dataset, const std::filesystem::path& root, const Config& config,
                             const std::filesystem::path& png) {
   NoiseSpec noise = NoiseSpec::from_config(config);
   noise.split = "both";
-  DataLoader loader(root);
   const DatasetEntry& entry = find_dataset(dataset);
-  if (entry.load_text) {
+  if (entry.is_text()) {
     const RawText raw = entry.load_text(root, config);
     const TextSplit& texts = raw.test.size() ? raw.test : raw.train;
     std::vector<std::string> shown(texts.texts.begin(), texts.texts.begin() + std::min<int64_t>(5, texts.size()));

@@ -10,9 +10,10 @@ namespace repro {
 
 namespace {
 
-// The keys a loader reads: files, and 20 Newsgroups' cleaning.
+// The keys a loader reads: files, their checks, and 20 Newsgroups' cleaning.
 std::string load_key(const std::string& dataset, const Config& config) {
-  return dataset + "|" + config.text("data.files") + "|" + config.text("data.newsgroups_remove");
+  return dataset + "|" + config.text("data.files") + "|" + config.text("data.verify") + "|" +
+         config.text("data.newsgroups_remove");
 }
 
 }  // namespace
@@ -30,7 +31,7 @@ RunData DataLoader::run_data(const std::string& dataset, const Config& config) {
 RunData DataLoader::prepare(const std::string& dataset, const Config& config) {
   const DatasetEntry& entry = find_dataset(dataset);
   const std::string key = load_key(dataset, config);
-  if (entry.load_text) {
+  if (entry.is_text()) {
     auto it = texts_.find(key);
     if (it == texts_.end()) {
       spdlog::info("loading {} from {}", dataset, root_.string());
@@ -48,7 +49,7 @@ RunData DataLoader::prepare(const std::string& dataset, const Config& config) {
 
 DatasetInfo DataLoader::model_info(const std::string& dataset, const Config& config) {
   const DatasetEntry& entry = find_dataset(dataset);
-  if (!entry.load_text) return entry.info();
+  if (!entry.is_text()) return entry.info();
   return run_data(dataset, config).info;
 }
 

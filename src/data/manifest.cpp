@@ -10,7 +10,18 @@ const std::map<std::string, std::string>& manifest_texts();  // generated
 
 namespace {
 
-Manifest parse_manifest(const std::string& dataset, const std::string& text) {
+ManifestFile parse_file(const YAML::Node& node) {
+  ManifestFile f;
+  f.name = node["name"].as<std::string>();
+  f.role = node["role"].as<std::string>();
+  f.bytes = node["bytes"].as<uint64_t>(0);
+  f.sha256 = node["sha256"].as<std::string>("");
+  f.url = node["url"].as<std::string>("");
+  f.note = node["note"].as<std::string>("");
+  return f;
+}
+
+Manifest parse_manifest(const std::string& text) {
   const YAML::Node root = YAML::Load(text);
   Manifest m;
   m.name = root["name"].as<std::string>();
@@ -18,19 +29,39 @@ Manifest parse_manifest(const std::string& dataset, const std::string& text) {
   m.homepage = root["homepage"].as<std::string>("");
   m.subfolder = root["subfolder"].as<std::string>("");
   m.citation = root["citation"].as<std::string>("");
-  for (const auto& node : root["files"]) {
-    ManifestFile f;
-    f.name = node["name"].as<std::string>();
-    f.role = node["role"].as<std::string>();
-    f.bytes = node["bytes"].as<uint64_t>(0);
-    f.sha256 = node["sha256"].as<std::string>("");
-    f.url = node["url"].as<std::string>("");
-    m.files.push_back(f);
+  for (const auto& node : root["files"]) m.files.push_back(parse_file(node));
+  for (const auto& node : root["copies"]) m.copies.push_back(parse_file(node));
+  for (const auto& entry : root["class_counts"]) {
+    const auto split = entry.first.as<std::string>();
+    if (entry.second.IsSequence())
+      m.class_counts[split] = entry.second.as<std::vector<int64_t>>();
+    else
+      m.class_counts[split] = {entry.second.as<int64_t>()};
   }
   return m;
 }
 
 }  // namespace
+
+const ManifestFile* Manifest::official(const std::string& role) const {
+  for (const auto& f : files)
+    if (f.role == role) return &f;
+  return nullptr;
+}
+
+const ManifestFile* Manifest::entry(const std::string& role, const std::string& file_name) const {
+  for (const auto* list : {&files, &copies})
+    for (const auto& f : *list)
+      if (f.role == role && f.name == file_name) return &f;
+  return nullptr;
+}
+
+int64_t Manifest::class_count(const std::string& split, int64_t label) const {
+  const auto it = class_counts.find(split);
+  if (it == class_counts.end() || it->second.empty()) return -1;
+  if (it->second.size() == 1) return it->second[0];
+  return label < static_cast<int64_t>(it->second.size()) ? it->second[label] : -1;
+}
 
 const Manifest& manifest(const std::string& dataset) {
   static std::map<std::string, Manifest> cache;
@@ -38,7 +69,11 @@ const Manifest& manifest(const std::string& dataset) {
   const auto& texts = manifest_texts();
   const auto it = texts.find(dataset);
   if (it == texts.end()) throw Error("internal: no manifest datasets/" + dataset + ".yaml");
-  return cache.emplace(dataset, parse_manifest(dataset, it->second)).first->second;
+  try {
+    return cache.emplace(dataset, parse_manifest(it->second)).first->second;
+  } catch (const YAML::Exception& e) {
+    throw Error("internal: datasets/" + dataset + ".yaml: " + e.what());
+  }
 }
 
 }  // namespace repro

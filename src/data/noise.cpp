@@ -95,11 +95,6 @@ const std::vector<std::string>& image_noise_kinds() {
   return kinds;
 }
 
-const std::vector<std::string>& text_noise_kinds() {
-  static const std::vector<std::string> kinds = {"token_drop", "token_swap", "token_insert", "char_typo"};
-  return kinds;
-}
-
 bool NoiseSpec::is_image_kind() const {
   const auto& kinds = image_noise_kinds();
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();

@@ -32,7 +32,6 @@ struct NoiseSpec {
 };
 
 const std::vector<std::string>& image_noise_kinds();
-const std::vector<std::string>& text_noise_kinds();
 
 // images: (N, C, H, W) uint8 -> a noisy copy. `salt` separates splits.
 torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseSpec& noise, uint64_t salt);

@@ -1,21 +1,43 @@
 #include "data/partial.h"
 
+#include "data/integrity.h"
+#include "util/error.h"
+
 namespace repro {
 
 namespace {
 
-void note_split(const std::string& dataset, const std::string& split, int64_t have, int64_t official,
-                std::vector<std::string>& notes) {
-  if (official <= 0 || have == official) return;
-  notes.push_back("partial data: " + dataset + " " + split + " split has " + std::to_string(have) +
-                  " of the official " + std::to_string(official) + " examples");
+void check_split(const DatasetInfo& info, const DatasetFiles& files, const std::string& split,
+                 const SplitSource& source, const std::vector<int64_t>& counts, DataNotes& notes) {
+  int64_t have = 0;
+  for (const auto c : counts) have += c;
+  const int64_t official = split == "train" ? info.official_train : info.official_test;
+  if (source.missing || (official == 0 && have == 0)) return;  // noted where it went missing; or no such split
+  if (have == 0)
+    throw Error(info.name + ": " + source.files + " holds no examples; expected the " + split + " split (" +
+                std::to_string(official) + " examples officially)");
+  if (official > 0 && have != official)
+    notes.note(NoteKind::Incomplete, "partial data: " + info.name + " " + split + " split has " + std::to_string(have) +
+                                         " of the official " + std::to_string(official) + " examples");
+  check_split_classes(info, files.manifest(), split, counts, source.files, files.options().verify, notes);
 }
 
 }  // namespace
 
-void note_partial_splits(const DatasetInfo& info, RawData& data) {
-  note_split(info.name, "train", data.train.size(), info.official_train, data.notes);
-  note_split(info.name, "test", data.test.size(), info.official_test, data.notes);
+void finish_loading(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train,
+                    const SplitSource& test, RawData& data) {
+  data.add_notes(files.notes());
+  data.file_checks = files.report();
+  check_split(info, files, "train", train, count_classes(data.train.labels, info.num_classes), data);
+  check_split(info, files, "test", test, count_classes(data.test.labels, info.num_classes), data);
+}
+
+void finish_loading(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train,
+                    const SplitSource& test, RawText& data) {
+  data.add_notes(files.notes());
+  data.file_checks = files.report();
+  check_split(info, files, "train", train, count_classes(data.train.labels, info.num_classes), data);
+  check_split(info, files, "test", test, count_classes(data.test.labels, info.num_classes), data);
 }
 
 }  // namespace repro

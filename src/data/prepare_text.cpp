@@ -6,6 +6,7 @@
 
 #include "data/noise.h"
 #include "data/prepare.h"
+#include "data/split_plan.h"
 #include "data/token_cache.h"
 #include "text/tokenizer.h"
 #include "util/error.h"
@@ -20,65 +21,22 @@ TextSplit take(const TextSplit& split, const std::vector<int64_t>& indices) {
   return out;
 }
 
-std::vector<int64_t> complement(int64_t n, const std::vector<int64_t>& taken) {
-  std::vector<bool> used(n, false);
-  for (const auto i : taken) used[i] = true;
-  std::vector<int64_t> rest;
-  for (int64_t i = 0; i < n; ++i)
-    if (!used[i]) rest.push_back(i);
-  return rest;
-}
-
-struct TextSplits {
+struct TextSplits : DataNotes {
   TextSplit train, val, test;
-  std::vector<std::string> notes;
 };
 
-// 80/10/10 of `pool`: test = a stratified 10%, val = 1/9 of the rest (10% of all).
-TextSplits three_way(const TextSplit& pool, int64_t classes, int64_t seed) {
-  TextSplits out;
-  const auto test = stratified_indices(pool.labels, classes, 0.1, seed);
-  const TextSplit rest = take(pool, complement(pool.size(), test));
-  const auto val = stratified_indices(rest.labels, classes, 1.0 / 9.0, seed + 1);
-  out.test = take(pool, test);
-  out.val = take(rest, val);
-  out.train = take(rest, complement(rest.size(), val));
-  return out;
-}
-
 TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  const int64_t seed = config.integer("data.split_seed");
+  const SplitPlan plan =
+      plan_splits(info, raw.train.labels, raw.test.labels, SplitSettings::from_config(config), raw.notes);
   TextSplits out;
-  if (raw.test.size() == 0) {  // no official test split (Rotten Tomatoes)
-    out = three_way(raw.train, info.num_classes, seed);
-    out.notes.push_back(info.name + ": no official split; seeded stratified 80/10/10 train/val/test (data.split_seed)");
-  } else if (raw.train.size() == 0) {
-    if (config.text("data.missing_train") != "split_test")
-      throw Error(info.name + ": the official training split is missing (" + (raw.notes.empty() ? "" : raw.notes[0]) +
-                  "). Get it, or set data.missing_train=split_test to train on 80% of the test split (partial).");
-    out = three_way(raw.test, info.num_classes, seed);
-    out.notes.push_back("partial data: " + info.name + " train/val/test drawn 80/10/10 from the official test split");
-  } else {
-    const auto val = stratified_indices(raw.train.labels, info.num_classes, config.real("data.val_fraction"), seed);
-    out.val = take(raw.train, val);
-    out.train = take(raw.train, complement(raw.train.size(), val));
-    out.test = raw.test;
-  }
-  out.notes.insert(out.notes.end(), raw.notes.begin(), raw.notes.end());
-  const int64_t train_limit = config.integer("data.train_limit"), test_limit = config.integer("data.test_limit");
-  if (train_limit > 0 && train_limit < out.train.size()) {
-    out.train = take(out.train, subset_indices(out.train.size(), train_limit, seed));
-    out.notes.push_back("subset: " + std::to_string(train_limit) + " training examples (data.train_limit)");
-  }
-  const int64_t val_limit = config.integer("data.val_limit");
-  if (val_limit > 0 && val_limit < out.val.size()) {
-    out.val = take(out.val, subset_indices(out.val.size(), val_limit, seed + 2));
-    out.notes.push_back("subset: " + std::to_string(val_limit) + " validation examples (data.val_limit)");
-  }
-  if (test_limit > 0 && test_limit < out.test.size()) {
-    out.test = take(out.test, subset_indices(out.test.size(), test_limit, seed + 1));
-    out.notes.push_back("subset: " + std::to_string(test_limit) + " test examples (data.test_limit)");
-  }
+  out.add_notes(raw);
+  out.add_notes(plan);
+  const auto pool = [&](const PlannedSplit& s) -> const TextSplit& {
+    return s.pool == Pool::Train ? raw.train : raw.test;
+  };
+  out.train = take(pool(plan.train), plan.train.indices);
+  out.val = take(pool(plan.val), plan.val.indices);
+  out.test = take(pool(plan.test), plan.test.indices);
   return out;
 }
 
@@ -117,7 +75,7 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   RunData data;
   data.info = info;
   const TextSplits texts = split_texts(info, raw, config);
-  data.notes = texts.notes;
+  data.add_notes(texts);
   const int64_t max_len = config.integer("text.max_len");
   const std::string key = cache_key(info, raw, config);
   const NoiseSpec noise = NoiseSpec::from_config(config);
@@ -125,8 +83,8 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
     if (noise.is_image_kind())
       throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + info.name +
                   " is a text dataset (token_drop, token_swap, token_insert, char_typo)");
-    data.notes.push_back("noise: " + noise.kind + " level " + config.text("data.noise.level") + " on " + noise.split +
-                         " (seed " + std::to_string(noise.seed) + ")");
+    data.note(NoteKind::Info, "noise: " + noise.kind + " level " + config.text("data.noise.level") + " on " +
+                                  noise.split + " (seed " + std::to_string(noise.seed) + ")");
   }
   auto cached = read_token_cache(key);
   if (!cached) {

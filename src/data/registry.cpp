@@ -11,21 +11,35 @@
 
 namespace repro {
 
+FileOptions file_options(const Config& config) {
+  return FileOptions(config.text("data.files"), parse_verify_mode(config.text("data.verify")));
+}
+
+RawData DatasetEntry::load_images(const std::filesystem::path& data_root, const Config& config) const {
+  if (!read_images) throw Error("internal: " + std::string(name) + " is not an image dataset");
+  return read_images(data_root, file_options(config), config);
+}
+
+RawText DatasetEntry::load_text(const std::filesystem::path& data_root, const Config& config) const {
+  if (!read_texts) throw Error("internal: " + std::string(name) + " is not a text dataset");
+  return read_texts(data_root, file_options(config), config);
+}
+
 const std::vector<DatasetEntry>& dataset_table() {
   using Root = const std::filesystem::path&;
+  using Files = const FileOptions&;
   using Spec = const Config&;
   static const std::vector<DatasetEntry> table = {
-      {"cifar10", cifar10_info, [](Root r, Spec c) { return load_cifar10(r, c.text("data.files")); }, nullptr},
-      {"cifar100", cifar100_info, [](Root r, Spec c) { return load_cifar100(r, c.text("data.files")); }, nullptr},
-      {"fashion_mnist", fashion_mnist_info, [](Root r, Spec c) { return load_fashion_mnist(r, c.text("data.files")); },
-       nullptr},
-      {"svhn", svhn_info, [](Root r, Spec c) { return load_svhn(r, c.text("data.files")); }, nullptr},
+      {"cifar10", cifar10_info, [](Root r, Files f, Spec) { return load_cifar10(r, f); }, nullptr},
+      {"cifar100", cifar100_info, [](Root r, Files f, Spec) { return load_cifar100(r, f); }, nullptr},
+      {"fashion_mnist", fashion_mnist_info, [](Root r, Files f, Spec) { return load_fashion_mnist(r, f); }, nullptr},
+      {"svhn", svhn_info, [](Root r, Files f, Spec) { return load_svhn(r, f); }, nullptr},
       {"rotten_tomatoes", rotten_tomatoes_info, nullptr,
-       [](Root r, Spec c) { return load_rotten_tomatoes(r, c.text("data.files")); }},
-      {"imdb", imdb_info, nullptr, [](Root r, Spec c) { return load_imdb(r, c.text("data.files")); }},
-      {"ag_news", ag_news_info, nullptr, [](Root r, Spec c) { return load_ag_news(r, c.text("data.files")); }},
+       [](Root r, Files f, Spec) { return load_rotten_tomatoes(r, f); }},
+      {"imdb", imdb_info, nullptr, [](Root r, Files f, Spec) { return load_imdb(r, f); }},
+      {"ag_news", ag_news_info, nullptr, [](Root r, Files f, Spec) { return load_ag_news(r, f); }},
       {"newsgroups", newsgroups_info, nullptr,
-       [](Root r, Spec c) { return load_newsgroups(r, c.text("data.files"), c.text("data.newsgroups_remove")); }},
+       [](Root r, Files f, Spec c) { return load_newsgroups(r, f, c.text("data.newsgroups_remove")); }},
   };
   return table;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/integrity.h"
 #include "data/text.h"
 #include "spec/config.h"
 
@@ -13,11 +14,19 @@ namespace repro {
 struct DatasetEntry {
   const char* name;
   DatasetInfo (*info)();
-  // Exactly one is set: images as tensors, or texts before tokenization. Both
-  // read the data.* keys that concern files (data.files renames files by role).
-  RawData (*load_images)(const std::filesystem::path& data_root, const Config& config);
-  RawText (*load_text)(const std::filesystem::path& data_root, const Config& config);
+  // Exactly one is set: images as tensors, or texts before tokenization. `files`
+  // holds data.files and data.verify; `config` the other data.* keys a loader reads.
+  RawData (*read_images)(const std::filesystem::path& data_root, const FileOptions& files, const Config& config);
+  RawText (*read_texts)(const std::filesystem::path& data_root, const FileOptions& files, const Config& config);
+
+  bool is_text() const { return read_texts != nullptr; }
+  // The official splits as `repro run` reads them (files options from `config`).
+  RawData load_images(const std::filesystem::path& data_root, const Config& config) const;
+  RawText load_text(const std::filesystem::path& data_root, const Config& config) const;
 };
+
+// data.files and data.verify of `config`.
+FileOptions file_options(const Config& config);
 
 const std::vector<DatasetEntry>& dataset_table();
 std::vector<std::string> dataset_names();

@@ -89,10 +89,13 @@ Split read_mat(const std::filesystem::path& path) {
 
 }  // namespace
 
-RawData load_svhn(const std::filesystem::path& data_root, const std::string& file_overrides) {
-  const DatasetFiles files(manifest("svhn"), data_root, file_overrides);
-  RawData data{read_mat(files.plain_path("train")), read_mat(files.plain_path("test")), {}};
-  note_partial_splits(svhn_info(), data);
+RawData load_svhn(const std::filesystem::path& data_root, const FileOptions& options) {
+  DatasetFiles files(manifest("svhn"), data_root, options);
+  RawData data;
+  const auto train = files.plain_path("train"), test = files.plain_path("test");
+  if (train) data.train = read_mat(*train);
+  if (test) data.test = read_mat(*test);
+  finish_loading(svhn_info(), files, {files.name_of("train"), !train}, {files.name_of("test"), !test}, data);
   return data;
 }
 

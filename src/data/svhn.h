@@ -4,10 +4,11 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "data/integrity.h"
 
 namespace repro {
 
 DatasetInfo svhn_info();
-RawData load_svhn(const std::filesystem::path& data_root, const std::string& file_overrides);
+RawData load_svhn(const std::filesystem::path& data_root, const FileOptions& options);
 
 }  // namespace repro

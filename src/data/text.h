@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset.h"
+
 namespace repro {
 
 struct TextSplit {
@@ -16,9 +18,9 @@ struct TextSplit {
   }
 };
 
-struct RawText {
-  TextSplit train, test;           // test is empty when the dataset has no official split
-  std::vector<std::string> notes;  // partial-data notes
+struct RawText : DataNotes {             // notes: partial data, known copies, unverified files
+  TextSplit train, test;                 // test is empty when the dataset has no official split
+  std::vector<std::string> file_checks;  // one line per file: where it was found and what was checked
 };
 
 // Bytes in Windows-1252 (or Latin-1) -> UTF-8.

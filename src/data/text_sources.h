@@ -4,6 +4,7 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "data/integrity.h"
 #include "data/text.h"
 
 namespace repro {
@@ -13,12 +14,11 @@ DatasetInfo imdb_info();
 DatasetInfo ag_news_info();
 DatasetInfo newsgroups_info();
 
-RawText load_rotten_tomatoes(const std::filesystem::path& root, const std::string& file_overrides);
-RawText load_imdb(const std::filesystem::path& root, const std::string& file_overrides);
-RawText load_ag_news(const std::filesystem::path& root, const std::string& file_overrides);
+RawText load_rotten_tomatoes(const std::filesystem::path& root, const FileOptions& options);
+RawText load_imdb(const std::filesystem::path& root, const FileOptions& options);
+RawText load_ag_news(const std::filesystem::path& root, const FileOptions& options);
 // remove: none | headers | all (headers, signatures and quoted lines).
-RawText load_newsgroups(const std::filesystem::path& root, const std::string& file_overrides,
-                        const std::string& remove);
+RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, const std::string& remove);
 
 // AG News CSV: every field quoted, "" for a quote, class 1-4; text = title + " " +
 // description with literal "\n" escapes turned into spaces. Errors name `file` and line.

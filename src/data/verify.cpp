@@ -1,8 +1,10 @@
 #include "data/verify.h"
 
+#include <algorithm>
+
+#include "data/hash_cache.h"
 #include "data/manifest.h"
 #include "data/sources.h"
-#include "util/sha256.h"
 
 namespace repro {
 
@@ -22,6 +24,7 @@ FileCheck compare(const std::string& dataset, const ManifestFile& f, uint64_t si
   } else if (f.sha256.empty()) {
     check.detail += " (size only: the manifest has no sha256)";
   }
+  if (!f.note.empty()) check.detail += " (known copy: " + f.note + ")";
   return check;
 }
 
@@ -29,24 +32,41 @@ FileCheck compare(const std::string& dataset, const ManifestFile& f, uint64_t si
 
 std::vector<FileCheck> verify_dataset(const std::string& dataset, const fs::path& root) {
   const Manifest& m = manifest(dataset);
-  const DatasetFiles files(m, root, "");
-  std::vector<FileCheck> checks;
-  for (const auto& f : m.files) {
-    std::vector<fs::path> places = {root / m.folder / m.subfolder / f.name, root / m.folder / f.name, root / f.name};
+  const DatasetFiles files(m, root, FileOptions{});
+  std::vector<const ManifestFile*> entries;  // the official files, then the known copies
+  for (const auto& f : m.files) entries.push_back(&f);
+  for (const auto& f : m.copies) entries.push_back(&f);
+  std::vector<std::optional<FileCheck>> checks(entries.size());
+  std::vector<size_t> in_archives;  // entries with no plain file
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto places = files.plain_places(entries[i]->name);
     const auto found = std::find_if(places.begin(), places.end(), [](const fs::path& p) { return fs::exists(p); });
-    if (found != places.end()) {
-      checks.push_back(compare(dataset, f, fs::file_size(*found), sha256_file(*found), found->string()));
+    if (found == places.end()) {
+      in_archives.push_back(i);
       continue;
     }
-    try {  // a member of an archive in the folder
-      const std::string bytes = files.read({f.role}).at(f.role);
-      checks.push_back(
-          compare(dataset, f, bytes.size(), sha256_hex(bytes), "inside an archive in " + (root / m.folder).string()));
-    } catch (const std::exception&) {
-      checks.push_back({dataset, f.name, "missing", "get it from " + f.url});
-    }
+    checks[i] = compare(dataset, *entries[i], fs::file_size(*found), cached_sha256_file(*found), found->string());
   }
-  return checks;
+  if (!in_archives.empty())  // one pass over the archives for every file still wanted
+    for (const auto& archive : files.archives())
+      for_each_member(archive, [&](const std::string& path, const std::function<std::string()>& read) {
+        const std::string base = fs::path(path).filename().string();
+        for (const size_t i : in_archives) {
+          if (checks[i] || entries[i]->name != base) continue;
+          const std::string bytes = read();
+          checks[i] = compare(dataset, *entries[i], bytes.size(), cached_sha256(archive, path, bytes),
+                              archive.string() + " (member " + path + ")");
+          break;  // names are unique among the official files and copies
+        }
+      });
+  std::vector<FileCheck> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (checks[i])
+      out.push_back(*checks[i]);
+    else if (i < m.files.size())  // a known copy that is not here is not worth a line
+      out.push_back({dataset, entries[i]->name, "missing", "get it from " + entries[i]->url});
+  }
+  return out;
 }
 
 std::string format_checks(const std::vector<FileCheck>& checks) {

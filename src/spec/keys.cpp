@@ -122,6 +122,10 @@ std::vector<KeyDef> build_table() {
       text("data.files", "",
            "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in "
            "datasets/<name>.yaml)."),
+      choice("data.verify", "strict", {"strict", "warn", "off"},
+             "Check each dataset file's size and sha256 against its manifest (and examples per class) at load: "
+             "strict = a mismatch is an error; warn = train anyway, with a note in summary.json and † in tables; "
+             "off = no check (docs/data.md)."),
       integer("data.train_limit", 0, 0, 1e12,
               "Use only this many training examples (a seeded random subset; 0 = all)."),
       integer("data.test_limit", 0, 0, 1e12, "Use only this many test examples (a seeded random subset; 0 = all)."),

@@ -1,8 +1,10 @@
 #include "util/sha256.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "util/error.h"
 

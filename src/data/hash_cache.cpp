@@ -1,0 +1,150 @@
+#include "data/hash_cache.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "data/token_cache.h"
+#include "util/sha256.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Stamp {  // what identifies one version of a file
+  uint64_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const Stamp& o) const { return size == o.size && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns; }
+};
+
+struct Entry {
+  Stamp stamp;
+  std::string sha256;
+};
+
+std::optional<Stamp> stamp_of(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  const auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+  return Stamp{static_cast<uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+class HashCache {
+ public:
+  std::optional<std::string> find(const std::string& key, const Stamp& stamp) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    load();
+    const auto it = entries_.find(key);
+    if (it == entries_.end() || !(it->second.stamp == stamp)) return std::nullopt;
+    return it->second.sha256;
+  }
+
+  void store(const std::string& key, const Stamp& stamp, const std::string& sha256) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    load();
+    entries_[key] = {stamp, sha256};
+    if (key.find_first_of("\n") != std::string::npos) return;  // not representable in the file
+    append(sha256 + "\t" + std::to_string(stamp.size) + "\t" + std::to_string(stamp.mtime_ns) + "\t" +
+           std::to_string(stamp.ctime_ns) + "\t" + key + "\n");
+  }
+
+  void forget() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    loaded_from_.clear();
+    entries_.clear();
+  }
+
+ private:
+  static fs::path cache_file() { return token_cache_dir() / "sha256.tsv"; }
+
+  // (Re)reads the cache file when the cache folder is another than the one read ($REPRO_CACHE changed).
+  void load() {
+    const fs::path file = cache_file();
+    if (file == loaded_from_) return;
+    loaded_from_ = file;
+    entries_.clear();
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {  // later lines win; malformed lines are skipped
+      const auto fields = split(line, '\t');
+      if (fields.size() < 5 || fields[0].size() != 64) continue;
+      try {
+        const Stamp stamp{std::stoull(fields[1]), std::stoll(fields[2]), std::stoll(fields[3])};
+        const std::string key = fields[4] + (fields.size() > 5 ? "\t" + fields[5] : "");
+        entries_[key] = {stamp, fields[0]};
+      } catch (const std::exception&) {
+      }
+    }
+  }
+
+  void append(const std::string& line) {
+    const fs::path file = cache_file();
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    std::ofstream out(file, std::ios::app | std::ios::binary);
+    if (out) out << line << std::flush;
+    if (ec || !out) warn_once(file, ec ? ec.message() : std::strerror(errno));
+  }
+
+  void warn_once(const fs::path& file, const std::string& reason) {
+    if (warned_) return;
+    warned_ = true;
+    spdlog::warn("cannot write the checksum cache {} ({}); dataset files will be hashed again next run", file.string(),
+                 reason);
+  }
+
+  std::mutex mutex_;
+  fs::path loaded_from_;
+  std::map<std::string, Entry> entries_;  // key: path, or path TAB member
+  bool warned_ = false;
+};
+
+HashCache& hash_cache() {
+  static HashCache cache;
+  return cache;
+}
+
+std::atomic<int64_t> computations{0};
+
+std::string key_of(const fs::path& file, const std::string& member) {
+  const std::string path = fs::absolute(file).lexically_normal().string();
+  return member.empty() ? path : path + "\t" + member;
+}
+
+template <typename Compute>
+std::string lookup_or_compute(const fs::path& file, const std::string& member, Compute compute) {
+  const auto stamp = stamp_of(file);
+  const std::string key = key_of(file, member);
+  if (stamp)
+    if (auto hit = hash_cache().find(key, *stamp)) return *hit;
+  const std::string sha = compute();
+  ++computations;
+  if (stamp) hash_cache().store(key, *stamp, sha);
+  return sha;
+}
+
+}  // namespace
+
+std::string cached_sha256(const fs::path& file, const std::string& member, const std::string& bytes) {
+  return lookup_or_compute(file, member, [&] { return sha256_hex(bytes); });
+}
+
+std::string cached_sha256_file(const fs::path& file) {
+  return lookup_or_compute(file, "", [&] { return sha256_file(file); });
+}
+
+int64_t sha256_computations() { return computations.load(); }
+
+void forget_cached_hashes() { hash_cache().forget(); }
+
+}  // namespace repro

@@ -1,0 +1,57 @@
+#pragma once
+// The one split/limit planner of both modalities: which examples of the official
+// splits form a run's train, validation and test splits. In this order:
+//  1. pools: validation is held out of the official training split, test is the
+//     official test split; a dataset without an official test split (Rotten
+//     Tomatoes), or without its training split under data.missing_train=split_test,
+//     gets a seeded stratified 80/10/10 train/val/test split of the split it has;
+//  2. validation: a stratified data.val_fraction of each class of the training split;
+//  3. limits: data.train_limit, data.val_limit and data.test_limit take seeded random
+//     subsets of the splits of 1-2, so train_limit is the number of examples trained on;
+//  4. every class of the data read must be present in every non-empty split: an
+//     error naming the split, the class and the setting that emptied it.
+// Everything is drawn with data.split_seed, so every model and seed of an
+// experiment sees the same splits.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "spec/config.h"
+
+namespace repro {
+
+struct SplitSettings {
+  int64_t seed = 0;                                        // data.split_seed
+  double val_fraction = 0;                                 // data.val_fraction (resolved)
+  int64_t train_limit = 0, val_limit = 0, test_limit = 0;  // 0 = all
+  bool split_test_when_no_train = false;                   // data.missing_train=split_test
+
+  static SplitSettings from_config(const Config& config);
+};
+
+enum class Pool { Train, Test };  // the official split a planned split's indices point into
+
+struct PlannedSplit {
+  Pool pool = Pool::Train;
+  std::vector<int64_t> indices;  // sorted positions in the pool
+};
+
+struct SplitPlan : DataNotes {  // notes: how the splits were drawn, subsets
+  PlannedSplit train, val, test;
+};
+
+// `train_labels` / `test_labels`: the labels of the official splits as read (either
+// may be empty); `raw_notes` say why a split is missing, for the error message.
+SplitPlan plan_splits(const DatasetInfo& info, const std::vector<int64_t>& train_labels,
+                      const std::vector<int64_t>& test_labels, const SplitSettings& settings,
+                      const std::vector<std::string>& raw_notes);
+
+// Indices (sorted) of a seeded, stratified hold-out of `fraction` of each class
+// (round(fraction * class size) examples of each).
+std::vector<int64_t> stratified_indices(const std::vector<int64_t>& labels, int64_t num_classes, double fraction,
+                                        int64_t seed);
+// Sorted indices of a seeded random subset of `limit` of `n` items (all when limit is 0 or >= n).
+std::vector<int64_t> subset_indices(int64_t n, int64_t limit, int64_t seed);
+
+}  // namespace repro
