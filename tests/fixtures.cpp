@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -25,6 +26,10 @@ TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
 }
+
+ScopedCache::ScopedCache() : dir_("cache") { ::setenv("REPRO_CACHE", dir_.path().c_str(), 1); }
+
+ScopedCache::~ScopedCache() { ::unsetenv("REPRO_CACHE"); }
 
 FileOptions unchecked(const std::string& files) { return FileOptions(files, VerifyMode::Off); }
 

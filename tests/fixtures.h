@@ -25,6 +25,18 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Points $REPRO_CACHE (token and checksum caches) at a fresh temporary folder
+// while it lives, so tests leave nothing in the user's cache.
+class ScopedCache {
+ public:
+  ScopedCache();
+  ~ScopedCache();
+  const std::filesystem::path& path() const { return dir_.path(); }
+
+ private:
+  TempDir dir_;
+};
+
 // Writes bytes, gzip-compressed when `gzip` is true.
 void write_bytes(const std::filesystem::path& path, const std::string& bytes, bool gzip);
 // gzip-compresses bytes in memory (a valid .gz file).

@@ -107,6 +107,7 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
 
 #endif
 TEST_CASE("data info counts examples per class", "[data]") {
+  test::ScopedCache cache;
   test::TempDir root("info");
   test::write_fashion_fixture(root.path(), 40, 20);
   Config config = Config::defaults();
@@ -121,6 +122,7 @@ TEST_CASE("data info counts examples per class", "[data]") {
 }
 
 TEST_CASE("data.verify=warn trains on a mismatching file with a note and a dagger; strict refuses it", "[data]") {
+  test::ScopedCache cache;
   test::TempDir dir("verify-run");
   test::write_fashion_fixture(dir.path() / "data", 200, 50);
   test::write_text(dir.path() / "spec.yaml",
@@ -153,6 +155,7 @@ TEST_CASE("data.verify=warn trains on a mismatching file with a note and a dagge
 }
 
 TEST_CASE("data info on partial datasets describes what is there, names what is missing and exits 0", "[data]") {
+  test::ScopedCache cache;
   test::TempDir dir("info-partial");
   const auto root = dir.path();
   // CIFAR-10 with only a renamed partial test file, as on this project's machines.

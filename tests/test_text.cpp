@@ -86,6 +86,19 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded strati
   CHECK_THAT(plan.notes.at(0), Contains("no official split"));
 }
 
+TEST_CASE("Rotten Tomatoes of the official size must have the official snippets per class", "[data]") {
+  test::ScopedCache cache;
+  test::TempDir dir("rt-counts");
+  test::write_tar(dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",
+                  {{"rt-polaritydata/rt-polarity.pos", reviews("great", 5330)},
+                   {"rt-polaritydata/rt-polarity.neg", reviews("awful", 5332)}});
+  const RawText raw = load_rotten_tomatoes(dir.path(), FileOptions("", VerifyMode::Warn));
+  CHECK(raw.train.size() == 10662);
+  CHECK(raw.unverified);
+  CHECK_THAT(raw.notes.back(), Contains("5,332 examples of class 0 (negative), expected 5,331"));
+  CHECK_NOTHROW(load_rotten_tomatoes(dir.path(), test::unchecked()));  // off: counts are not compared
+}
+
 TEST_CASE("an empty rt-polarity.neg is an error, not a one-class dataset", "[data]") {
   test::TempDir dir("rt-empty");
   test::write_tar(dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",

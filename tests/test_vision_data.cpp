@@ -22,6 +22,7 @@ void write_cifar10_folder(const std::filesystem::path& dir, int64_t per_batch) {
 }  // namespace
 
 TEST_CASE("CIFAR-10 from the unpacked folder", "[data]") {
+  test::ScopedCache cache;
   test::TempDir dir("cifar10");
   write_cifar10_folder(dir.path() / "cifar10/cifar-10-batches-bin", 20);
   CHECK_THROWS_WITH(load_cifar10(dir.path(), ""),
