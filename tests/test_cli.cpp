@@ -5,37 +5,23 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.h"
+#include "run/lock.h"
+#include "run_repro.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 using namespace repro;
 using Catch::Matchers::Contains;
 
-namespace {
-
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-Result run_repro(const std::string& arguments) {
-  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WEXITSTATUS(status), output};
-}
-
-}  // namespace
+using test::Result;
+using test::run_repro;
 
 TEST_CASE("repro run on the smoke spec writes records and a table; a rerun skips", "[cli]") {
   test::TempDir dir("cli");
   test::write_fashion_fixture(dir.path() / "data", 600, 300);
   const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
-  const std::string common =
-      " --data-root " + (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string();
+  const std::string common = " data.verify=off --threads 1 --data-root " + (dir.path() / "data").string() + " --out " +
+                             (dir.path() / "runs").string();
   const Result first = run_repro("run " + spec + common);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
@@ -89,32 +75,66 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
 TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undisturbed run", "[cli]") {
   test::TempDir dir("cli-kill");
   test::write_fashion_fixture(dir.path() / "data", 400, 100);
-  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
-  const std::string data = " --data-root " + (dir.path() / "data").string();
-  const std::string overrides = " train.epochs=3 data.train_limit=0 data.test_limit=0";
-  REQUIRE(run_repro("run " + spec + overrides + data + " --out " + (dir.path() / "calm").string()).exit_code == 0);
-  // 350 training images (val 1/8 held out) at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
+  // Two configurations x two seeds of a one-block ViT: the smallest plan with every case (the killed run, its
+  // untouched seed, a second configuration).
+  const std::string spec = (dir.path() / "kill.yaml").string();
+  test::write_text(spec,
+                   "experiment: kill\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
+                   "data: {val_fraction: 0.125, verify: off}\n"
+                   "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4}\n"
+                   "models:\n  - name: vit\n  - name: vit-mlp4\n    model: {ffn: {ratio: 4}}\n");
+  // One LibTorch thread: on a loaded 2-core machine two threads wait for each other at every parallel region, which
+  // made this test take 68-127 s; at one thread the three commands take a few seconds, with the same checks.
+  const std::string data = " --threads 1 --data-root " + (dir.path() / "data").string();
+  REQUIRE(run_repro("run " + spec + data + " --out " + (dir.path() / "calm").string()).exit_code == 0);
+  // 350 training images (50 held out) at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
   const std::string killed_out = " --out " + (dir.path() / "killed").string();
-  const Result killed = run_repro("run " + spec + overrides + data + killed_out + " --kill-at-step 9");
+  const Result killed = run_repro("run " + spec + data + killed_out + " --kill-at-step 9");
   CHECK(killed.exit_code != 0);
-  const auto run_dir = dir.path() / "killed/smoke/fashion_mnist/vit/seed_0";
+  const auto run_dir = dir.path() / "killed/kill/fashion_mnist/vit/seed_0";
   CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
   CHECK(split_lines(read_file(run_dir / "metrics.csv")).size() == 2);  // header + epoch 1
-  const Result resumed = run_repro("run " + spec + overrides + data + killed_out);
+  CHECK(std::filesystem::exists(RunLock::path_in(run_dir)));           // the killed run's lock file stays...
+  CHECK_FALSE(RunLock::holder(run_dir).has_value());                   // ...but the kernel released its lock
+  const Result resumed = run_repro("run " + spec + data + killed_out);
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
   CHECK_THAT(resumed.output, Contains("resuming"));
   for (const char* config : {"vit", "vit-mlp4"})
     for (const char* seed : {"seed_0", "seed_1"}) {
-      const auto rel = std::filesystem::path("smoke/fashion_mnist") / config / seed / "metrics.csv";
+      const auto rel = std::filesystem::path("kill/fashion_mnist") / config / seed / "metrics.csv";
       auto strip = [](const std::string& text) {  // drop the wall-time column
         std::string out;
         for (const auto& line : split_lines(text)) out += line.substr(0, line.rfind(',')) + "\n";
         return out;
       };
       INFO(rel.string());
+      CHECK(split_lines(read_file(dir.path() / "calm" / rel)).size() == 4);  // header + 3 epochs
       CHECK(strip(read_file(dir.path() / "killed" / rel)) == strip(read_file(dir.path() / "calm" / rel)));
     }
+}
+
+TEST_CASE("a run that fails while training is recorded as failed; the others go on and the command exits 1", "[cli]") {
+  test::TempDir dir("cli-failed");
+  test::write_fashion_fixture(dir.path() / "data", 60, 20);  // no CIFAR-10 files: its run fails at load
+  const std::string spec = (dir.path() / "two.yaml").string();
+  test::write_text(spec,
+                   "experiment: two\ndatasets: [cifar10, fashion_mnist]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7}\nper_dataset: {cifar10: {model.patch: 8}}\n"
+                   "data: {verify: off}\n"
+                   "train: {epochs: 1, batch_size: 16}\n");
+  const Result result = run_repro("run " + spec + " --threads 1 --data-root " + (dir.path() / "data").string() +
+                                  " --out " + (dir.path() / "runs").string());
+  INFO(result.output);
+  CHECK(result.exit_code == 1);
+  CHECK_THAT(result.output, Contains("| model | cifar10 | fashion_mnist |") && Contains("1 of 2 runs failed"));
+  const auto failed = nlohmann::json::parse(read_file(dir.path() / "runs/two/cifar10/model/seed_0/summary.json"));
+  CHECK(failed["status"] == "failed");
+  CHECK_THAT(failed["message"].get<std::string>(), Contains("cifar10"));
+  CHECK(failed["message"].get<std::string>().find('\n') == std::string::npos);  // one line
+  CHECK_THAT(read_file(dir.path() / "runs/two/fashion_mnist/model/seed_0/summary.json"),
+             Contains("\"status\": \"complete\""));
 }
 
 TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]") {
@@ -143,8 +163,8 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
 TEST_CASE("repro data info takes the dataset name and then data.* settings", "[cli]") {
   test::TempDir dir("datainfo");
   test::write_fashion_fixture(dir.path() / "data", 60, 20);
-  const Result result =
-      run_repro("data info fashion_mnist data.train_limit=30 --data-root " + (dir.path() / "data").string());
+  const Result result = run_repro("data info fashion_mnist data.train_limit=30 data.verify=off --data-root " +
+                                  (dir.path() / "data").string());
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.output, Contains("train: 30 examples"));

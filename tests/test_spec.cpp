@@ -1,8 +1,10 @@
 // Spec parsing, validation messages, overrides, grid expansion and docs/spec.md.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "cli/listing.h"
 #include "fixtures.h"
+#include "run/plan.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
 #include "util/error.h"
@@ -177,12 +179,39 @@ TEST_CASE("every spec under experiments/ loads and expands under each of its pro
     INFO(entry.path().string());
     Experiment e = load_experiment(entry.path().string());
     CHECK_FALSE(expand_grid(e).empty());
+    CHECK_NOTHROW(validate_plan(expand_grid(e)));  // every model builds, before any data is read
     for (const auto& [name, profile] : e.profiles) {
+      INFO("profile " << name);
       Experiment with = load_experiment(entry.path().string());
       with.choose_profile(name);
       CHECK_FALSE(expand_grid(with).empty());
+      CHECK_NOTHROW(validate_plan(expand_grid(with)));
     }
     ++specs;
   }
   CHECK(specs >= 12);
+}
+
+TEST_CASE("run identity: every planned run has its own folder and names where it comes from", "[spec]") {
+  test::TempDir dir("spec-identity");
+  Experiment e = load_experiment(spec_file(dir, kValid));
+  CHECK(e.seeds_where == (dir.path() / "spec.yaml").string() + ":3");
+  CHECK(e.rows[1].where == (dir.path() / "spec.yaml").string() + ":13");
+  e.axes.push_back(parse_axis("train.lr=1e-3,2e-3"));
+  const auto runs = expand_grid(e);
+  std::set<std::string> folders;
+  for (const auto& run : runs) folders.insert(run.relative_dir());
+  CHECK(folders.size() == runs.size());
+  CHECK_THAT(runs.back().origin, Contains("spec.yaml:13: model configuration 'wide+lr=0.002'"));
+  // The same key in different mappings is not a duplicate; a section given as dotted keys is fine.
+  CHECK_NOTHROW(
+      load_experiment(spec_file(dir,
+                                "datasets: [fashion_mnist]\nmodel.dim: 32\nmodel.ffn.ratio: 2\nmodels:\n  - name: a\n"
+                                "    model: {dim: 16}\n  - name: b\n    model: {dim: 16}\n")));
+}
+
+TEST_CASE("a spec path that is a directory or missing names the path", "[spec]") {
+  test::TempDir dir("spec-paths");
+  CHECK_THROWS_WITH(load_experiment(dir.path().string()), Contains(dir.path().string() + ": is a directory"));
+  CHECK_THROWS_WITH(load_experiment((dir.path() / "none.yaml").string()), Contains("none.yaml: spec file not found"));
 }

@@ -8,7 +8,9 @@
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "report/paper.h"
+#include "run/plan.h"
 #include "spec/grid.h"
+#include "spec/options.h"
 
 namespace repro {
 
@@ -65,7 +67,9 @@ void add_params_command(CLI::App& app, int& exit_code) {
     const Experiment experiment = load_spec(*spec, *overrides, "");
     DataLoader loader(resolve_data_root(*data_root));
     const auto paper = compare->empty() ? std::vector<PaperTable>{} : load_paper(*compare);
-    std::cout << params_table(expand_grid(experiment), loader, paper);
+    const auto runs = expand_grid(experiment);
+    validate_plan(runs);  // every model and its cross-key constraints, before any text is tokenized
+    std::cout << params_table(runs, loader, paper);
     exit_code = 0;
   });
 }

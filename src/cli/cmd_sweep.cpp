@@ -11,12 +11,13 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   auto seeds = std::make_shared<std::string>();
   auto axes = std::make_shared<std::vector<std::string>>();
   add_run_arguments(*command, *args);
-  command->add_option("--seeds", *seeds, "Seeds, e.g. 0-4 or 0,2,5 (replaces the spec's)");
+  auto* seeds_option = command->add_option("--seeds", *seeds, "Seeds, e.g. 0-4 or 0,2,5 (replaces the spec's)");
   command->add_option("--set", *axes, "A sweep axis KEY=V1,V2,... (repeatable; lists in [..])");
-  command->callback([args, seeds, axes, &exit_code] {
+  command->callback([args, seeds, seeds_option, axes, &exit_code] {
     Experiment experiment = load_with_overrides(*args);
-    if (!seeds->empty()) experiment.seeds = parse_seeds(*seeds, "--seeds");
-    for (const auto& axis : *axes) experiment.axes.push_back(parse_axis(axis));
+    // --seeds given, even as '': an empty list is an error, not the spec's seeds
+    apply_sweep_arguments(experiment, seeds_option->count() > 0 ? std::optional<std::string>(*seeds) : std::nullopt,
+                          *axes);
     exit_code = run_experiment(experiment, runner_options(*args));
   });
 }

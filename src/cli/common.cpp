@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include "util/error.h"
 #include "util/version.h"
 
 namespace repro {
@@ -25,13 +26,29 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
 
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile) {
   Experiment experiment = load_experiment(path);
-  for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
+  for (const auto& text : overrides) {
+    const Setting setting = parse_override(text);
+    for (const auto& earlier : experiment.overrides)
+      if (earlier.key == setting.key)
+        throw Error(setting.where + ": key '" + setting.key + "' is given twice on the command line (also " +
+                    earlier.where + "); give it once");
+    experiment.overrides.push_back(setting);
+  }
   experiment.choose_profile(profile);
   return experiment;
 }
 
 Experiment load_with_overrides(const RunArguments& args) {
   return load_spec(args.spec_path, args.overrides, args.profile);
+}
+
+void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,
+                           const std::vector<std::string>& axes) {
+  if (seeds) {
+    experiment.seeds_where = "--seeds '" + *seeds + "'";
+    experiment.seeds = parse_seeds(*seeds, experiment.seeds_where);
+  }
+  for (const auto& axis : axes) experiment.axes.push_back(parse_axis(axis));
 }
 
 RunnerOptions runner_options(const RunArguments& args) {

@@ -1,6 +1,7 @@
 #pragma once
 // Options shared by `run` and `sweep`: the spec file, overrides and where to run.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ void add_run_arguments(CLI::App& command, RunArguments& args);
 // Loads the spec, applies the `key=value` overrides and chooses the profile ("" = none).
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile);
 Experiment load_with_overrides(const RunArguments& args);
+// `repro sweep`'s --seeds (when given, even as '') and --set axes, replacing the spec's seeds and adding axes.
+void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,
+                           const std::vector<std::string>& axes);
 RunnerOptions runner_options(const RunArguments& args);
 
 }  // namespace repro

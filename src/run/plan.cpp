@@ -9,6 +9,7 @@
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "run/record.h"
+#include "spec/options.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -45,7 +46,51 @@ std::vector<std::string> changed_keys(const std::string& before, const std::stri
   return changes;
 }
 
+// Text models are checked with this vocabulary size: any size builds the same layers.
+constexpr int64_t kPlaceholderVocabulary = 64;
+
+// What a model needs from its dataset, known without reading data.
+DatasetInfo shape_without_data(const PlannedRun& run) {
+  DatasetInfo info = find_dataset(run.dataset).info();
+  if (info.modality == "text") {
+    info.vocab_size = kPlaceholderVocabulary;
+    info.max_length = run.config.integer("text.max_len");
+  }
+  return info;
+}
+
+// model.max_len sizes the position table; shorter than the tokens the model sees, it cannot be honoured.
+void check_max_len(const ModelOptions& model, const DatasetInfo& info) {
+  if (model.max_len == 0) return;  // exactly the positions needed
+  const auto text = [](int64_t n) { return std::to_string(n); };
+  if (model.kind == ModelKind::Vit) {
+    const int64_t tokens = (info.height / model.patch) * (info.width / model.patch) + 1;
+    if (model.max_len < tokens)
+      throw Error("model.max_len=" + text(model.max_len) + " is shorter than the " + text(tokens) +
+                  " tokens of a ViT with model.patch=" + text(model.patch) + " on " + info.name + "'s " +
+                  text(info.height) + "x" + text(info.width) + " images (patches + the class token); expected 0 " +
+                  "(exactly the tokens needed) or at least " + text(tokens));
+  } else if (model.max_len < info.max_length) {
+    throw Error("model.max_len=" + text(model.max_len) + " is shorter than text.max_len=" + text(info.max_length) +
+                " (the tokens of a batch of " + info.name + "); expected 0 (text.max_len) or at least " +
+                text(info.max_length));
+  }
+}
+
 }  // namespace
+
+void validate_plan(const std::vector<PlannedRun>& runs) {
+  for (const auto& run : one_per_configuration(runs)) {
+    try {
+      const ModelOptions model = model_options(run.config);
+      const DatasetInfo info = shape_without_data(run);
+      build_model(model, info);
+      check_max_len(model, info);
+    } catch (const std::exception& e) {
+      throw Error(run.origin + " on " + run.dataset + ": " + error_text(e));
+    }
+  }
+}
 
 std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
   std::vector<PlanStatus> statuses;

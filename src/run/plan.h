@@ -11,6 +11,14 @@
 
 namespace repro {
 
+// Before anything trains: builds the model of every model configuration x dataset and
+// checks what its settings must satisfy together (model.dim divisible by model.heads,
+// model.patch dividing the image, model.max_len covering the tokens, the model kind
+// matching the dataset). No data is read: image shapes and classes come from the
+// dataset's manifest; text models get a placeholder vocabulary (the real one is known
+// only after tokenizing) and text.max_len tokens. Throws repro::Error naming the run.
+void validate_plan(const std::vector<PlannedRun>& runs);
+
 enum class PlanStatus { Fresh, Resumable, Finished };
 
 // Per run: finished (skip), resumable (checkpoint of the same spec) or fresh.

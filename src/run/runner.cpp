@@ -5,17 +5,21 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "report/table.h"
 #include "run/device.h"
+#include "run/lock.h"
 #include "run/plan.h"
 #include "run/summary.h"
+#include "spec/options.h"
 #include "train/trainer.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -31,6 +35,7 @@ class RunLog {
     sinks.push_back(file_sink);
     auto logger = std::make_shared<spdlog::logger>("run", sinks.begin(), sinks.end());
     logger->set_level(previous_->level());
+    logger->flush_on(spdlog::level::trace);  // every line reaches log.txt before a kill can lose it
     spdlog::set_default_logger(logger);
   }
   ~RunLog() { spdlog::set_default_logger(previous_); }
@@ -41,8 +46,10 @@ class RunLog {
 
 std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
                         torch::Device device, Progress& progress, const RunnerOptions& options) {
+  const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
+  if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
   const RunData data = loader.run_data(run.dataset, run.config);
@@ -60,10 +67,74 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   return outcome.status;
 }
 
+// Records a run that threw as `failed` with its one-line reason (the full text, trace included, in log.txt).
+void record_failure(const PlannedRun& run, const RunFolder& folder, torch::Device device, const std::exception& e) {
+  spdlog::error("run {} failed: {}", folder.dir().string(), error_text(e));  // no LibTorch trace on stderr
+  append_file(folder.log_path(), "run failed: " + std::string(e.what()) + "\n");
+  const nlohmann::json environment = environment_record(device);
+  const nlohmann::json failed = {{"status", "failed"},
+                                 {"message", error_text(e)},
+                                 {"experiment", run.experiment},
+                                 {"model_config", run.model_config},
+                                 {"row_index", run.row_index},
+                                 {"dataset", run.dataset},
+                                 {"seed", run.seed},
+                                 {"environment", environment},
+                                 {"git_commit", environment.at("git_commit")}};
+  write_file_atomic(folder.summary_path(), failed.dump(2) + "\n");
+}
+
+// A write error (disk full, read-only folder, quota) would fail every later run the same way: it stops the command.
+bool is_write_error(const std::exception& e) { return std::string(e.what()).rfind("cannot write ", 0) == 0; }
+
+// What became of the runs of a plan, for the closing log lines and the exit code.
+struct Tally {
+  int finished_before = 0;     // skipped: complete or diverged when the plan was checked
+  int finished_elsewhere = 0;  // skipped: another process finished it while this one worked
+  int failed = 0;
+  std::vector<std::string> held;  // skipped: "folder (held by host:pid)"
+};
+
+// Claims a run by its folder's lock and re-checks the folder under it (another process may have finished the
+// run, or written a run of another spec there, since the plan was checked). nullopt: skip the run.
+std::optional<RunLock> claim(const PlannedRun& run, int64_t position, const RunFolder& folder,
+                             const std::filesystem::path& out, Tally& tally) {
+  std::optional<RunLock> lock = RunLock::try_acquire(folder.dir());
+  if (!lock) {
+    const auto holder = RunLock::holder(folder.dir());
+    const std::string who = holder ? holder->describe() : "another process";
+    spdlog::info("run {}: {} is held by {}: skipped here (it is being trained there)", position + 1,
+                 folder.dir().string(), who);
+    tally.held.push_back(folder.dir().string() + " (held by " + who + ")");
+    return std::nullopt;
+  }
+  try {
+    if (check_plan({run}, out)[0] != PlanStatus::Finished) return lock;
+    spdlog::info("run {}: {} was finished by another process meanwhile: skipped", position + 1, folder.dir().string());
+    ++tally.finished_elsewhere;
+  } catch (const Error& e) {  // its folder now holds a run of another spec: leave it untouched
+    spdlog::error("run {}: {}", position + 1, e.what());
+    ++tally.failed;
+  }
+  return std::nullopt;
+}
+
+void log_tally(const Tally& tally, size_t total) {
+  if (tally.finished_before > 0)
+    spdlog::info("{} of {} runs were already finished and were skipped", tally.finished_before, total);
+  if (tally.finished_elsewhere > 0)
+    spdlog::info("{} of {} runs were finished by another process meanwhile", tally.finished_elsewhere, total);
+  if (!tally.held.empty())
+    spdlog::warn("{} of {} runs are being trained by other processes and are not in this table yet: {}",
+                 tally.held.size(), total, join(tally.held, "; "));
+  if (tally.failed > 0) spdlog::error("{} of {} runs failed (see their summary.json and log.txt)", tally.failed, total);
+}
+
 }  // namespace
 
 int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
-  const std::vector<PlannedRun> runs = expand_grid(experiment);
+  const std::vector<PlannedRun> runs = expand_grid(experiment);  // throws when two runs would share a folder
+  validate_plan(runs);  // every run's model is built before the first one trains
   if (options.dry_run) {
     DataLoader loader(resolve_data_root(options.data_root));
     std::cout << describe_plan(runs, options.out, loader);
@@ -74,42 +145,34 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   const torch::Device device = resolve_device(options.device);
   DataLoader loader(resolve_data_root(options.data_root));
   Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
-  int failures = 0, skipped = 0;
+  Tally tally;
   for (size_t i = 0; i < runs.size(); ++i) {
+    const auto position = static_cast<int64_t>(i);
     const RunFolder folder(options.out / runs[i].relative_dir());
     if (statuses[i] == PlanStatus::Finished) {
-      ++skipped;
+      ++tally.finished_before;
       continue;
     }
+    const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
+    if (!lock) continue;
     std::string status;
     try {
-      status = execute_one(runs[i], static_cast<int64_t>(i), folder, loader, device, progress, options);
-    } catch (const Error&) {
-      throw;  // a problem with the spec or the data: stop everything
+      status = execute_one(runs[i], position, folder, loader, device, progress, options);
     } catch (const std::exception& e) {
-      status = "failed";
-      spdlog::error("run {} failed: {}", folder.dir().string(), e.what());
-      nlohmann::json failed = {{"status", "failed"},
-                               {"message", e.what()},
-                               {"experiment", runs[i].experiment},
-                               {"model_config", runs[i].model_config},
-                               {"row_index", runs[i].row_index},
-                               {"dataset", runs[i].dataset},
-                               {"seed", runs[i].seed},
-                               {"environment", environment_record(device)},
-                               {"git_commit", environment_record(device).at("git_commit")}};
-      write_file_atomic(folder.summary_path(), failed.dump(2) + "\n");
+      if (is_write_error(e)) throw;
+      status = "failed";  // recorded; the other runs go on and the command exits 1 at the end
+      record_failure(runs[i], folder, device, e);
     }
     progress.end_run();
     if (status == "stopped") return 3;
-    if (status == "failed") ++failures;
+    if (status == "failed") ++tally.failed;
   }
-  if (skipped > 0) spdlog::info("{} of {} runs were already finished and were skipped", skipped, runs.size());
+  log_tally(tally, runs.size());
   const std::filesystem::path experiment_dir = options.out / experiment.folder();
   const std::string table = render_report(experiment_dir, ReportOptions{});
   write_file_atomic(experiment_dir / "table.md", table);
   std::cout << table;
-  return failures > 0 ? 1 : 0;
+  return tally.failed > 0 ? 1 : 0;
 }
 
 }  // namespace repro

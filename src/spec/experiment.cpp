@@ -2,7 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "data/registry.h"
@@ -19,8 +24,71 @@ const std::vector<std::string> kTopLevel = {"experiment", "description", "datase
                                             "profiles",   "per_dataset", "model",    "data",  "text",   "train"};
 const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
+bool is_one_of(const std::string& word, const std::vector<std::string>& words) {
+  for (const auto& w : words)
+    if (w == word) return true;
+  return false;
+}
+
+std::string line_of(const YAML::Mark& mark) { return std::to_string(mark.line + 1); }
+
+// "file:line" of a node; just the file for nodes without a position (absent or empty values).
 std::string at(const std::string& file, const YAML::Node& node) {
-  return file + ":" + std::to_string(node.Mark().line + 1);
+  if (!node.IsDefined() || node.Mark().is_null()) return file;
+  return file + ":" + line_of(node.Mark());
+}
+
+std::string kind_of(const YAML::Node& node) {
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsNull()) return "no value";
+  return "'" + node.Scalar() + "'";
+}
+
+// A mapping key as text: keys must be plain names, not lists or mappings.
+std::string key_text(const std::string& file, const YAML::Node& key) {
+  if (!key.IsScalar()) throw Error(at(file, key) + ": a key must be a plain name, got " + kind_of(key));
+  return key.Scalar();
+}
+
+// A scalar value as text; a list, mapping or missing value is an error naming the key and what was expected.
+std::string value_text(const std::string& file, const YAML::Node& key_node, const YAML::Node& value,
+                       const std::string& key, const std::string& expected) {
+  if (value.IsScalar()) return value.Scalar();
+  throw Error(at(file, key_node) + ": '" + key + "': got " + kind_of(value) + ", expected " + expected);
+}
+
+// The entry of `map` named `key` as {key node, value node}; nullopt when absent.
+std::optional<std::pair<YAML::Node, YAML::Node>> entry_of(const std::string& file, const YAML::Node& map,
+                                                          const std::string& key) {
+  for (const auto& entry : map)
+    if (key_text(file, entry.first) == key) return std::make_pair(entry.first, entry.second);
+  return std::nullopt;
+}
+
+// YAML keeps both entries of a key given twice in one mapping (a second `train:` block, `dim` twice) and
+// lookups see only one of them: every mapping of the document must name each key once.
+// Aliases (*name) share their anchor's node: each list or mapping is checked once (by its position in the
+// file), so an alias bomb costs its length in the file, not its expansion (docs/reliability.md).
+void check_duplicate_keys(const std::string& file, const YAML::Node& node, const std::string& path,
+                          std::set<int>& checked) {
+  if ((node.IsSequence() || node.IsMap()) && !checked.insert(node.Mark().pos).second) return;
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      check_duplicate_keys(file, node[i], path + "[" + std::to_string(i) + "]", checked);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& entry : node) {
+    const std::string key = key_text(file, entry.first);
+    const std::string full = path.empty() ? key : path + "." + key;
+    const auto [first, fresh] = seen.emplace(key, entry.first.Mark());
+    if (!fresh)
+      throw Error(at(file, entry.first) + ": duplicate key '" + full + "' (first at " + file + ":" +
+                  line_of(first->second) + "); give each key once");
+    check_duplicate_keys(file, entry.second, full, checked);
+  }
 }
 
 std::string scalar_text(const YAML::Node& node) {
@@ -55,14 +123,14 @@ void add_scalar(const std::string& file, const std::string& key, const YAML::Nod
 // Flattens nested mappings into dotted settings; keys may themselves be dotted.
 void flatten(const std::string& file, const YAML::Node& node, const std::string& prefix, std::vector<Setting>& out) {
   for (const auto& entry : node) {
-    const std::string key = prefix + entry.first.as<std::string>();
+    const std::string key = prefix + key_text(file, entry.first);
     if (!entry.second.IsMap()) {
       add_scalar(file, key, entry.first, entry.second, out);
       continue;
     }
     if (!is_section(key)) {  // report the misspelt level itself, with the nearest full key
       std::string nearest = key;
-      if (entry.second.size() > 0) nearest += "." + entry.second.begin()->first.as<std::string>();
+      if (entry.second.size() > 0) nearest += "." + key_text(file, entry.second.begin()->first);
       throw_unknown_key(nearest, at(file, entry.first));
     }
     flatten(file, entry.second, key + ".", out);
@@ -71,10 +139,9 @@ void flatten(const std::string& file, const YAML::Node& node, const std::string&
 
 void check_sections(const std::string& file, const YAML::Node& node, const std::string& context) {
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = key_text(file, entry.first);
     const std::string head = split(key, '.')[0];
-    bool known = false;
-    for (const auto& section : kSections) known |= head == section;
+    const bool known = is_one_of(head, kSections);
     if (known && (entry.second.IsMap() || key.find('.') != std::string::npos)) continue;
     if (known) throw Error(at(file, entry.first) + ": '" + key + "' in " + context + " must be a mapping of keys");
     if (key == "name") continue;
@@ -84,14 +151,12 @@ void check_sections(const std::string& file, const YAML::Node& node, const std::
   }
 }
 
-// Settings of the model/data/train entries of `node` (other keys are skipped).
+// Settings of the model/data/text/train entries of `node` (other keys are skipped).
 std::vector<Setting> section_settings(const std::string& file, const YAML::Node& node) {
   std::vector<Setting> settings;
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    bool section = false;
-    for (const auto& s : kSections) section |= split(key, '.')[0] == s;
-    if (!section) continue;
+    const std::string key = key_text(file, entry.first);
+    if (!is_one_of(split(key, '.')[0], kSections)) continue;
     if (entry.second.IsMap())
       flatten(file, entry.second, key + ".", settings);
     else
@@ -100,28 +165,49 @@ std::vector<Setting> section_settings(const std::string& file, const YAML::Node&
   return settings;
 }
 
-std::string seeds_text(const YAML::Node& node) {
-  if (!node.IsSequence()) return node.Scalar();
+std::string seeds_text(const std::string& file, const YAML::Node& key_node, const YAML::Node& node) {
+  if (node.IsMap()) throw Error(at(file, key_node) + ": 'seeds': got a mapping, expected a list like 0-4 or [0, 1]");
+  if (!node.IsSequence()) return node.IsScalar() ? node.Scalar() : "";
   std::vector<std::string> items;
-  for (const auto& item : node) items.push_back(item.IsScalar() ? item.Scalar() : "?");
+  for (const auto& item : node) items.push_back(value_text(file, key_node, item, "seeds", "integers"));
   return join(items, ",");
 }
 
+// Every setting validated on its own, and each key given once: `train: {epochs: 50}` and `train.epochs: 1`
+// in one block name the same key twice.
 void check_settings(const std::vector<Setting>& settings) {
   Config probe = Config::defaults();
-  for (const auto& s : settings) probe.set(s.key, s.raw, s.where);
+  std::map<std::string, std::string> first_where;
+  for (const auto& s : settings) {
+    probe.set(s.key, s.raw, s.where);
+    const auto [first, fresh] = first_where.emplace(s.key, s.where);
+    if (!fresh) throw Error(s.where + ": key '" + s.key + "' is given twice (first at " + first->second + ")");
+  }
 }
 
-void read_rows(const std::string& file, const YAML::Node& models, Experiment& experiment) {
+// A name that becomes a folder: not empty and not "." or ".." once made safe.
+void check_folder_name(const std::string& name, const std::string& where, const std::string& what) {
+  const std::string folder = safe_name(name);
+  if (name.empty() || folder == "." || folder == "..")
+    throw Error(where + ": " + what + " '" + name + "' cannot be a folder name; use letters, digits, '-', '_' or '.'");
+}
+
+void read_rows(const std::string& file, const YAML::Node& key_node, const YAML::Node& models, Experiment& experiment) {
   if (!models.IsSequence())
-    throw Error(at(file, models) + ": 'models' must be a list of {name: ..., model/data/train: ...}");
-  std::set<std::string> names;
+    throw Error(at(file, key_node) + ": 'models' must be a list of {name: ..., model/data/train: ...}");
+  if (models.size() == 0)
+    throw Error(at(file, key_node) +
+                ": 'models' is an empty list; give at least one {name: ...} or leave the key out for one row");
+  std::map<std::string, std::string> names;  // name -> where
   for (const auto& row_node : models) {
-    if (!row_node.IsMap() || !row_node["name"])
-      throw Error(at(file, row_node) + ": each entry of 'models' needs a 'name'");
+    const auto name_entry = row_node.IsMap() ? entry_of(file, row_node, "name") : std::nullopt;
+    if (!name_entry) throw Error(at(file, row_node) + ": each entry of 'models' needs a 'name'");
     ModelRow row;
-    row.name = row_node["name"].as<std::string>();
-    if (!names.insert(row.name).second) throw Error(at(file, row_node) + ": duplicate model name '" + row.name + "'");
+    row.where = at(file, name_entry->first);
+    row.name = value_text(file, name_entry->first, name_entry->second, "name", "a model name");
+    check_folder_name(row.name, row.where, "model name");
+    const auto [first, fresh] = names.emplace(row.name, row.where);
+    if (!fresh) throw Error(row.where + ": duplicate model name '" + row.name + "' (first at " + first->second + ")");
     check_sections(file, row_node, "a 'models' entry");
     row.settings = section_settings(file, row_node);
     check_settings(row.settings);
@@ -129,7 +215,8 @@ void read_rows(const std::string& file, const YAML::Node& models, Experiment& ex
   }
 }
 
-void read_datasets(const std::string& file, const YAML::Node& node, Experiment& experiment) {
+void read_datasets(const std::string& file, const YAML::Node& key_node, const YAML::Node& node,
+                   std::vector<std::string>& datasets) {
   const auto names = dataset_names();
   std::vector<YAML::Node> items;
   if (node.IsScalar())
@@ -137,79 +224,166 @@ void read_datasets(const std::string& file, const YAML::Node& node, Experiment& 
   else if (node.IsSequence())
     for (const auto& item : node) items.push_back(item);
   else
-    throw Error(at(file, node) + ": 'datasets' must be a list of dataset names");
+    throw Error(at(file, key_node) + ": 'datasets': got " + kind_of(node) + ", expected a list of dataset names");
+  if (items.empty())
+    throw Error(at(file, key_node) + ": 'datasets' is an empty list; expected at least one of " + join(names, " | "));
+  std::map<std::string, std::string> seen;  // name -> where
   for (const auto& item : items) {
-    const std::string name = item.as<std::string>();
-    bool known = false;
-    for (const auto& candidate : names) known |= candidate == name;
-    if (!known) {
+    const std::string name = value_text(file, key_node, item, "datasets", "dataset names");
+    if (!is_one_of(name, names)) {
       const std::string guess = closest_match(name, names);
       throw Error(at(file, item) + ": unknown dataset '" + name + "'; expected one of " + join(names, " | ") +
                   (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
     }
-    experiment.datasets.push_back(name);
+    const auto [first, fresh] = seen.emplace(name, at(file, item));
+    if (!fresh)
+      throw Error(at(file, item) + ": dataset '" + name + "' is listed twice in 'datasets' (first at " + first->second +
+                  ")");
+    datasets.push_back(name);
   }
 }
 
-void read_sweep(const std::string& file, const YAML::Node& node, Experiment& experiment) {
-  if (!node.IsMap()) throw Error(at(file, node) + ": 'sweep' must map keys to lists of values");
+void read_sweep(const std::string& file, const YAML::Node& key_node, const YAML::Node& node, Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(file, key_node) + ": 'sweep' must map keys to lists of values");
   for (const auto& entry : node) {
     SweepAxis axis;
-    axis.key = entry.first.as<std::string>();
+    axis.key = key_text(file, entry.first);
     axis.where = at(file, entry.first);
     if (!find_key(axis.key)) throw_unknown_key(axis.key, axis.where);
     if (!entry.second.IsSequence() || entry.second.size() == 0)
       throw Error(axis.where + ": sweep axis '" + axis.key + "' needs a non-empty list of values");
-    for (const auto& value : entry.second) axis.values.push_back(scalar_text(value));
+    for (const auto& value : entry.second) {
+      if (value.IsMap() || value.IsNull())
+        throw Error(axis.where + ": sweep axis '" + axis.key + "': got " + kind_of(value) + " among its values");
+      axis.values.push_back(scalar_text(value));
+    }
     Config probe = Config::defaults();
     for (const auto& value : axis.values) probe.set(axis.key, value, axis.where);
     experiment.axes.push_back(axis);
   }
 }
 
-void read_profiles(const std::string& file, const YAML::Node& node, Experiment& experiment) {
-  if (!node.IsMap()) throw Error(at(file, node) + ": 'profiles' must map profile names to settings");
+Experiment::Profile read_profile(const std::string& file, const std::string& name, const YAML::Node& node) {
+  Experiment::Profile profile;
+  for (const auto& item : node) {
+    const std::string key = key_text(file, item.first);
+    if (key == "datasets") {
+      read_datasets(file, item.first, item.second, profile.datasets);
+    } else if (key == "seeds") {
+      profile.seeds_where = at(file, item.first) + " (profile " + name + ")";
+      profile.seeds = parse_seeds(seeds_text(file, item.first, item.second), profile.seeds_where);
+    } else if (item.second.IsMap()) {
+      flatten(file, item.second, key + ".", profile.settings);
+    } else {
+      add_scalar(file, key, item.first, item.second, profile.settings);
+    }
+  }
+  check_settings(profile.settings);
+  return profile;
+}
+
+void read_profiles(const std::string& file, const YAML::Node& key_node, const YAML::Node& node,
+                   Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(file, key_node) + ": 'profiles' must map profile names to settings");
   for (const auto& entry : node) {
-    const std::string name = entry.first.as<std::string>();
-    if (safe_name(name) != name)
+    const std::string name = key_text(file, entry.first);
+    if (safe_name(name) != name || name.find_first_not_of('.') == std::string::npos)
       throw Error(at(file, entry.first) + ": profile name '" + name + "' must be a plain word");
     if (!entry.second.IsMap())
       throw Error(at(file, entry.first) + ": profile '" + name + "' must be a mapping of settings");
-    Experiment::Profile profile;
-    for (const auto& item : entry.second) {
-      const std::string key = item.first.as<std::string>();
-      if (key == "datasets") {
-        Experiment scratch;
-        read_datasets(file, item.second, scratch);
-        profile.datasets = scratch.datasets;
-      } else if (key == "seeds") {
-        profile.seeds = parse_seeds(seeds_text(item.second), at(file, item.second));
-      } else if (item.second.IsMap()) {
-        flatten(file, item.second, key + ".", profile.settings);
-      } else {
-        add_scalar(file, key, item.first, item.second, profile.settings);
-      }
-    }
-    check_settings(profile.settings);
-    experiment.profiles[name] = profile;
+    experiment.profiles[name] = read_profile(file, name, entry.second);
   }
 }
 
-void read_per_dataset(const std::string& file, const YAML::Node& node, Experiment& experiment) {
-  if (!node.IsMap()) throw Error(at(file, node) + ": 'per_dataset' must map dataset names to settings");
+void read_per_dataset(const std::string& file, const YAML::Node& key_node, const YAML::Node& node,
+                      Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(file, key_node) + ": 'per_dataset' must map dataset names to settings");
   for (const auto& entry : node) {
-    Experiment scratch;
-    read_datasets(file, entry.first, scratch);
+    std::vector<std::string> dataset;
+    read_datasets(file, entry.first, entry.first, dataset);
+    if (!entry.second.IsMap())
+      throw Error(at(file, entry.first) + ": per_dataset '" + dataset[0] + "' must be a mapping of settings");
     std::vector<Setting> settings;
     flatten(file, entry.second, "", settings);
     check_settings(settings);
-    experiment.per_dataset[scratch.datasets[0]] = settings;
+    experiment.per_dataset[dataset[0]] = settings;
   }
+}
+
+void check_top_level(const std::string& file, const YAML::Node& root) {
+  for (const auto& entry : root) {
+    const std::string key = key_text(file, entry.first);
+    const bool dotted_section = key.find('.') != std::string::npos && is_one_of(split(key, '.')[0], kSections);
+    if (is_one_of(key, kTopLevel) || dotted_section) {
+      if (is_one_of(key, kSections) && !entry.second.IsMap())
+        throw Error(at(file, entry.first) + ": '" + key + "' must be a mapping of keys, got " + kind_of(entry.second));
+      continue;
+    }
+    const std::string guess = closest_match(key, kTopLevel);
+    throw Error(at(file, entry.first) + ": unknown top-level key '" + key + "'" +
+                (guess.empty() ? "; expected one of " + join(kTopLevel, ", ") : "; did you mean '" + guess + "'?"));
+  }
+}
+
+YAML::Node read_yaml(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) throw Error(path + ": spec file not found");
+  if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory; expected a spec file (YAML)");
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot read the spec file (" + std::strerror(errno) + ")");
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw Error(path + ":" + line_of(e.mark) + ": invalid YAML: " + e.msg);
+  }
+}
+
+Experiment parse_experiment(const std::string& path, const YAML::Node& root) {
+  if (!root.IsMap()) throw Error(path + ": a spec must be a YAML mapping (experiment, datasets, seeds, model, ...)");
+  std::set<int> checked_nodes;
+  check_duplicate_keys(path, root, "", checked_nodes);
+  check_top_level(path, root);
+  Experiment experiment;
+  experiment.source_file = path;
+  experiment.name = std::filesystem::path(path).stem().string();
+  experiment.seeds = {0};
+  experiment.seeds_where = path + " (default seeds: 0)";
+  if (const auto e = entry_of(path, root, "experiment")) {
+    experiment.name = value_text(path, e->first, e->second, "experiment", "a name");
+    if (safe_name(experiment.name) != experiment.name || experiment.name.find_first_not_of('.') == std::string::npos)
+      throw Error(at(path, e->first) + ": experiment name '" + experiment.name +
+                  "' must use only letters, digits, '-', '_' and '.'");
+  } else if (safe_name(experiment.name) != experiment.name) {
+    throw Error(path + ": the file name '" + experiment.name +
+                "' is not a plain folder name; give `experiment: NAME` (letters, digits, '-', '_', '.')");
+  }
+  if (const auto e = entry_of(path, root, "description"))
+    experiment.description = value_text(path, e->first, e->second, "description", "one line of text");
+  const auto datasets = entry_of(path, root, "datasets");
+  if (!datasets) throw Error(path + ": missing key 'datasets' (a list such as [fashion_mnist])");
+  read_datasets(path, datasets->first, datasets->second, experiment.datasets);
+  if (const auto e = entry_of(path, root, "seeds")) {
+    experiment.seeds_where = at(path, e->first);
+    experiment.seeds = parse_seeds(seeds_text(path, e->first, e->second), experiment.seeds_where);
+  }
+  experiment.base = section_settings(path, root);
+  check_settings(experiment.base);
+  if (const auto e = entry_of(path, root, "models"))
+    read_rows(path, e->first, e->second, experiment);
+  else
+    experiment.rows.push_back({"model", {}, path});
+  if (const auto e = entry_of(path, root, "sweep")) read_sweep(path, e->first, e->second, experiment);
+  if (const auto e = entry_of(path, root, "profiles")) read_profiles(path, e->first, e->second, experiment);
+  if (const auto e = entry_of(path, root, "per_dataset")) read_per_dataset(path, e->first, e->second, experiment);
+  return experiment;
 }
 
 }  // namespace
 
 std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where) {
+  if (trim(text).empty())
+    throw Error(where + ": seeds: got '" + text + "', expected at least one seed, e.g. 0-4 or 0,1,2");
   std::vector<int64_t> seeds;
   for (const auto& part_raw : split(text, ',')) {
     const std::string part = trim(part_raw);
@@ -262,52 +436,12 @@ SweepAxis parse_axis(const std::string& argument) {
 }
 
 Experiment load_experiment(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw Error(path + ": spec file not found");
-  YAML::Node root;
+  const YAML::Node root = read_yaml(path);
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw Error(path + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+    return parse_experiment(path, root);
+  } catch (const YAML::Exception& e) {  // anything the checks above did not name more precisely
+    throw Error(path + ":" + line_of(e.mark) + ": unexpected value: " + e.msg);
   }
-  if (!root.IsMap()) throw Error(path + ": a spec must be a YAML mapping (experiment, datasets, seeds, model, ...)");
-  Experiment experiment;
-  experiment.source_file = path;
-  experiment.name = std::filesystem::path(path).stem().string();
-  experiment.seeds = {0};
-  for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
-    bool known = false;
-    for (const auto& k : kTopLevel) known |= k == key || k == split(key, '.')[0];
-    if (!known) {
-      const std::string guess = closest_match(key, kTopLevel);
-      throw Error(at(path, entry.first) + ": unknown top-level key '" + key + "'" +
-                  (guess.empty() ? "; expected one of " + join(kTopLevel, ", ") : "; did you mean '" + guess + "'?"));
-    }
-  }
-  if (root["experiment"]) experiment.name = root["experiment"].as<std::string>();
-  if (safe_name(experiment.name) != experiment.name || experiment.name.empty())
-    throw Error(at(path, root["experiment"]) + ": experiment name '" + experiment.name +
-                "' must use only letters, digits, '-', '_' and '.'");
-  if (root["description"]) experiment.description = root["description"].as<std::string>();
-  if (!root["datasets"]) throw Error(path + ": missing key 'datasets' (a list such as [fashion_mnist])");
-  read_datasets(path, root["datasets"], experiment);
-  if (root["seeds"]) experiment.seeds = parse_seeds(seeds_text(root["seeds"]), at(path, root["seeds"]));
-  for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
-    for (const auto& section : kSections)
-      if (key == section && !entry.second.IsMap())
-        throw Error(at(path, entry.first) + ": '" + key + "' must be a mapping of keys");
-  }
-  experiment.base = section_settings(path, root);
-  check_settings(experiment.base);
-  if (root["models"])
-    read_rows(path, root["models"], experiment);
-  else
-    experiment.rows.push_back({"model", {}});
-  if (root["sweep"]) read_sweep(path, root["sweep"], experiment);
-  if (root["profiles"]) read_profiles(path, root["profiles"], experiment);
-  if (root["per_dataset"]) read_per_dataset(path, root["per_dataset"], experiment);
-  return experiment;
 }
 
 void Experiment::choose_profile(const std::string& wanted) {
@@ -321,7 +455,10 @@ void Experiment::choose_profile(const std::string& wanted) {
   profile = wanted;
   const Profile& chosen = profiles.at(wanted);
   if (!chosen.datasets.empty()) datasets = chosen.datasets;
-  if (!chosen.seeds.empty()) seeds = chosen.seeds;
+  if (!chosen.seeds.empty()) {
+    seeds = chosen.seeds;
+    seeds_where = chosen.seeds_where;
+  }
 }
 
 }  // namespace repro

@@ -17,6 +17,7 @@ struct Setting {
 struct ModelRow {
   std::string name;
   std::vector<Setting> settings;
+  std::string where;  // "file.yaml:12" of its `name:`, or the file for the one unnamed row
 };
 
 struct SweepAxis {
@@ -33,12 +34,14 @@ struct Experiment {
   std::vector<ModelRow> rows;  // `models:`; one unnamed row when absent
   std::vector<std::string> datasets;
   std::vector<int64_t> seeds;
+  std::string seeds_where;                                  // where `seeds` were given (for messages)
   std::vector<SweepAxis> axes;                              // `sweep:` and `--set`
   std::map<std::string, std::vector<Setting>> per_dataset;  // `per_dataset:` settings for one dataset
   struct Profile {
     std::vector<Setting> settings;
     std::vector<std::string> datasets;  // replaces the spec's when not empty
     std::vector<int64_t> seeds;         // likewise
+    std::string seeds_where;            // where the profile's seeds were given
   };
   std::map<std::string, Profile> profiles;  // `profiles:` budget overlays by name
   std::string profile;                      // the chosen one (--profile), or ""
@@ -58,7 +61,8 @@ Experiment load_experiment(const std::string& path);
 Setting parse_override(const std::string& argument);
 // "model.ffn.ratio=2,4,16/3" -> axis with three values.
 SweepAxis parse_axis(const std::string& argument);
-// "0-4" -> 0..4, "1,3" -> {1, 3}, "7" -> {7}.
+// "0-4" -> 0..4, "1,3" -> {1, 3}, "7" -> {7}; throws naming `where` when empty or malformed.
+// Duplicates are kept: the grid's run-identity check names them.
 std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where);
 
 }  // namespace repro

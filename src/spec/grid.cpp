@@ -1,7 +1,11 @@
 #include "spec/grid.h"
 
+#include <algorithm>
+#include <map>
+
 #include "data/registry.h"
 #include "models/presets.h"
+#include "util/error.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -34,6 +38,73 @@ std::vector<std::vector<size_t>> combinations(const std::vector<SweepAxis>& axes
   return out;
 }
 
+void check_seeds(const Experiment& experiment) {
+  std::map<int64_t, int> count;
+  std::vector<std::string> listed;
+  for (const auto seed : experiment.seeds) {
+    ++count[seed];
+    listed.push_back(std::to_string(seed));
+  }
+  for (const auto& [seed, n] : count)
+    if (n > 1)
+      throw Error(experiment.seeds_where + ": seed " + std::to_string(seed) + " is listed " + std::to_string(n) +
+                  " times in the seeds (" + join(listed, ",") + "); each seed is one run folder (seed_" +
+                  std::to_string(seed) + "), so give each seed once");
+}
+
+// Two values of one axis that parse to the same setting would train in one folder.
+void check_axis_values(const SweepAxis& axis) {
+  std::map<std::string, std::string> first_raw;  // canonical -> raw
+  for (const auto& raw : axis.values) {
+    Config probe = Config::defaults();
+    probe.set(axis.key, raw, axis.where);
+    const auto [first, fresh] = first_raw.emplace(probe.text(axis.key), raw);
+    if (!fresh)
+      throw Error(axis.where + ": values '" + first->second + "' and '" + raw + "' of sweep axis '" + axis.key +
+                  "' are the same value (" + first->first + "); both would train in one run folder");
+  }
+}
+
+// A setting applied after the sweep values (per_dataset, profile, command line) replaces every value of the axis.
+void check_axis_not_replaced(const SweepAxis& axis, const std::vector<Setting>& later, const std::string& layer) {
+  for (const auto& setting : later)
+    if (setting.key == axis.key)
+      throw Error(setting.where + ": " + layer + " sets '" + axis.key +
+                  "', which replaces every value of the sweep axis at " + axis.where +
+                  ": its runs would all train one configuration");
+}
+
+void check_axes(const Experiment& experiment) {
+  std::map<std::string, std::string> first_where;  // key -> where
+  for (const auto& axis : experiment.axes) {
+    const auto [first, fresh] = first_where.emplace(axis.key, axis.where);
+    if (!fresh)
+      throw Error(axis.where + ": sweep axis '" + axis.key + "' is given twice (first at " + first->second +
+                  "); give all its values in one axis, e.g. --set " + axis.key + "=V1,V2");
+    check_axis_values(axis);
+    check_axis_not_replaced(axis, experiment.overrides, "the command line");
+    if (!experiment.profile.empty())
+      check_axis_not_replaced(axis, experiment.profiles.at(experiment.profile).settings,
+                              "profile '" + experiment.profile + "'");
+    for (const auto& [dataset, settings] : experiment.per_dataset)
+      if (std::find(experiment.datasets.begin(), experiment.datasets.end(), dataset) != experiment.datasets.end())
+        check_axis_not_replaced(axis, settings, "per_dataset '" + dataset + "'");
+  }
+}
+
+// The last word: no two planned runs share a folder, whatever the reason.
+void check_distinct_folders(const std::vector<PlannedRun>& runs) {
+  std::map<std::string, const PlannedRun*> owner;  // relative folder -> run
+  for (const auto& run : runs) {
+    const auto [first, fresh] = owner.emplace(run.relative_dir(), &run);
+    if (!fresh)
+      throw Error(first->second->origin + " and " + run.origin + " would both train in the run folder " +
+                  run.relative_dir() +
+                  " (model names are made folder-safe: characters other than letters, digits "
+                  "and -_.=+ become '_'); give them distinct names");
+  }
+}
+
 }  // namespace
 
 std::string PlannedRun::run_subdir() const {
@@ -52,6 +123,8 @@ std::string PlannedRun::resolved_yaml() const {
 }
 
 std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
+  check_seeds(experiment);
+  check_axes(experiment);
   std::vector<PlannedRun> runs;
   const auto combos = combinations(experiment.axes);
   int row_index = 0;
@@ -72,12 +145,14 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
         if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
         apply(resolved, experiment.overrides);
         resolve_settings(resolved, find_dataset(dataset).info());
+        const std::string origin = row.where + ": model configuration '" + name + "'";
         for (const auto seed : experiment.seeds)
-          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved});
+          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin});
       }
       ++row_index;
     }
   }
+  check_distinct_folders(runs);
   return runs;
 }
 

@@ -16,7 +16,8 @@ struct PlannedRun {
   std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
   int row_index = 0;         // order of model configurations in tables
   int64_t seed = 0;
-  Config config;  // every key resolved
+  Config config;       // every key resolved
+  std::string origin;  // where it comes from, for messages: "spec.yaml:12: model configuration 'wide'"
 
   // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
   std::string run_subdir() const;
@@ -27,7 +28,10 @@ struct PlannedRun {
 };
 
 // Applies defaults < base < row < sweep values < per_dataset < profile < overrides,
-// validating each.
+// validating each. Then checks run identity: two planned runs never share a run
+// folder (duplicate seeds, equal values of a sweep axis, one axis given twice, an
+// axis replaced by a later setting, model names equal once made folder-safe);
+// throws naming both sources before anything is trained.
 std::vector<PlannedRun> expand_grid(const Experiment& experiment);
 
 // The first run (seed) of each (dataset, model configuration), in grid order: what

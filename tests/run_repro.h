@@ -1,0 +1,27 @@
+#pragma once
+// Runs the repro binary as a user does, for the end-to-end tests.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace repro::test {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+// `arguments` go through /bin/sh: quote what needs quoting.
+inline Result run_repro(const std::string& arguments) {
+  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed: " + command};
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
+}
+
+}  // namespace repro::test

@@ -1,0 +1,271 @@
+// Bad spec inputs, table-driven: spec files, KEY=VALUE overrides, --seeds, --set and CLI
+// options. Each must be refused before anything trains, with a message naming where
+// (file:line or the argument), the key or value and what was expected.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <optional>
+
+#include "cli/common.h"
+#include "fixtures.h"
+#include "run/plan.h"
+#include "run_repro.h"
+#include "spec/grid.h"
+#include "util/error.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct BadInput {
+  std::string spec;                    // the spec file's text (spec.yaml)
+  std::vector<std::string> overrides;  // KEY=VALUE
+  std::optional<std::string> seeds;    // sweep's --seeds
+  std::vector<std::string> axes;       // sweep's --set
+  std::string profile;                 // --profile
+  std::vector<std::string> expected;   // words the message must contain
+};
+
+const std::string kData = "datasets: [fashion_mnist]\n";
+const std::string kTiny = "datasets: [fashion_mnist]\nmodel: {dim: 16, depth: 1, heads: 2, patch: 7}\n";  // 2 lines
+
+// What `repro sweep` does before training: load, override, choose the profile, add seeds and axes,
+// expand the grid (run identity) and validate every model.
+std::string plan_error(const test::TempDir& dir, const BadInput& input) {
+  const auto path = dir.path() / "spec.yaml";
+  test::write_text(path, input.spec);
+  try {
+    Experiment experiment = load_spec(path.string(), input.overrides, input.profile);
+    apply_sweep_arguments(experiment, input.seeds, input.axes);
+    validate_plan(expand_grid(experiment));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::vector<BadInput>& bad_inputs() {
+  static const std::vector<BadInput> rows = {
+      // ---- run identity: two runs, one folder
+      {kData + "seeds: [0, 0]\n", {}, {}, {}, "", {"spec.yaml:2", "seed 0 is listed 2 times", "seed_0"}},
+      {kData + "seeds: 0-2,1\n", {}, {}, {}, "", {"spec.yaml:2", "seed 1 is listed 2 times"}},
+      {kData, {}, "0,0", {}, "", {"--seeds '0,0'", "seed 0 is listed 2 times"}},
+      {kData, {}, "3,1-4", {}, "", {"--seeds '3,1-4'", "seed 3"}},
+      {kTiny, {}, {}, {"train.lr=0.001,1e-3"}, "", {"--set 'train.lr=0.001,1e-3'", "'0.001' and '1e-3'", "same value"}},
+      {kTiny + "sweep:\n  model.ffn.ratio: [2, 2.0]\n", {}, {}, {}, "", {"spec.yaml:4", "'2' and '2.0'", "same value"}},
+      {kTiny,
+       {},
+       {},
+       {"train.lr=1e-3", "train.lr=2e-3"},
+       "",
+       {"--set 'train.lr=2e-3'", "sweep axis 'train.lr' is given twice", "first at --set 'train.lr=1e-3'"}},
+      {kTiny + "sweep:\n  train.lr: [1e-3, 2e-3]\n",
+       {},
+       {},
+       {"train.lr=5e-3"},
+       "",
+       {"--set 'train.lr=5e-3'", "given twice", "first at", "spec.yaml:4"}},
+      {kTiny,
+       {"train.lr=5e-4"},
+       {},
+       {"train.lr=1e-3,2e-3"},
+       "",
+       {"override 'train.lr=5e-4'", "replaces every value of the sweep axis", "--set 'train.lr=1e-3,2e-3'"}},
+      {kTiny + "sweep: {train.lr: [1e-3, 2e-3]}\nprofiles:\n  s: {train.lr: 5e-4}\n",
+       {},
+       {},
+       {},
+       "s",
+       {"spec.yaml:5", "profile 's' sets 'train.lr'", "spec.yaml:3"}},
+      {kTiny + "sweep: {train.lr: [1e-3, 2e-3]}\nper_dataset:\n  fashion_mnist: {train.lr: 5e-4}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:5", "per_dataset 'fashion_mnist' sets 'train.lr'"}},
+      {kTiny + "models:\n  - name: a/b\n  - name: a_b\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4: model configuration 'a/b'", "spec.yaml:5: model configuration 'a_b'",
+        "fashion_mnist/a_b/seed_0"}},
+      {kTiny + "models:\n  - name: x y\n  - name: x?y\nsweep: {model.ffn.ratio: [2, 4]}\n",
+       {},
+       {},
+       {},
+       "",
+       {"'x y+ffn.ratio=2'", "'x?y+ffn.ratio=2'", "would both train in the run folder", "x_y+ffn.ratio=2/seed_0"}},
+      {kTiny + "models:\n  - name: ..\n", {}, {}, {}, "", {"spec.yaml:4", "model name '..'", "folder name"}},
+      {kTiny + "models:\n  - name: x\n  - name: x\n", {}, {}, {}, "", {"spec.yaml:5", "duplicate model name 'x'"}},
+      {"experiment: ..\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "experiment name '..'"}},
+      {"datasets: [fashion_mnist, fashion_mnist]\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:1", "'fashion_mnist' is listed twice"}},
+      {kData + "profiles:\n  s: {seeds: [1, 1]}\n", {}, {}, {}, "s", {"spec.yaml:3", "(profile s)", "seed 1"}},
+      // ---- duplicate keys
+      {kData + "train: {epochs: 1}\ntrain: {epochs: 50}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:3", "duplicate key 'train'", "first at ", "spec.yaml:2)"}},
+      {kData + "model:\n  dim: 16\n  dim: 32\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "duplicate key 'model.dim'", "first at ", "spec.yaml:3)"}},
+      {kData + "models:\n  - name: a\n    model: {ffn: {ratio: 2, ratio: 4}}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "duplicate key 'models[0].model.ffn.ratio'"}},
+      {kData + "train: {epochs: 5}\ntrain.epochs: 1\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:3", "key 'train.epochs' is given twice", "first at ", "spec.yaml:2)"}},
+      {kData + "profiles:\n  s: {train.epochs: 1}\n  s: {train.epochs: 2}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "duplicate key 'profiles.s'"}},
+      {kData + "datasets: [cifar10]\n", {}, {}, {}, "", {"spec.yaml:2", "duplicate key 'datasets'"}},
+      {kData,
+       {"train.epochs=1", "train.epochs=2"},
+       {},
+       {},
+       "",
+       {"override 'train.epochs=2'", "given twice on the command line", "'train.epochs=1'"}},
+      // ---- empty lists
+      {"datasets: []\n", {}, {}, {}, "", {"spec.yaml:1", "'datasets' is an empty list"}},
+      {kData + "models: []\n", {}, {}, {}, "", {"spec.yaml:2", "'models' is an empty list"}},
+      {kData + "seeds: []\n", {}, {}, {}, "", {"spec.yaml:2", "expected at least one seed"}},
+      {kData, {}, "", {}, "", {"--seeds ''", "expected at least one seed"}},
+      {kData + "sweep: {train.lr: []}\n", {}, {}, {}, "", {"spec.yaml:2", "non-empty list"}},
+      {kData + "profiles:\n  s: {datasets: []}\n", {}, {}, {}, "", {"spec.yaml:3", "'datasets' is an empty list"}},
+      // ---- settings a model cannot honour (checked for every run before the first trains)
+      {kTiny + "model.max_len: 10\n",
+       {},
+       {},
+       {},
+       "",
+       {"model.max_len=10", "shorter than the 17 tokens", "model.patch=7", "28x28"}},
+      {"datasets: [rotten_tomatoes]\nmodel: {dim: 16, depth: 1, heads: 2, max_len: 32}\ntext: {max_len: 64}\n",
+       {},
+       {},
+       {},
+       "",
+       {"model.max_len=32", "text.max_len=64"}},
+      {kTiny + "models:\n  - name: ok\n  - name: bad\n    model: {heads: 3}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:5: model configuration 'bad'", "model.dim=16 must be divisible by model.heads=3"}},
+      {kTiny, {"model.patch=5"}, {}, {}, "", {"model.patch=5 must divide the image size 28x28"}},
+      {kTiny, {}, {}, {"model.heads=2,3"}, "", {"'model+heads=3'", "divisible by model.heads=3"}},
+      {kTiny, {"model.kind=text"}, {}, {}, "", {"model.kind=text needs a text dataset", "fashion_mnist"}},
+      // ---- YAML shapes yaml-cpp cannot convert
+      {"experiment: [a, b]\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "'experiment': got a list", "expected a name"}},
+      {kData + "models:\n  - name: [x]\n", {}, {}, {}, "", {"spec.yaml:3", "'name': got a list"}},
+      {"datasets: [{fashion_mnist: 1}]\n", {}, {}, {}, "", {"spec.yaml:1", "'datasets': got a mapping"}},
+      {kData + "description: {a: b}\n", {}, {}, {}, "", {"spec.yaml:2", "'description': got a mapping"}},
+      {kData + "[a]: 1\n", {}, {}, {}, "", {"spec.yaml:2", "a key must be a plain name", "got a list"}},
+      {kData + "seeds: {a: 1}\n", {}, {}, {}, "", {"spec.yaml:2", "'seeds': got a mapping"}},
+      {kData + "seeds: [[0]]\n", {}, {}, {}, "", {"spec.yaml:2", "'seeds': got a list"}},
+      {kData + "model: 5\n", {}, {}, {}, "", {"spec.yaml:2", "'model' must be a mapping"}},
+      {kData + "experiment:\n", {}, {}, {}, "", {"spec.yaml:2", "'experiment': got no value"}},
+      {kData + "per_dataset:\n  fashion_mnist: 3\n", {}, {}, {}, "", {"spec.yaml:3", "must be a mapping of settings"}},
+      {kData + "sweep: {model.dim: [16, {a: 1}]}\n", {}, {}, {}, "", {"spec.yaml:2", "got a mapping"}},
+      {"datasets: fashion_mnist: x\n", {}, {}, {}, "", {"spec.yaml:1", "invalid YAML"}},
+      {"", {}, {}, {}, "", {"spec.yaml", "must be a YAML mapping"}},
+      // ---- keys and values
+      {kData + "seeds.x: 1\n", {}, {}, {}, "", {"spec.yaml:2", "unknown top-level key 'seeds.x'"}},
+      {kData + "model: {dim: [1, 2]}\n", {}, {}, {}, "", {"spec.yaml:2", "key 'model.dim'", "got a list"}},
+      {kData + "seeds: -1\n", {}, {}, {}, "", {"spec.yaml:2", "non-negative"}},
+      {kData, {"train.epochs"}, {}, {}, "", {"override 'train.epochs'", "expected KEY=VALUE"}},
+      {kData, {"train.epoch=5"}, {}, {}, "", {"did you mean 'train.epochs'?"}},
+      {kData, {"model.dim=abc"}, {}, {}, "", {"key 'model.dim'", "got 'abc'", "expected an integer"}},
+      {kData, {}, {}, {"model.dim"}, "", {"--set 'model.dim'", "expected KEY=V1,V2"}},
+      {kData, {}, {}, {"model.dim=16,x"}, "", {"--set 'model.dim=16,x'", "got 'x'"}},
+      {kData, {}, "a-b", {}, "", {"--seeds 'a-b'", "expected a list like 0-4"}},
+      {kData, {}, {}, {}, "nope", {"--profile nope", "defines no profiles"}},
+  };
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("bad spec inputs are refused before training, naming where, the key or value and what was expected",
+          "[spec]") {
+  test::TempDir dir("bad-spec");
+  const auto& rows = bad_inputs();
+  CHECK(rows.size() >= 40);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BadInput& row = rows[i];
+    const std::string message = plan_error(dir, row);
+    INFO("row " << i << ": spec:\n" << row.spec << "message: " << message);
+    for (const auto& word : row.expected) CHECK_THAT(message, Contains(word));
+    CHECK(message.find('\n') == std::string::npos);  // one line
+  }
+}
+
+TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cli]") {
+  test::TempDir dir("bad-cli");
+  const std::string spec = (dir.path() / "spec.yaml").string();
+  test::write_text(spec, kTiny);
+  const std::string dup = (dir.path() / "dup.yaml").string();
+  test::write_text(dup, kTiny + "train: {epochs: 1}\ntrain: {epochs: 50}\n");
+  const std::string names = (dir.path() / "names.yaml").string();
+  test::write_text(names, kTiny + "models:\n  - name: a/b\n  - name: a_b\n");
+  const std::string out = " --out " + (dir.path() / "runs").string();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> rows = {
+      {"run " + dir.path().string() + out, {dir.path().string() + ": is a directory", "expected a spec file"}},
+      {"run " + (dir.path() / "absent.yaml").string() + out, {"absent.yaml: spec file not found"}},
+      {"sweep " + spec + " --seeds ''" + out, {"--seeds ''", "expected at least one seed"}},
+      {"sweep " + spec + " --seeds 0,0 --dry-run" + out, {"--seeds '0,0'", "seed 0 is listed 2 times"}},
+      {"sweep " + spec + " --set train.lr=1e-3 --set train.lr=2e-3 --dry-run" + out,
+       {"sweep axis 'train.lr' is given twice"}},
+      {"sweep " + spec + " --set train.lr=0.001,1e-3 --dry-run" + out, {"'0.001' and '1e-3'", "same value"}},
+      {"run " + dup + " --dry-run" + out, {"dup.yaml:4", "duplicate key 'train'", "dup.yaml:3"}},
+      {"run " + names + " --dry-run" + out, {"names.yaml:4", "names.yaml:5", "a_b/seed_0"}},
+      {"params " + names, {"names.yaml:4", "names.yaml:5"}},
+      {"run " + spec + " model.max_len=10 --dry-run" + out, {"model.max_len=10", "17 tokens"}},
+      {"run " + spec + " --profile paper" + out, {"--profile paper", "defines no profiles"}},
+      {"run " + spec + " --device tpu" + out, {"--device", "tpu"}},
+      {"run " + spec + " --threads -1" + out, {"--threads"}},
+      {"run " + spec + " --no-such-option" + out, {"--no-such-option"}},
+  };
+  for (const auto& [arguments, expected] : rows) {
+    const test::Result result = test::run_repro(arguments);
+    INFO(arguments << "\n" << result.output);
+    CHECK(result.exit_code == 2);
+    for (const auto& word : expected) CHECK_THAT(result.output, Contains(word));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // nothing was planned, let alone trained
+}
+
+TEST_CASE("a spec whose second row cannot be built trains nothing", "[cli]") {
+  test::TempDir dir("bad-row2");
+  test::write_fashion_fixture(dir.path() / "data", 60, 20);
+  const auto spec = dir.path() / "rows.yaml";
+  test::write_text(spec, kTiny +
+                             "train: {epochs: 1, batch_size: 16}\nmodels:\n  - name: fine\n  - name: three-heads\n"
+                             "    model: {heads: 3}\n");
+  const test::Result result =
+      test::run_repro("run " + spec.string() + " --data-root " + (dir.path() / "data").string() + " --out " +
+                      (dir.path() / "runs").string());
+  INFO(result.output);
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.output, Contains("rows.yaml:6: model configuration 'three-heads' on fashion_mnist") &&
+                                Contains("model.dim=16 must be divisible by model.heads=3"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs/rows/fashion_mnist/fine"));  // row 1 did not train
+}
