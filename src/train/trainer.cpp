@@ -117,6 +117,12 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     outcome.resumed_from_epoch = state.epochs_done;
     spdlog::info("resuming {} from its checkpoint after epoch {}", c.folder.dir().string(), state.epochs_done);
   }
+  // The checkpoint's history is the record: a kill between the checkpoint and
+  // metrics.csv (or a stale metrics.csv beside no checkpoint) is repaired here.
+  if (outcome.history.empty())
+    std::filesystem::remove(c.folder.metrics_path());
+  else
+    write_file_atomic(c.folder.metrics_path(), metrics_csv(outcome.history));
   c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                        epochs, steps_per_epoch, state.epochs_done);
   for (int64_t epoch = state.epochs_done + 1; epoch <= epochs; ++epoch) {
@@ -152,7 +158,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     const std::string val = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
                  epoch, epochs, row.train_loss, row.train_acc, val, row.test_loss, row.test_acc, row.seconds);
-    if (c.stop_after_epoch > 0 && epoch == c.stop_after_epoch && epoch < epochs) {
+    if (c.stop_after_epoch > 0 && epoch == c.stop_after_epoch) {  // the final epoch too: no summary yet
       outcome.status = "stopped";
       outcome.wall_seconds = state.wall_seconds;
       return outcome;
