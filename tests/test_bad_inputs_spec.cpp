@@ -269,3 +269,19 @@ TEST_CASE("a spec whose second row cannot be built trains nothing", "[cli]") {
                                 Contains("model.dim=16 must be divisible by model.heads=3"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs/rows/fashion_mnist/fine"));  // row 1 did not train
 }
+
+TEST_CASE("a damaged run folder is refused naming it, never taken for a finished run", "[spec]") {
+  test::TempDir dir("bad-folder");
+  test::write_text(dir.path() / "spec.yaml", kTiny);
+  const auto runs = expand_grid(load_experiment((dir.path() / "spec.yaml").string()));
+  const auto out = dir.path() / "out";
+  const auto folder = out / runs[0].relative_dir();
+  test::write_text(folder / "spec.resolved.yaml", "model: [unclosed\n");
+  CHECK_THROWS_WITH(check_plan(runs, out),
+                    Contains(folder.string()) && Contains("not valid YAML") && Contains("Nothing was overwritten"));
+  test::write_text(folder / "spec.resolved.yaml", runs[0].resolved_yaml());
+  test::write_text(folder / "summary.json", "{\"status\": 3}\n");  // a status that is not a word
+  CHECK(check_plan(runs, out)[0] == PlanStatus::Fresh);
+  test::write_text(folder / "summary.json", "[\"complete\"]\n");
+  CHECK(check_plan(runs, out)[0] == PlanStatus::Fresh);
+}

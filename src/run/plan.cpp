@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "data/registry.h"
@@ -44,6 +45,22 @@ std::vector<std::string> changed_keys(const std::string& before, const std::stri
   for (const auto& [key, value] : a)
     if (!b.count(key)) changes.push_back(key + ": " + value + " -> (absent)");
   return changes;
+}
+
+// changed_keys, or one line saying the existing spec is not readable YAML (a damaged file).
+std::vector<std::string> readable_changes(const std::string& before, const std::string& after) {
+  try {
+    return changed_keys(before, after);
+  } catch (const YAML::Exception& e) {
+    return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
+  }
+}
+
+// The "status" of a summary.json, "" when it has none (or is not an object).
+std::string status_of(const std::optional<nlohmann::json>& summary) {
+  if (!summary || !summary->is_object()) return "";
+  const auto it = summary->find("status");
+  return it != summary->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // Text models are checked with this vocabulary size: any size builds the same layers.
@@ -102,14 +119,13 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
     }
     const std::string existing = read_file(folder.spec_path());
     if (existing != run.resolved_yaml()) {
-      const auto changes = changed_keys(existing, run.resolved_yaml());
+      const auto changes = readable_changes(existing, run.resolved_yaml());
       throw Error(
           folder.dir().string() + " holds a run of a different spec (" +
           join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
           "). Nothing was overwritten: use another --out, another experiment name, or move that folder.");
     }
-    const auto summary = folder.summary();
-    const std::string status = summary ? summary->value("status", "") : "";
+    const std::string status = status_of(folder.summary());
     if (status == "complete" || status == "diverged")
       statuses.push_back(PlanStatus::Finished);
     else if (std::filesystem::exists(folder.checkpoint_path()))
