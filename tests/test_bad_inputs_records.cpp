@@ -395,3 +395,21 @@ TEST_CASE(
       CHECK_THAT(result.output, !Catch::Matchers::Contains(trace));
   }
 }
+
+TEST_CASE("two profiles of one experiment are two tables; the same seed in each is no duplicate", "[report]") {
+  test::TempDir dir("records-profiles");
+  for (const std::string profile : {"short", "smoke"}) {
+    const fs::path folder = dir.path() / "runs" / profile;
+    write_good_records(folder);
+    fs::rename(folder / "t", folder / "t_runs");
+    edit_json(folder / "t_runs/plan.json", [&](json& plan) { plan["profile"] = profile; });
+    for (const char* seed : {"seed_0", "seed_1"})
+      edit_json(folder / "t_runs/fashion_mnist/vit" / seed / "summary.json", [&](json& s) { s["profile"] = profile; });
+  }
+  const auto result = run_shell(std::string(REPRO_BINARY) + " report " + (dir.path() / "runs").string());
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.output, Catch::Matchers::Contains("### t (profile short): test_acc (%)") &&
+                                Catch::Matchers::Contains("### t (profile smoke): test_acc (%)"));
+  CHECK_THAT(result.output, !Catch::Matchers::Contains("two run records"));
+}

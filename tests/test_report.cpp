@@ -88,3 +88,34 @@ TEST_CASE("comparison with the paper: Δ, the 2·max(std) + 0.5 band and the sum
   CHECK_THAT(text, Contains("1 cells within") && Contains("1 outside, 1 without runs"));
   CHECK(compare_with_paper(r, {table}, "test_loss").empty());
 }
+
+TEST_CASE("a cell's n counts distinct seeds: one seed twice is an error, not a larger n", "[report]") {
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"ViT"};
+  r.datasets = {"cifar10"};
+  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "missing", 0, 0)};
+  CHECK(make_cell(r, "ViT", "cifar10").values.size() == 1);
+  r.runs.push_back(result("ViT", "cifar10", 0, "complete", 75.0, 0));
+  r.runs.back().path = "runs/t/cifar10/ViT/copy_of_seed_0";
+  CHECK_THROWS_WITH(make_cell(r, "ViT", "cifar10"),
+                    Contains("seed 0 of ViT on cifar10 appears twice") && Contains("copy_of_seed_0"));
+}
+
+TEST_CASE("corrupt and inconsistent records are listed below the table with their problem", "[report]") {
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"ViT"};
+  r.datasets = {"cifar10"};
+  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "corrupt", 0, 0),
+            result("ViT", "cifar10", 2, "inconsistent", 0, 0)};
+  r.runs[1].problem = "runs/seed_1/summary.json: not valid JSON";
+  r.runs[2].problem = "runs/seed_2/metrics.csv has 3 epochs, runs/seed_2/summary.json says 2";
+  const std::string md = render_markdown(r, "test_acc");
+  CHECK_THAT(md, Contains("| ViT | 75.00 ± n/a (1 corrupt, 1 inconsistent) |"));
+  CHECK_THAT(md, Contains("Records not counted (corrupt or inconsistent):\n"
+                          "- corrupt: runs/seed_1/summary.json: not valid JSON\n"
+                          "- inconsistent: runs/seed_2/metrics.csv has 3 epochs"));
+  r.heading = "t (profile short)";
+  CHECK_THAT(render_markdown(r, "test_acc"), Contains("### t (profile short): test_acc (%)"));
+}

@@ -33,6 +33,14 @@ double number_field(const std::filesystem::path& path, const YAML::Node& cell, c
   return number;
 }
 
+// A whole number (table numbers, n): a double outside int's range cast to int is undefined (found by tests/fuzz).
+int whole_field(const std::filesystem::path& path, const YAML::Node& node, const char* key) {
+  const double number = number_field(path, node, key);
+  if (number != std::floor(number) || std::fabs(number) > 1e6)
+    throw Error(at(path, node[key]) + key + " '" + node[key].Scalar() + "' is not a whole number up to 1000000");
+  return static_cast<int>(number);
+}
+
 std::string text_field(const std::filesystem::path& path, const YAML::Node& node, const char* key,
                        const std::string& fallback) {
   const YAML::Node value = node[key];
@@ -61,7 +69,7 @@ PaperCell read_cell(const std::filesystem::path& path, const YAML::Node& c, cons
 PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
   if (!t.IsMap()) throw Error(at(path, t) + "a table is a map {table, experiment, metric, n, cells}");
   PaperTable table;
-  table.number = static_cast<int>(number_field(path, t, "table"));
+  table.number = whole_field(path, t, "table");
   table.experiment = text_field(path, t, "experiment", "");
   if (table.experiment.empty())
     throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs experiment");
@@ -70,7 +78,7 @@ PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
   if (table.metric != "params" && std::find(metrics.begin(), metrics.end(), table.metric) == metrics.end())
     throw Error(at(path, t["metric"]) + "unknown metric '" + table.metric + "' (known: params, " + join(metrics, ", ") +
                 ")");
-  if (t["n"]) table.n = static_cast<int>(number_field(path, t, "n"));
+  if (t["n"]) table.n = whole_field(path, t, "n");
   if (table.n < 0) throw Error(at(path, t["n"]) + "n " + t["n"].Scalar() + " is negative");
   if (!t["cells"].IsDefined() || !t["cells"].IsSequence())
     throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs a cells list");
