@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <functional>
+
 #include "data/hash_cache.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -41,32 +43,37 @@ VerifyMode parse_verify_mode(const std::string& text) {
   throw Error("data.verify: '" + text + "' is not one of strict | warn | off");
 }
 
-std::string verify_mode_name(VerifyMode mode) {
-  return mode == VerifyMode::Strict ? "strict" : mode == VerifyMode::Warn ? "warn" : "off";
-}
-
 std::string FoundFile::where() const {
   return member.empty() ? file.string() : file.string() + " (member " + member + ")";
 }
 
+namespace {
+
+// A file renamed through data.files to a name the manifest does not know: fine
+// when it is the official file under another name, else noted as unverified.
+std::string check_renamed(const Manifest& m, const FoundFile& found, const std::function<std::string()>& sha,
+                          DataNotes& notes) {
+  const ManifestFile* official = m.official(found.role);
+  if (official && !official->sha256.empty() && found.size == official->bytes && sha() == official->sha256)
+    return "sha256 ok (the official " + official->name + " under another name)";
+  const std::string text = m.name + " " + found.role + " file " + found.name + " (" + found.where() +
+                           ") is not the official " + (official ? official->name : std::string("file")) +
+                           " nor a known copy (" + manifest_path(m) + "), so it has no checksum to check";
+  spdlog::warn("{}", text);
+  notes.note(NoteKind::Unverified, "unverified: " + text);
+  return "unverified: no known checksum (renamed by data.files)";
+}
+
+}  // namespace
+
 std::string check_file(const Manifest& m, const FoundFile& found, const std::string* bytes, VerifyMode mode,
                        DataNotes& notes) {
   if (mode == VerifyMode::Off) return "not checked (data.verify=off)";
-  const auto sha = [&] {
+  const std::function<std::string()> sha = [&] {
     return bytes ? cached_sha256(found.file, found.member, *bytes) : cached_sha256_file(found.file);
   };
   const ManifestFile* expected = m.entry(found.role, found.name);
-  const ManifestFile* official = m.official(found.role);
-  if (!expected) {  // renamed through data.files to a file the manifest does not know
-    if (official && !official->sha256.empty() && found.size == official->bytes && sha() == official->sha256)
-      return "sha256 ok (the official " + official->name + " under another name)";
-    const std::string text = m.name + " " + found.role + " file " + found.name + " (" + found.where() +
-                             ") is not the official " + (official ? official->name : std::string("file")) +
-                             " nor a known copy (" + manifest_path(m) + "), so it has no checksum to check";
-    spdlog::warn("{}", text);
-    notes.note(NoteKind::Unverified, "unverified: " + text);
-    return "unverified: no known checksum (renamed by data.files)";
-  }
+  if (!expected) return check_renamed(m, found, sha, notes);
   const bool size_wrong = expected->bytes && found.size != expected->bytes;
   const std::string found_sha = !expected->sha256.empty() || size_wrong ? sha() : "";
   if (size_wrong || (!expected->sha256.empty() && found_sha != expected->sha256)) {
@@ -77,7 +84,7 @@ std::string check_file(const Manifest& m, const FoundFile& found, const std::str
              mode, notes);
     return "MISMATCH (data.verify=warn)";
   }
-  const bool copy = expected != official;  // roles are unique among the official files
+  const bool copy = expected != m.official(found.role);  // roles are unique among the official files
   if (copy)
     notes.note(NoteKind::Info,
                m.name + ": " + found.name + " is a known copy (" + expected->note + "), size and sha256 verified");

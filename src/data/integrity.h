@@ -14,7 +14,6 @@ namespace repro {
 // off = no size or checksum check (class checks still run).
 enum class VerifyMode { Strict, Warn, Off };
 VerifyMode parse_verify_mode(const std::string& text);  // strict | warn | off
-std::string verify_mode_name(VerifyMode mode);
 
 // The data.* settings a loader reads.
 struct FileOptions {
