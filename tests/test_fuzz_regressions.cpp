@@ -1,7 +1,8 @@
-// Inputs found by the libFuzzer targets (tests/fuzz, docs/reliability.md), each
-// replayed through the same function the target calls. Every one of them used to
-// crash, trip a sanitizer or escape as an exception other than repro::Error; each
-// test asserts the outcome the fix gives.
+// Inputs that broke a libFuzzer target's rule (tests/fuzz; found by the fuzzer or
+// written while writing the targets, docs/reliability.md says which), replayed
+// through the same function the target calls. Each used to crash, hang, trip a
+// sanitizer or escape as an exception other than repro::Error; each test asserts
+// the outcome the fix gives.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
@@ -10,6 +11,7 @@
 #include "data/registry.h"
 #include "data/sources.h"
 #include "fixtures.h"
+#include "report/paper.h"
 #include "spec/experiment.h"
 #include "util/error.h"
 
@@ -71,11 +73,10 @@ TEST_CASE("fuzz spec: a duplicate key inside an aliased mapping is still reporte
   CHECK_THROWS_WITH(load_experiment((dir.path() / "spec.yaml").string()), Catch::Contains("duplicate key 'model.dim'"));
 }
 
-TEST_CASE("fuzz archive: a member claiming 2^63-1 bytes is a clean error (was a 2^63-byte allocation)",
-          "[data][fuzz]") {
+TEST_CASE("fuzz archive: a member claiming 2^63-2 bytes is a clean error (was std::length_error)", "[data][fuzz]") {
   test::TempDir dir("fuzz-huge-member");
   const auto archive = dir.path() / "data.tar";
-  test::write_bytes(archive, ustar_claiming("a.bin", "0123456789", INT64_MAX), false);
+  test::write_bytes(archive, ustar_claiming("a.bin", "0123456789", INT64_MAX - 1), false);
   const auto read_all = [&] {
     for_each_member(archive, [](const std::string&, const std::function<std::string()>& read) { read(); });
   };
@@ -94,4 +95,17 @@ TEST_CASE("fuzz archive: an IMDB member path of 100,000 digits is skipped (was a
   Config config = Config::defaults();
   config.set("data.verify", "off", "test");
   CHECK_THROWS_WITH(find_dataset("imdb").load_text(dir.path(), config), Catch::Contains("aclImdb"));
+}
+
+TEST_CASE("fuzz paper: a table number or n beyond int's range is an error (was an undefined double-to-int cast)",
+          "[report][fuzz]") {
+  test::TempDir dir("fuzz-paper-int");
+  const auto paper = dir.path() / "paper.yaml";
+  const std::string cells = "    cells: [{row: ViT, column: cifar10, mean: 80}]\n";
+  test::write_text(paper, "tables:\n  - table: 5.66667e19\n    experiment: table1\n" + cells);
+  CHECK_THROWS_WITH(load_paper(paper), Catch::Contains("paper.yaml:2: table '5.66667e19' is not a whole number"));
+  test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: -1e300\n" + cells);
+  CHECK_THROWS_WITH(load_paper(paper), Catch::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
+  test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: 3\n" + cells);
+  CHECK(load_paper(paper).at(0).n == 3);
 }

@@ -156,7 +156,9 @@ def regression_seeds():
     for i in range(1, 10):
         bomb += f"x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n"
     put("spec", "regression-alias-bomb", bomb)
-    put("archive", "regression-huge-member", bytes([0]) + ustar_claiming("a.bin", b"0123456789", 2**63 - 1))
+    put("archive", "regression-huge-member", bytes([0]) + ustar_claiming("a.bin", b"0123456789", 2**63 - 2))
+    put("paper", "regression-huge-table-number", "tables:\n  - table: 5.66667e19\n    experiment: table1\n"
+        "    cells: [{row: ViT, column: cifar10, mean: 80}]\n")
     put("idx", "regression-zero-images", b"\x01" + struct.pack(">IIII", 2051, 0, 28, 28))
 
 
