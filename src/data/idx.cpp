@@ -82,7 +82,8 @@ torch::Tensor parse_idx_images(const std::string& bytes, const std::string& path
     throw Error(path + ": implausible image size " + std::to_string(rows) + "x" + std::to_string(cols));
   check_size(path, bytes, 16 + size_t(count) * rows * cols);
   auto images = torch::empty({count, 1, rows, cols}, torch::kUInt8);
-  std::memcpy(images.data_ptr<uint8_t>(), bytes.data() + 16, size_t(count) * rows * cols);
+  if (count > 0)  // an empty tensor's data pointer is null: memcpy from/to null is undefined
+    std::memcpy(images.data_ptr<uint8_t>(), bytes.data() + 16, size_t(count) * rows * cols);
   return images;
 }
 
