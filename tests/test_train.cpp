@@ -17,7 +17,7 @@ const char* kTinySpec = R"(experiment: tiny
 datasets: [fashion_mnist]
 seeds: [3]
 model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
-data: {val_fraction: 0.25, augment: crop_flip, crop_padding: 2}
+data: {val_fraction: 0.25, augment: crop_flip, crop_padding: 2, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 3, clip_norm: 1.0, label_smoothing: 0.1}
 )";
 

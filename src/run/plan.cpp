@@ -35,8 +35,13 @@ std::vector<std::string> changed_keys(const std::string& before, const std::stri
   flatten_yaml(YAML::Load(before), "", a);
   flatten_yaml(YAML::Load(after), "", b);
   std::vector<std::string> changes;
+  // Keys added to repro after the existing run was planned are absent from its file; at their default they
+  // do not change the run (its records stay valid and it can be resumed or skipped).
+  std::map<std::string, std::string> defaults;
+  flatten_yaml(YAML::Load(Config::defaults().to_yaml()), "", defaults);
   for (const auto& [key, value] : b) {
     const auto it = a.find(key);
+    if (it == a.end() && defaults.count(key) && defaults.at(key) == value) continue;
     if (it == a.end())
       changes.push_back(key + ": (absent) -> " + value);
     else if (it->second != value)
@@ -118,8 +123,9 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
       continue;
     }
     const std::string existing = read_file(folder.spec_path());
-    if (existing != run.resolved_yaml()) {
-      const auto changes = readable_changes(existing, run.resolved_yaml());
+    const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
+                                                         : readable_changes(existing, run.resolved_yaml());
+    if (!changes.empty()) {
       throw Error(
           folder.dir().string() + " holds a run of a different spec (" +
           join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +

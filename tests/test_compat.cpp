@@ -1,0 +1,36 @@
+// Compatibility with records written by earlier versions of repro: the committed
+// results must stay readable, skippable and reportable (issue "a house to live in":
+// the CLI and spec keys stay compatible).
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "fixtures.h"
+#include "run_repro.h"
+#include "util/files.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+TEST_CASE("committed records of an earlier version are recognised as finished and reported", "[cli]") {
+  // results/probes/dgt_init was written before data.verify existed: its spec.resolved.yaml lacks that key.
+  const std::filesystem::path source = std::filesystem::path(REPRO_SOURCE_DIR) / "results/probes/dgt_init";
+  REQUIRE(std::filesystem::exists(source / "plan.json"));
+  REQUIRE_THAT(read_file(source / "newsgroups/DGT_x4__as_Table_2_/seed_0/spec.resolved.yaml"), !Contains("verify"));
+  test::TempDir dir("compat");
+  std::filesystem::create_directories(dir.path() / "out");
+  std::filesystem::copy(source, dir.path() / "out/dgt_init", std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(dir.path() / "no-data");
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/probes/dgt_init.yaml";
+  const auto result = test::run_repro("run " + spec + " --out " + (dir.path() / "out").string() + " --data-root " +
+                                      (dir.path() / "no-data").string());
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.output, Contains("4 of 4 runs were already finished and were skipped"));
+  CHECK_THAT(result.output, Contains("8.40") && Contains("19.40") && Contains("13.40"));
+
+  // A key that is absent from the old file and NOT at its default is a different spec: refused, nothing written.
+  const auto changed = test::run_repro("run " + spec + " data.verify=warn --out " + (dir.path() / "out").string() +
+                                       " --data-root " + (dir.path() / "no-data").string());
+  CHECK(changed.exit_code == 2);
+  CHECK_THAT(changed.output, Contains("holds a run of a different spec") && Contains("data.verify"));
+}
