@@ -5,9 +5,11 @@ Run from anywhere: python3 tests/fuzz/make_seeds.py. Each seed is a small valid
 input in the target's input format (see the comment at the top of each
 fuzz_*.cpp), so the fuzzer starts from inputs that reach deep into the readers.
 """
+import bz2
 import gzip
 import io
 import json
+import lzma
 import pathlib
 import struct
 import tarfile
@@ -28,14 +30,37 @@ def gz(data):
 
 
 def tar(members, mode):
+    """A tar archive, compressed by `mode` ("w", "w:gz", "w:xz", "w:bz2") with fixed timestamps."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode=mode) as archive:
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
         for name, data in members:
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = 0
             archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    compress = {"w": lambda b: b, "w:gz": gz, "w:xz": lzma.compress, "w:bz2": bz2.compress}[mode]
+    return compress(buffer.getvalue())
+
+
+def write_dictionary(target, tokens):
+    """tests/fuzz/<target>.dict in libFuzzer's format (quotes, backslashes and newlines escaped)."""
+    escape = lambda t: t.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\x0A")
+    (HERE / f"{target}.dict").write_text("".join(f'"{escape(t)}"\n' for t in tokens))
+
+
+def other_dictionaries():
+    """paper.dict and report.dict: the field names and values these readers look for."""
+    datasets = ["cifar10", "cifar100", "fashion_mnist", "svhn", "rotten_tomatoes", "imdb", "ag_news", "newsgroups"]
+    metrics = ["test_acc", "val_acc", "train_acc", "test_loss", "val_loss", "train_loss", "params"]
+    write_dictionary("paper", ["tables", "table", "experiment", "metric", "n", "cells", "row", "column", "mean",
+                               "std", "printed", ": ", "- ", "{", "}", "[", "]", ", ", "\n", ".nan", ".inf", "-1",
+                               "1e300", "3.77M"] + datasets + metrics)
+    fields = ["experiment", "profile", "runs", "dir", "dataset", "model_config", "row_index", "seed", "status",
+              "complete", "diverged", "failed", "selected", "final", "epoch", "epochs_run", "epochs_planned", "data",
+              "partial", "notes", "selection", "rule", "best_val", "message", "wall_seconds"] + metrics
+    write_dictionary("report", [f'"{f}"' for f in fields] + [
+        ": ", ", ", "{", "}", "[", "]", "null", "true", "1e308", "-0", "nan", "inf", "../", "\n",
+        "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds"])
 
 
 def spec_seeds():
@@ -129,10 +154,10 @@ def spec_dictionary():
     keys = re.findall(r'"((?:model|data|text|train)\.[a-z0-9_.]+)"', (ROOT / "src/spec/keys.cpp").read_text())
     words = ["experiment", "description", "datasets", "seeds", "models", "sweep", "profiles", "per_dataset",
              "name", "model", "data", "text", "train", "auto", "true", "null", "fashion_mnist", "cifar10",
-             "imdb", "newsgroups", ": ", "\\x0A  ", "- ", "[", "]", "{", "}", ", ", "&a", "*a", "<<: ", "!!str",
-             "|\\x0A", "0-4", "1e-3", "--set ", "--seeds ", "--profile ", "smoke", "="]
+             "imdb", "newsgroups", ": ", "\n  ", "- ", "[", "]", "{", "}", ", ", "&a", "*a", "<<: ", "!!str",
+             "|\n", "0-4", "1e-3", "--set ", "--seeds ", "--profile ", "smoke", "="]
     tokens = sorted(set(keys)) + sorted(set(k.split(".")[-1] for k in keys)) + words
-    (HERE / "spec.dict").write_text("".join(f'"{t}"\n' for t in tokens))
+    write_dictionary("spec", tokens)
 
 
 def ustar_claiming(name, data, claimed_size):
@@ -164,6 +189,7 @@ def regression_seeds():
 
 if __name__ == "__main__":
     spec_dictionary()
+    other_dictionaries()
     spec_seeds()
     idx_seeds()
     cifar_seeds()
