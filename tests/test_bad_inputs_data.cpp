@@ -9,7 +9,7 @@
 #include "data/loader.h"
 #include "data/registry.h"
 #include "fixtures.h"
-#include "models/presets.h"
+#include "spec/presets.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -37,7 +37,7 @@ std::string load_error(const BadInput& row, const fs::path& root) {
     const DatasetInfo info = find_dataset(row.dataset).info();
     if (info.modality == "text") config.set("model.kind", "text", "row");
     for (const auto& [key, value] : row.settings) config.set(key, value, "row");
-    resolve_settings(config, info);
+    resolve_settings(config, info.traits());
     row.write(root);
     DataLoader(root).run_data(row.dataset, config);
     return "";

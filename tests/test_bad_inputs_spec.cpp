@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/common.h"
+#include "data/registry.h"
 #include "fixtures.h"
 #include "run/plan.h"
 #include "run_repro.h"
@@ -37,7 +38,7 @@ std::string plan_error(const test::TempDir& dir, const BadInput& input) {
   try {
     Experiment experiment = load_spec(path.string(), input.overrides, input.profile);
     apply_sweep_arguments(experiment, input.seeds, input.axes);
-    validate_plan(expand_grid(experiment));
+    validate_plan(expand_grid(experiment, dataset_catalog()));
   } catch (const Error& e) {
     return e.what();
   }
@@ -273,7 +274,7 @@ TEST_CASE("a spec whose second row cannot be built trains nothing", "[cli]") {
 TEST_CASE("a damaged run folder is refused naming it, never taken for a finished run", "[spec]") {
   test::TempDir dir("bad-folder");
   test::write_text(dir.path() / "spec.yaml", kTiny);
-  const auto runs = expand_grid(load_experiment((dir.path() / "spec.yaml").string()));
+  const auto runs = expand_grid(load_experiment((dir.path() / "spec.yaml").string()), dataset_catalog());
   const auto out = dir.path() / "out";
   const auto folder = out / runs[0].relative_dir();
   test::write_text(folder / "spec.resolved.yaml", "model: [unclosed\n");

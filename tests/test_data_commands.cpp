@@ -9,7 +9,7 @@
 #include "data/verify.h"
 #include "fixtures.h"
 #include "http_server.h"
-#include "models/presets.h"
+#include "spec/presets.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -96,7 +96,7 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   config.set("data.verify", "off", "t");  // fixtures are not the official files
   config.set("data.noise.kind", "salt_pepper", "t");
   config.set("data.noise.level", "0.2", "t");
-  resolve_settings(config, fashion_mnist_info());
+  resolve_settings(config, fashion_mnist_info().traits());
   const auto png = root.path() / "grid.png";
   CHECK_THAT(preview_dataset("fashion_mnist", root.path(), config, png), Contains("row 2 salt_pepper"));
   const std::string bytes = read_file(png);
@@ -111,7 +111,7 @@ TEST_CASE("data info counts examples per class", "[data]") {
   test::TempDir root("info");
   test::write_fashion_fixture(root.path(), 40, 20);
   Config config = Config::defaults();
-  resolve_settings(config, fashion_mnist_info());
+  resolve_settings(config, fashion_mnist_info().traits());
   CHECK_THROWS_WITH(dataset_info("fashion_mnist", root.path(), config, false),
                     Contains("train-images-idx3-ubyte.gz") && Contains("sha256"));  // data.verify=strict
   config.set("data.verify", "off", "t");

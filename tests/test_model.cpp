@@ -12,10 +12,10 @@
 #include "models/ffn/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
-#include "models/presets.h"
 #include "spec/config.h"
 #include "spec/keys.h"
 #include "spec/options.h"
+#include "spec/presets.h"
 
 using namespace repro;
 
@@ -105,7 +105,7 @@ int64_t dgvit_params(double ratio, const DatasetInfo& info) {
   config.set("model.preset", "dgvit", "t");
   config.set("model.max_len", "100", "t");
   config.set("model.ffn.ratio", std::to_string(ratio), "t");
-  resolve_settings(config, info);
+  resolve_settings(config, info.traits());
   return count_parameters(*build_model(model_options(config), info)).total;
 }
 
@@ -135,7 +135,7 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
   Config config = Config::defaults();
   config.set("model.preset", "dgt", "t");
   config.set("model.ffn.kind", "mlp", "t");
-  resolve_settings(config, text);
+  resolve_settings(config, text.traits());
   CHECK(config.text("model.kind") == "text");
   CHECK(config.text("model.attention.kind") == "dgsa");
   CHECK(config.text("model.ffn.kind") == "mlp");  // set explicitly: kept
@@ -144,7 +144,7 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
   CHECK(config.text("model.attention.lambda_schedule") == "fixed");
   Config vit = Config::defaults();
   vit.set("model.preset", "dgvit", "t");
-  resolve_settings(vit, image_info(1, 28, 10));
+  resolve_settings(vit, image_info(1, 28, 10).traits());
   CHECK(vit.text("model.attention.q_residual") == "on");
   CHECK(vit.text("model.pool") == "cls");
 }
@@ -209,7 +209,7 @@ TEST_CASE("every attention and feed-forward kind has exactly one registry entry"
 
 TEST_CASE("option structs default to the key table's defaults", "[spec]") {
   Config config = Config::defaults();
-  resolve_settings(config, fashion_mnist_info());  // model.kind -> vit, model.pool -> cls
+  resolve_settings(config, fashion_mnist_info().traits());  // model.kind -> vit, model.pool -> cls
   const ModelOptions got = model_options(config), want;
   CHECK(got.kind == want.kind);
   CHECK(got.dim == want.dim);
@@ -255,11 +255,11 @@ TEST_CASE("option structs default to the key table's defaults", "[spec]") {
   CHECK(f.inh_p == wf.inh_p);
   // The "auto" keys of diff and dgsa resolve, for a ViT, to what the members hold.
   config.set("model.attention.kind", "dgsa", "t");
-  resolve_settings(config, fashion_mnist_info());
+  resolve_settings(config, fashion_mnist_info().traits());
   CHECK(model_options(config).attention.dgsa.q_residual == wa.dgsa.q_residual);
   Config diff = Config::defaults();
   diff.set("model.attention.kind", "diff", "t");
-  resolve_settings(diff, fashion_mnist_info());
+  resolve_settings(diff, fashion_mnist_info().traits());
   CHECK(model_options(diff).attention.diff.lambda_schedule == wa.diff.lambda_schedule);
 
   const TrainOptions t = train_options(Config::defaults()), wt;

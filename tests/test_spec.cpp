@@ -3,6 +3,7 @@
 #include <set>
 
 #include "cli/listing.h"
+#include "data/registry.h"
 #include "fixtures.h"
 #include "run/plan.h"
 #include "spec/experiment.h"
@@ -45,7 +46,7 @@ TEST_CASE("a valid spec resolves base, rows and defaults", "[spec]") {
   const Experiment e = load_experiment(spec_file(dir, kValid));
   CHECK(e.name == "demo");
   CHECK(e.seeds == std::vector<int64_t>{0, 1});
-  const auto runs = expand_grid(e);
+  const auto runs = expand_grid(e, dataset_catalog());
   REQUIRE(runs.size() == 4);  // 2 rows x 1 dataset x 2 seeds
   CHECK(runs[0].model_config == "base");
   CHECK(runs[0].config.integer("model.dim") == 32);
@@ -87,7 +88,7 @@ TEST_CASE("top-level keys, datasets and seeds are checked", "[spec]") {
   test::TempDir dir("spec-top");
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseed: 3\n")),
                     Contains("unknown top-level key 'seed'") && Contains("did you mean 'seeds'?"));
-  CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnst]\n")),
+  CHECK_THROWS_WITH(expand_grid(load_experiment(spec_file(dir, "datasets: [fashion_mnst]\n")), dataset_catalog()),
                     Contains("unknown dataset 'fashion_mnst'") && Contains("did you mean 'fashion_mnist'?"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "model: {dim: 8}\n")), Contains("missing key 'datasets'"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nseeds: 4-1\n")), Contains("seeds"));
@@ -123,7 +124,7 @@ TEST_CASE("grid expansion: rows x axes x datasets x seeds, with precedence", "[s
   e.axes.push_back(parse_axis("model.ffn.ratio=2,4,16/3"));
   e.overrides.push_back(parse_override("model.dim=16"));
   e.overrides.push_back(parse_override("model.heads=4"));
-  const auto runs = expand_grid(e);
+  const auto runs = expand_grid(e, dataset_catalog());
   REQUIRE(runs.size() == 2 * 3 * 1 * 2);
   CHECK(runs[0].model_config == "base+ffn.ratio=2");
   CHECK(runs[4].model_config == "base+ffn.ratio=5.333333333");
@@ -152,22 +153,23 @@ profiles:
     train.epochs: 3
 )");
   Experiment e = load_experiment(path);
-  CHECK(expand_grid(e).size() == 10);
-  CHECK(expand_grid(e)[0].config.integer("train.epochs") == 100);  // fashion_mnist
-  CHECK(expand_grid(e)[5].config.integer("train.epochs") == 50);   // cifar10: per_dataset
-  CHECK(expand_grid(e)[5].config.text("data.files") == "test=test_batch.first1000.bin");
+  CHECK(expand_grid(e, dataset_catalog()).size() == 10);
+  CHECK(expand_grid(e, dataset_catalog())[0].config.integer("train.epochs") == 100);  // fashion_mnist
+  CHECK(expand_grid(e, dataset_catalog())[5].config.integer("train.epochs") == 50);   // cifar10: per_dataset
+  CHECK(expand_grid(e, dataset_catalog())[5].config.text("data.files") == "test=test_batch.first1000.bin");
   CHECK_THROWS_WITH(e.choose_profile("long"), Contains("--profile long") && Contains("the profiles short"));
   e.choose_profile("short");
-  const auto runs = expand_grid(e);
+  const auto runs = expand_grid(e, dataset_catalog());
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].config.integer("train.epochs") == 3);  // the profile beats per_dataset
   CHECK(runs[0].relative_dir() == "p/short/cifar10/model/seed_0");
   CHECK_THAT(runs[0].resolved_yaml(), Contains("profile: short"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nprofiles:\n  s: {train.epoch: 1}\n")),
                     Contains("spec.yaml:3") && Contains("did you mean 'train.epochs'?"));
-  CHECK_THROWS_WITH(
-      load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nper_dataset:\n  cifar: {train.epochs: 1}\n")),
-      Contains("unknown dataset 'cifar'"));
+  CHECK_THROWS_WITH(expand_grid(load_experiment(spec_file(
+                                    dir, "datasets: [fashion_mnist]\nper_dataset:\n  cifar: {train.epochs: 1}\n")),
+                                dataset_catalog()),
+                    Contains("spec.yaml:3") && Contains("unknown dataset 'cifar'"));
 }
 
 TEST_CASE("every spec under experiments/ loads and expands under each of its profiles", "[spec]") {
@@ -178,14 +180,14 @@ TEST_CASE("every spec under experiments/ loads and expands under each of its pro
       continue;  // paper/: numbers
     INFO(entry.path().string());
     Experiment e = load_experiment(entry.path().string());
-    CHECK_FALSE(expand_grid(e).empty());
-    CHECK_NOTHROW(validate_plan(expand_grid(e)));  // every model builds, before any data is read
+    CHECK_FALSE(expand_grid(e, dataset_catalog()).empty());
+    CHECK_NOTHROW(validate_plan(expand_grid(e, dataset_catalog())));  // every model builds, before any data is read
     for (const auto& [name, profile] : e.profiles) {
       INFO("profile " << name);
       Experiment with = load_experiment(entry.path().string());
       with.choose_profile(name);
-      CHECK_FALSE(expand_grid(with).empty());
-      CHECK_NOTHROW(validate_plan(expand_grid(with)));
+      CHECK_FALSE(expand_grid(with, dataset_catalog()).empty());
+      CHECK_NOTHROW(validate_plan(expand_grid(with, dataset_catalog())));
     }
     ++specs;
   }
@@ -198,7 +200,7 @@ TEST_CASE("run identity: every planned run has its own folder and names where it
   CHECK(e.seeds_where == (dir.path() / "spec.yaml").string() + ":3");
   CHECK(e.rows[1].where == (dir.path() / "spec.yaml").string() + ":13");
   e.axes.push_back(parse_axis("train.lr=1e-3,2e-3"));
-  const auto runs = expand_grid(e);
+  const auto runs = expand_grid(e, dataset_catalog());
   std::set<std::string> folders;
   for (const auto& run : runs) folders.insert(run.relative_dir());
   CHECK(folders.size() == runs.size());

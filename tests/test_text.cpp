@@ -9,7 +9,7 @@
 #include "data/text_sources.h"
 #include "data/token_cache.h"
 #include "fixtures.h"
-#include "models/presets.h"
+#include "spec/presets.h"
 #include "text/word_tokenizer.h"
 #include "util/files.h"
 
@@ -70,7 +70,7 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded strati
   REQUIRE(raw.train.size() == 102);
   CHECK(raw.train.texts.back() == "caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d");  // UTF-8 é “ ”
   Config config = text_config();
-  resolve_settings(config, rotten_tomatoes_info());
+  resolve_settings(config, rotten_tomatoes_info().traits());
   const RunData a = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
   CHECK(a.test.size() == 10);
   CHECK(a.val.size() == 10);
@@ -154,7 +154,7 @@ TEST_CASE("a missing training split is an error unless data.missing_train=split_
   test::write_tar(dir.path() / "ag_news/ag_news_csv-test-only.tar.xz", {{"ag_news_csv/test.csv", csv}});
   DataLoader loader(dir.path());
   Config config = text_config({{"data.verify", "off"}});
-  resolve_settings(config, ag_news_info());
+  resolve_settings(config, ag_news_info().traits());
   CHECK_THROWS_WITH(loader.run_data("ag_news", config),
                     Contains("training split is missing") && Contains("data.missing_train=split_test"));
   config.set("data.missing_train", "split_test", "t");
@@ -187,7 +187,7 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
   for (int i = 0; i < 10; ++i) raw.test.add(i % 2 ? "good" : "bad", i % 2);
   DatasetInfo info = imdb_info();
   Config config = text_config({{"text.max_len", "8"}});
-  resolve_settings(config, info);
+  resolve_settings(config, info.traits());
   const RunData first = prepare_text_run_data(info, raw, config);
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(token_cache_dir())) files.push_back(entry.path());

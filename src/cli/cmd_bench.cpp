@@ -36,7 +36,7 @@ struct BenchArguments {
 // "dataset/model_config" contains `only`.
 std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::string& only) {
   std::vector<PlannedRun> runs;
-  for (const auto& run : one_per_configuration(expand_grid(experiment)))
+  for (const auto& run : one_per_configuration(expand_grid(experiment, dataset_catalog())))
     if (only.empty() || (run.dataset + "/" + run.model_config).find(only) != std::string::npos) runs.push_back(run);
   if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
   return runs;

@@ -6,8 +6,8 @@
 #include "data/inspect.h"
 #include "data/registry.h"
 #include "data/verify.h"
-#include "models/presets.h"
 #include "spec/experiment.h"
+#include "spec/presets.h"
 
 namespace repro {
 
@@ -31,7 +31,7 @@ Config settings_for(const std::string& dataset, const std::vector<std::string>& 
   }
   const DatasetInfo info = find_dataset(dataset).info();
   if (info.modality == "text") config.set_implied("model.kind", "text");
-  resolve_settings(config, info);
+  resolve_settings(config, info.traits());
   return config;
 }
 

@@ -67,7 +67,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
     const Experiment experiment = load_spec(*spec, *overrides, "");
     DataLoader loader(resolve_data_root(*data_root));
     const auto paper = compare->empty() ? std::vector<PaperTable>{} : load_paper(*compare);
-    const auto runs = expand_grid(experiment);
+    const auto runs = expand_grid(experiment, dataset_catalog());
     validate_plan(runs);  // every model and its cross-key constraints, before any text is tokenized
     std::cout << params_table(runs, loader, paper);
     exit_code = 0;

@@ -3,7 +3,7 @@
 #include "data/registry.h"
 #include "models/attention/registry.h"
 #include "models/ffn/registry.h"
-#include "models/presets.h"
+#include "spec/presets.h"
 #include "spec/keys.h"
 
 namespace repro {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/presets.h"
+
 namespace repro {
 
 struct DatasetInfo {
@@ -18,6 +20,9 @@ struct DatasetInfo {
   std::vector<double> mean, std;                  // per channel, in [0, 1] pixel units
   std::string default_augment;                    // what data.augment=auto means here
   int64_t official_train = 0, official_test = 0;  // counts of the official splits
+
+  // What the spec layer resolves "auto" settings from.
+  DatasetTraits traits() const { return {modality == "text", default_augment}; }
 };
 
 // "class 3 (Dress)", or "class 3" when the dataset has no class names.

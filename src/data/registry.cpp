@@ -56,6 +56,12 @@ const DatasetEntry& find_dataset(const std::string& name) {
   throw Error("unknown dataset '" + name + "'; expected one of " + join(dataset_names(), " | "));
 }
 
+DatasetCatalog dataset_catalog() {
+  DatasetCatalog catalog;
+  for (const auto& entry : dataset_table()) catalog.datasets.emplace(entry.name, entry.info().traits());
+  return catalog;
+}
+
 std::filesystem::path resolve_data_root(const std::string& option) {
   if (!option.empty()) return option;
   if (const char* env = std::getenv("REPRO_DATA"); env && *env) return env;

@@ -8,6 +8,7 @@
 #include "data/integrity.h"
 #include "data/text.h"
 #include "spec/config.h"
+#include "spec/grid.h"
 
 namespace repro {
 
@@ -24,6 +25,9 @@ struct DatasetEntry {
   RawData load_images(const std::filesystem::path& data_root, const Config& config) const;
   RawText load_text(const std::filesystem::path& data_root, const Config& config) const;
 };
+
+// Every dataset's name and traits, for the spec layer (grid expansion checks names and resolves "auto").
+DatasetCatalog dataset_catalog();
 
 // data.files and data.verify of `config`.
 FileOptions file_options(const Config& config);

@@ -133,8 +133,9 @@ void log_tally(const Tally& tally, size_t total) {
 }  // namespace
 
 int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
-  const std::vector<PlannedRun> runs = expand_grid(experiment);  // throws when two runs would share a folder
-  validate_plan(runs);  // every run's model is built before the first one trains
+  const std::vector<PlannedRun> runs =
+      expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
+  validate_plan(runs);                             // every run's model is built before the first one trains
   if (options.dry_run) {
     DataLoader loader(resolve_data_root(options.data_root));
     std::cout << describe_plan(runs, options.out, loader);

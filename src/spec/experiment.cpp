@@ -10,7 +10,6 @@
 #include <optional>
 #include <set>
 
-#include "data/registry.h"
 #include "spec/config.h"
 #include "spec/keys.h"
 #include "util/error.h"
@@ -215,9 +214,10 @@ void read_rows(const std::string& file, const YAML::Node& key_node, const YAML::
   }
 }
 
+// Dataset names are checked against the data layer's catalog when the grid is
+// expanded (spec/ does not know the datasets); here each is recorded with its place.
 void read_datasets(const std::string& file, const YAML::Node& key_node, const YAML::Node& node,
-                   std::vector<std::string>& datasets) {
-  const auto names = dataset_names();
+                   std::vector<std::string>& datasets, DatasetMentions& mentions) {
   std::vector<YAML::Node> items;
   if (node.IsScalar())
     items.push_back(node);
@@ -226,15 +226,12 @@ void read_datasets(const std::string& file, const YAML::Node& key_node, const YA
   else
     throw Error(at(file, key_node) + ": 'datasets': got " + kind_of(node) + ", expected a list of dataset names");
   if (items.empty())
-    throw Error(at(file, key_node) + ": 'datasets' is an empty list; expected at least one of " + join(names, " | "));
+    throw Error(at(file, key_node) +
+                ": 'datasets' is an empty list; expected at least one dataset name (`repro list`)");
   std::map<std::string, std::string> seen;  // name -> where
   for (const auto& item : items) {
     const std::string name = value_text(file, key_node, item, "datasets", "dataset names");
-    if (!is_one_of(name, names)) {
-      const std::string guess = closest_match(name, names);
-      throw Error(at(file, item) + ": unknown dataset '" + name + "'; expected one of " + join(names, " | ") +
-                  (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
-    }
+    mentions.emplace_back(name, at(file, item));
     const auto [first, fresh] = seen.emplace(name, at(file, item));
     if (!fresh)
       throw Error(at(file, item) + ": dataset '" + name + "' is listed twice in 'datasets' (first at " + first->second +
@@ -263,12 +260,13 @@ void read_sweep(const std::string& file, const YAML::Node& key_node, const YAML:
   }
 }
 
-Experiment::Profile read_profile(const std::string& file, const std::string& name, const YAML::Node& node) {
+Experiment::Profile read_profile(const std::string& file, const std::string& name, const YAML::Node& node,
+                                 DatasetMentions& mentions) {
   Experiment::Profile profile;
   for (const auto& item : node) {
     const std::string key = key_text(file, item.first);
     if (key == "datasets") {
-      read_datasets(file, item.first, item.second, profile.datasets);
+      read_datasets(file, item.first, item.second, profile.datasets, mentions);
     } else if (key == "seeds") {
       profile.seeds_where = at(file, item.first) + " (profile " + name + ")";
       profile.seeds = parse_seeds(seeds_text(file, item.first, item.second), profile.seeds_where);
@@ -291,7 +289,7 @@ void read_profiles(const std::string& file, const YAML::Node& key_node, const YA
       throw Error(at(file, entry.first) + ": profile name '" + name + "' must be a plain word");
     if (!entry.second.IsMap())
       throw Error(at(file, entry.first) + ": profile '" + name + "' must be a mapping of settings");
-    experiment.profiles[name] = read_profile(file, name, entry.second);
+    experiment.profiles[name] = read_profile(file, name, entry.second, experiment.dataset_mentions);
   }
 }
 
@@ -300,7 +298,7 @@ void read_per_dataset(const std::string& file, const YAML::Node& key_node, const
   if (!node.IsMap()) throw Error(at(file, key_node) + ": 'per_dataset' must map dataset names to settings");
   for (const auto& entry : node) {
     std::vector<std::string> dataset;
-    read_datasets(file, entry.first, entry.first, dataset);
+    read_datasets(file, entry.first, entry.first, dataset, experiment.dataset_mentions);
     if (!entry.second.IsMap())
       throw Error(at(file, entry.first) + ": per_dataset '" + dataset[0] + "' must be a mapping of settings");
     std::vector<Setting> settings;
@@ -362,7 +360,7 @@ Experiment parse_experiment(const std::string& path, const YAML::Node& root) {
     experiment.description = value_text(path, e->first, e->second, "description", "one line of text");
   const auto datasets = entry_of(path, root, "datasets");
   if (!datasets) throw Error(path + ": missing key 'datasets' (a list such as [fashion_mnist])");
-  read_datasets(path, datasets->first, datasets->second, experiment.datasets);
+  read_datasets(path, datasets->first, datasets->second, experiment.datasets, experiment.dataset_mentions);
   if (const auto e = entry_of(path, root, "seeds")) {
     experiment.seeds_where = at(path, e->first);
     experiment.seeds = parse_seeds(seeds_text(path, e->first, e->second), experiment.seeds_where);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace repro {
@@ -26,6 +27,10 @@ struct SweepAxis {
   std::string where;
 };
 
+// (dataset name, "file:line") of every dataset a spec names: in `datasets`, a
+// profile's `datasets` or `per_dataset`. expand_grid checks them against the catalog.
+using DatasetMentions = std::vector<std::pair<std::string, std::string>>;
+
 struct Experiment {
   std::string name;
   std::string source_file;
@@ -33,6 +38,7 @@ struct Experiment {
   std::vector<Setting> base;   // the file's model/data/train sections
   std::vector<ModelRow> rows;  // `models:`; one unnamed row when absent
   std::vector<std::string> datasets;
+  DatasetMentions dataset_mentions;  // every dataset name in the file, with its place
   std::vector<int64_t> seeds;
   std::string seeds_where;                                  // where `seeds` were given (for messages)
   std::vector<SweepAxis> axes;                              // `sweep:` and `--set`

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "data/registry.h"
-#include "models/presets.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -105,6 +103,17 @@ void check_distinct_folders(const std::vector<PlannedRun>& runs) {
   }
 }
 
+// Every dataset the spec names (datasets, profiles, per_dataset) must be one the catalog knows.
+void check_dataset_names(const Experiment& experiment, const DatasetCatalog& catalog) {
+  for (const auto& [name, where] : experiment.dataset_mentions) {
+    if (catalog.datasets.count(name)) continue;
+    const auto names = catalog.names();
+    const std::string guess = closest_match(name, names);
+    throw Error(where + ": unknown dataset '" + name + "'; expected one of " + join(names, " | ") +
+                (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+  }
+}
+
 }  // namespace
 
 std::string PlannedRun::run_subdir() const {
@@ -122,7 +131,14 @@ std::string PlannedRun::resolved_yaml() const {
   return out;
 }
 
-std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
+std::vector<std::string> DatasetCatalog::names() const {
+  std::vector<std::string> names;
+  for (const auto& entry : datasets) names.push_back(entry.first);
+  return names;
+}
+
+std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetCatalog& catalog) {
+  check_dataset_names(experiment, catalog);
   check_seeds(experiment);
   check_axes(experiment);
   std::vector<PlannedRun> runs;
@@ -144,7 +160,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment) {
         if (experiment.per_dataset.count(dataset)) apply(resolved, experiment.per_dataset.at(dataset));
         if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
         apply(resolved, experiment.overrides);
-        resolve_settings(resolved, find_dataset(dataset).info());
+        resolve_settings(resolved, catalog.datasets.at(dataset));
         const std::string origin = row.where + ": model configuration '" + name + "'";
         for (const auto seed : experiment.seeds)
           runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin});

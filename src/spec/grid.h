@@ -1,11 +1,13 @@
 #pragma once
 // Grid expansion: rows x sweep values x datasets x seeds -> one PlannedRun each.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "spec/config.h"
 #include "spec/experiment.h"
+#include "spec/presets.h"
 
 namespace repro {
 
@@ -27,12 +29,20 @@ struct PlannedRun {
   std::string resolved_yaml() const;
 };
 
-// Applies defaults < base < row < sweep values < per_dataset < profile < overrides,
+// The datasets a spec may name, with what resolving "auto" needs of each. The data
+// layer builds it (dataset_catalog() in data/registry.h); spec/ never includes data/.
+struct DatasetCatalog {
+  std::map<std::string, DatasetTraits> datasets;  // name -> traits
+  std::vector<std::string> names() const;
+};
+
+// Checks every dataset the spec names against `catalog` (naming file:line and the
+// closest name). Applies defaults < base < row < sweep values < per_dataset < profile < overrides,
 // validating each. Then checks run identity: two planned runs never share a run
 // folder (duplicate seeds, equal values of a sweep axis, one axis given twice, an
 // axis replaced by a later setting, model names equal once made folder-safe);
 // throws naming both sources before anything is trained.
-std::vector<PlannedRun> expand_grid(const Experiment& experiment);
+std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetCatalog& catalog);
 
 // The first run (seed) of each (dataset, model configuration), in grid order: what
 // `repro params` and `repro bench` look at.

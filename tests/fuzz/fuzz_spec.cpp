@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "data/registry.h"
 #include "fuzz_common.h"
 #include "spec/grid.h"
 #include "util/strings.h"
@@ -43,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Experiment experiment = load_spec(spec_path.string(), overrides, profile);
     if (!seeds.empty()) experiment.seeds = parse_seeds(seeds, "--seeds");
     for (const auto& axis : axes) experiment.axes.push_back(parse_axis(axis));
-    if (grid_size(experiment) <= 256) expand_grid(experiment);
+    if (grid_size(experiment) <= 256) expand_grid(experiment, dataset_catalog());
   });
   return 0;
 }

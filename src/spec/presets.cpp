@@ -1,4 +1,4 @@
-#include "models/presets.h"
+#include "spec/presets.h"
 
 namespace repro {
 
@@ -23,15 +23,14 @@ const std::vector<Preset>& preset_table() {
   return table;
 }
 
-void resolve_settings(Config& config, const DatasetInfo& dataset) {
+void resolve_settings(Config& config, const DatasetTraits& dataset) {
   const std::string preset = config.text("model.preset");
   for (const auto& entry : preset_table()) {
     if (preset != entry.name) continue;
     for (const auto& [key, value] : entry.values)
       if (!config.is_explicit(key)) config.set_implied(key, value);
   }
-  if (config.text("model.kind") == "auto")
-    config.set_implied("model.kind", dataset.modality == "text" ? "text" : "vit");
+  if (config.text("model.kind") == "auto") config.set_implied("model.kind", dataset.text ? "text" : "vit");
   const bool vision = config.text("model.kind") == "vit";
   if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
   const std::string& attention = config.text("model.attention.kind");
@@ -39,8 +38,7 @@ void resolve_settings(Config& config, const DatasetInfo& dataset) {
     config.set_implied("model.attention.q_residual", vision ? "on" : "off");
   if ((attention == "diff" || attention == "dgsa") && config.text("model.attention.lambda_schedule") == "auto")
     config.set_implied("model.attention.lambda_schedule", attention == "diff" ? "depth" : "fixed");
-  if (config.text("data.val_fraction") == "auto")
-    config.set_implied("data.val_fraction", dataset.modality == "text" ? "0.2" : "0");
+  if (config.text("data.val_fraction") == "auto") config.set_implied("data.val_fraction", dataset.text ? "0.2" : "0");
   if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
     config.set_implied("data.augment", dataset.default_augment);
 }
