@@ -18,7 +18,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     // --seeds given, even as '': an empty list is an error, not the spec's seeds
     apply_sweep_arguments(experiment, seeds_option->count() > 0 ? std::optional<std::string>(*seeds) : std::nullopt,
                           *axes);
-    exit_code = run_experiment(experiment, runner_options(*args));
+    exit_code = run_and_tabulate(experiment, runner_options(*args));
   });
 }
 

@@ -3,7 +3,11 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <iostream>
+
+#include "report/table.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/version.h"
 
 namespace repro {
@@ -62,6 +66,16 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.stop_after_epoch = args.stop_after_epoch;
   options.kill_at_step = args.kill_at_step;
   return options;
+}
+
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options) {
+  const int exit_code = run_experiment(experiment, options);
+  if (options.dry_run || exit_code == kRunStopped) return exit_code;
+  const std::filesystem::path experiment_dir = options.out / experiment.folder();
+  const std::string table = render_report(experiment_dir, ReportOptions{});
+  write_file_atomic(experiment_dir / "table.md", table);
+  std::cout << table;
+  return exit_code;
 }
 
 }  // namespace repro

@@ -32,4 +32,8 @@ void apply_sweep_arguments(Experiment& experiment, const std::optional<std::stri
                            const std::vector<std::string>& axes);
 RunnerOptions runner_options(const RunArguments& args);
 
+// run_experiment, then (unless a dry run or a stopped run) the experiment's table:
+// written to <out>/<experiment>[/<profile>]/table.md and printed. Returns the exit code.
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options);
+
 }  // namespace repro

@@ -3,6 +3,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -10,10 +11,10 @@
 #include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
-#include "report/table.h"
 #include "run/device.h"
 #include "run/lock.h"
 #include "run/plan.h"
+#include "run/record.h"
 #include "run/summary.h"
 #include "spec/options.h"
 #include "train/trainer.h"
@@ -44,6 +45,26 @@ class RunLog {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
+// The trainer reports its history; the run folder's metrics.csv shows it (removed on a
+// fresh start, so a stale file beside no checkpoint never survives). The test hooks
+// (--stop-after-epoch, --kill-at-step) act through the same interface.
+TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
+  TrainHooks hooks;
+  hooks.history_changed = [metrics = folder.metrics_path()](const std::vector<EpochRow>& history) {
+    if (history.empty())
+      std::filesystem::remove(metrics);
+    else
+      write_file_atomic(metrics, metrics_csv(history));
+  };
+  if (options.stop_after_epoch > 0)
+    hooks.stop_after_epoch = [stop = options.stop_after_epoch](int64_t epoch) { return epoch == stop; };
+  if (options.kill_at_step > 0)
+    hooks.after_step = [kill = options.kill_at_step](int64_t step) {
+      if (step == kill) std::raise(SIGKILL);  // tests: die mid-epoch
+    };
+  return hooks;
+}
+
 std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
                         torch::Device device, Progress& progress, const RunnerOptions& options) {
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
@@ -57,7 +78,7 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(model_options(run.config), data.info);
   const ParamBreakdown params = count_parameters(*model);
-  TrainContext context{run, data, device, folder, progress, position, options.stop_after_epoch, options.kill_at_step};
+  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options)};
   const TrainOutcome outcome = train(*model, context);
   if (outcome.status == "stopped") return outcome.status;
   if (outcome.status == "diverged") spdlog::error("run diverged: {}", outcome.message);
@@ -165,14 +186,10 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
       record_failure(runs[i], folder, device, e);
     }
     progress.end_run();
-    if (status == "stopped") return 3;
+    if (status == "stopped") return kRunStopped;
     if (status == "failed") ++tally.failed;
   }
   log_tally(tally, runs.size());
-  const std::filesystem::path experiment_dir = options.out / experiment.folder();
-  const std::string table = render_report(experiment_dir, ReportOptions{});
-  write_file_atomic(experiment_dir / "table.md", table);
-  std::cout << table;
   return tally.failed > 0 ? 1 : 0;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Executes an experiment's grid: skips finished runs, resumes interrupted ones,
-// trains the rest, then writes and prints the experiment's table.
+// trains the rest. The table is the report layer's (cli: run_and_tabulate).
 #include <filesystem>
 #include <string>
 
@@ -18,7 +18,9 @@ struct RunnerOptions {
   int64_t kill_at_step = 0;      // test hook: SIGKILL the process at this optimizer step
 };
 
-// Returns the process exit code: 0 when every run is complete or diverged.
+// Returns the process exit code: 0 when every run is complete or diverged (or held
+// by another process), 1 when a run failed, 3 when a test hook stopped a run.
+constexpr int kRunStopped = 3;
 int run_experiment(const Experiment& experiment, const RunnerOptions& options);
 
 }  // namespace repro

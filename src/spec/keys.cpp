@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "data/registry.h"
 #include "spec/options.h"
 #include "util/error.h"
 #include "util/strings.h"

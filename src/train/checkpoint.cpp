@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "run/record.h"
+#include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <csignal>
 
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
@@ -55,7 +54,7 @@ EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData
     const auto y = data.train.labels.index_select(0, indices_for(data.train, indices));  // (B,)
     const auto loss = step_fn.run(x, y, schedule.at(step), totals);
     ++step;
-    if (c.kill_at_step > 0 && step == c.kill_at_step) std::raise(SIGKILL);  // tests: die mid-epoch
+    if (c.hooks.after_step) c.hooks.after_step(step);
     double loss_value = NAN;
     if (read_each_step) {
       loss_value = loss.item<double>();
@@ -111,18 +110,15 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
 
   TrainOutcome outcome;
   TrainState state;
-  if (std::filesystem::exists(c.folder.checkpoint_path())) {
-    state = load_checkpoint(c.folder.checkpoint_path(), model, *optimizer);
+  if (std::filesystem::exists(c.checkpoint_path)) {
+    state = load_checkpoint(c.checkpoint_path, model, *optimizer);
     outcome.history = history_from_json(nlohmann::json::parse(state.history_json));
     outcome.resumed_from_epoch = state.epochs_done;
-    spdlog::info("resuming {} from its checkpoint after epoch {}", c.folder.dir().string(), state.epochs_done);
+    spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), state.epochs_done);
   }
-  // The checkpoint's history is the record: a kill between the checkpoint and
-  // metrics.csv (or a stale metrics.csv beside no checkpoint) is repaired here.
-  if (outcome.history.empty())
-    std::filesystem::remove(c.folder.metrics_path());
-  else
-    write_file_atomic(c.folder.metrics_path(), metrics_csv(outcome.history));
+  // The checkpoint's history is the record: the run layer rewrites metrics.csv from
+  // it, so a kill between the checkpoint and metrics.csv is repaired here.
+  if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
   c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                        epochs, steps_per_epoch, state.epochs_done);
   for (int64_t epoch = state.epochs_done + 1; epoch <= epochs; ++epoch) {
@@ -152,13 +148,13 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     state.epochs_done = epoch;
     state.wall_seconds += row.seconds;
     state.history_json = history_to_json(outcome.history).dump();
-    save_checkpoint(c.folder.checkpoint_path(), model, *optimizer, state);
-    write_file_atomic(c.folder.metrics_path(), metrics_csv(outcome.history));
+    save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+    if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
     c.progress.clear_line();
     const std::string val = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
                  epoch, epochs, row.train_loss, row.train_acc, val, row.test_loss, row.test_acc, row.seconds);
-    if (c.stop_after_epoch > 0 && epoch == c.stop_after_epoch) {  // the final epoch too: no summary yet
+    if (c.hooks.stop_after_epoch && c.hooks.stop_after_epoch(epoch)) {  // the final epoch too: no summary yet
       outcome.status = "stopped";
       outcome.wall_seconds = state.wall_seconds;
       return outcome;

@@ -1,0 +1,53 @@
+// The stages point one way (docs/architecture.md): each folder of src/ includes
+// only the folders listed for it here, so no include cycle between stages exists.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace {
+
+// folder -> the folders it may include (itself always).
+const std::map<std::string, std::set<std::string>> kAllowed = {
+    {"util", {}},
+    {"spec", {"util"}},
+    {"text", {"spec", "util"}},
+    {"data", {"text", "spec", "util"}},
+    {"models", {"data", "spec", "util"}},  // data: DatasetInfo, the shape a model is built for
+    {"train", {"models", "data", "text", "spec", "util"}},
+    {"run", {"train", "models", "data", "text", "spec", "util"}},
+    {"report", {"run", "train", "data", "spec", "util"}},
+    {"bench", {"train", "models", "data", "text", "spec", "util"}},
+    {"cli", {"bench", "report", "run", "train", "models", "data", "text", "spec", "util"}},
+    {"tools", {}},
+};
+
+}  // namespace
+
+TEST_CASE("stage folders include only the stages before them (no include cycle)", "[spec]") {
+  const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
+  const std::regex include_line(R"(^\s*#\s*include\s+"([a-z_]+)/)");
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(src)) {
+    if (!entry.is_regular_file()) continue;
+    const auto relative = std::filesystem::relative(entry.path(), src);
+    if (relative.begin() == relative.end() || std::next(relative.begin()) == relative.end()) continue;  // main.cpp
+    const std::string folder = relative.begin()->string();
+    REQUIRE(kAllowed.count(folder) == 1);  // a new stage folder must be placed in the order above
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch match;
+      if (!std::regex_search(line, match, include_line)) continue;
+      const std::string target = match[1];
+      if (target == folder) continue;
+      INFO(relative.string() << " includes " << target << "/");
+      CHECK(kAllowed.at(folder).count(target) == 1);
+    }
+  }
+  CHECK(files > 100);
+}
