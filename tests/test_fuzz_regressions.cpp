@@ -12,6 +12,7 @@
 #include "data/sources.h"
 #include "fixtures.h"
 #include "report/paper.h"
+#include "report/read_record.h"
 #include "spec/experiment.h"
 #include "util/error.h"
 
@@ -108,4 +109,27 @@ TEST_CASE("fuzz paper: a table number or n beyond int's range is an error (was a
   CHECK_THROWS_WITH(load_paper(paper), Catch::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
   test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: 3\n" + cells);
   CHECK(load_paper(paper).at(0).n == 3);
+}
+
+TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt record (was nlohmann's type_error)",
+          "[report][fuzz]") {
+  test::TempDir dir("fuzz-report-types");
+  const auto run = dir.path() / "exp" / "ds" / "m" / "seed_0";
+  const std::string head = R"({"status": "complete", "experiment": "exp", "model_config": "m", "dataset": "ds",
+                                "seed": 0, )";
+  const std::string selected = R"("selected": {"epoch": 1, "test_acc": 50})";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("data": {"partial": 4}, )" + selected, "'partial' is 4, expected true or false"},
+      {R"("epochs_run": "2", )" + selected, "'epochs_run' is \"2\", expected a whole number"},
+      {R"("epochs_run": 1, "selected": {"epoch": 1.5, "test_acc": 50})", "'epoch' is 1.5, expected a whole number"}};
+  for (const auto& [fields, expected] : cases) {
+    test::write_text(run / "summary.json", head + fields + "}");
+    test::write_text(run / "metrics.csv",
+                     "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
+                     "1,4,0.001,0.6,70,0.7,65,0.7,50,1.5\n");
+    const RecordRead read = read_run_record(run, "test_acc", nullptr);
+    INFO(fields);
+    CHECK(read.result.status == "corrupt");
+    CHECK_THAT(read.result.problem, Catch::Contains("summary.json") && Catch::Contains(expected));
+  }
 }

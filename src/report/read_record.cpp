@@ -42,6 +42,22 @@ long long integer_field(const json& s, const std::string& key, const fs::path& f
   return value.get<long long>();
 }
 
+// An optional field: `fallback` when absent; any other type than the expected one is corrupt
+// (json's value() would throw its own type_error instead).
+bool optional_bool(const json& s, const std::string& key, bool fallback, const fs::path& file) {
+  const auto it = s.find(key);
+  if (it == s.end()) return fallback;
+  if (!it->is_boolean()) corrupt(file, "'" + key + "' is " + it->dump() + ", expected true or false");
+  return it->get<bool>();
+}
+
+long long optional_integer(const json& s, const std::string& key, long long fallback, const fs::path& file) {
+  const auto it = s.find(key);
+  if (it == s.end()) return fallback;
+  if (!it->is_number_integer()) corrupt(file, "'" + key + "' is " + it->dump() + ", expected a whole number");
+  return it->get<long long>();
+}
+
 // The metric's value in a summary's "selected" object; NaN when the run did not measure it (null).
 double selected_metric(const json& selected, const std::string& metric, const fs::path& file) {
   const json& value = required(selected, metric, file);
@@ -59,7 +75,7 @@ bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0,
 // metrics.csv must parse and agree with summary.json's epoch count and selected epoch.
 void check_metrics(const fs::path& run_dir, const json& summary, const std::string& metric, double value) {
   const fs::path file = run_dir / "metrics.csv", summary_file = run_dir / "summary.json";
-  const long long epochs_run = summary.value("epochs_run", 0LL);
+  const long long epochs_run = optional_integer(summary, "epochs_run", 0, summary_file);
   if (!fs::exists(file)) {
     if (epochs_run == 0) return;  // diverged or failed in its first epoch
     corrupt(file, "is missing (summary.json says " + std::to_string(epochs_run) + " epochs ran)");
@@ -74,7 +90,7 @@ void check_metrics(const fs::path& run_dir, const json& summary, const std::stri
     throw BadRecord{"inconsistent", file.string() + " has " + std::to_string(rows.size()) + " epochs, " +
                                         summary_file.string() + " says " + std::to_string(epochs_run)};
   if (!summary.contains("selected") || !summary["selected"].is_object()) return;
-  const long long epoch = summary["selected"].value("epoch", 0LL);
+  const long long epoch = optional_integer(summary["selected"], "epoch", 0, summary_file);
   if (epoch < 1 || epoch > static_cast<long long>(rows.size()))
     corrupt(summary_file, "selected epoch " + std::to_string(epoch) + " is not among the " +
                               std::to_string(rows.size()) + " epochs of metrics.csv");
@@ -107,7 +123,7 @@ void read_summary(const fs::path& run_dir, const json& s, const std::string& met
                                         planned->dataset + ", seed " + std::to_string(planned->seed)};
   }
   if (s.contains("data") && s["data"].is_object()) {
-    r.partial = s["data"].value("partial", false);
+    r.partial = optional_bool(s["data"], "partial", false, file);
     if (s["data"].contains("notes") && s["data"]["notes"].is_array())
       for (const auto& note : s["data"]["notes"])
         if (note.is_string()) r.notes.push_back(note.get<std::string>());

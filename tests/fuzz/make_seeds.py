@@ -185,6 +185,11 @@ def regression_seeds():
     put("paper", "regression-huge-table-number", "tables:\n  - table: 5.66667e19\n    experiment: table1\n"
         "    cells: [{row: ViT, column: cifar10, mean: 80}]\n")
     put("idx", "regression-zero-images", b"\x01" + struct.pack(">IIII", 2051, 0, 28, 28))
+    # summary.json with "data": {"partial": 4} (fuzz_report: json's type_error escaped read_run_record)
+    summary = {"experiment": "exp", "dataset": "ds", "model_config": "m", "row_index": 0, "seed": 0,
+               "status": "complete", "epochs_run": 1, "data": {"partial": 4},
+               "selected": {"epoch": 1, "test_acc": 50.0}}
+    put("report", "regression-partial-not-bool", b"\x00" + ("\0" + json.dumps(summary, indent=2)).encode())
 
 
 if __name__ == "__main__":
