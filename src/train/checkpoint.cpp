@@ -31,6 +31,35 @@ void check_history(const TrainState& state) {
       throw Error("its history's row " + std::to_string(i + 1) + " is epoch " + std::to_string(rows[i].epoch));
 }
 
+// The mid-epoch fields, written only when the checkpoint is one.
+void write_mid_epoch(torch::serialize::OutputArchive& archive, const MidEpoch& mid) {
+  if (mid.batches == 0) return;
+  archive.write("mid_batches", torch::tensor(mid.batches));
+  archive.write("mid_seconds", torch::tensor(mid.seconds, torch::kFloat64));
+  archive.write("mid_loss_sum", mid.loss_sum.cpu());
+  archive.write("mid_correct", mid.correct.cpu());
+  archive.write("mid_seen", torch::tensor(mid.seen));
+  archive.write("mid_cpu_rng", mid.cpu_rng);
+  if (mid.cuda_rng.defined()) archive.write("mid_cuda_rng", mid.cuda_rng.cpu());
+}
+
+// Absent fields (an end-of-epoch checkpoint, or one written before they existed) leave `batches` at 0.
+MidEpoch read_mid_epoch(torch::serialize::InputArchive& archive) {
+  MidEpoch mid;
+  torch::Tensor batches;
+  if (!archive.try_read("mid_batches", batches)) return mid;
+  mid.batches = batches.item<int64_t>();
+  mid.seconds = read_tensor(archive, "mid_seconds").item<double>();
+  mid.loss_sum = read_tensor(archive, "mid_loss_sum");
+  mid.correct = read_tensor(archive, "mid_correct");
+  mid.seen = read_tensor(archive, "mid_seen").item<int64_t>();
+  mid.cpu_rng = read_tensor(archive, "mid_cpu_rng");
+  torch::Tensor cuda_rng;
+  if (archive.try_read("mid_cuda_rng", cuda_rng)) mid.cuda_rng = cuda_rng;
+  if (mid.batches < 0 || mid.seen < 0) throw Error("its mid-epoch position is negative");
+  return mid;
+}
+
 }  // namespace
 
 void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::filesystem::path& path) {
@@ -54,6 +83,7 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   archive.write("step", torch::tensor(state.step));
   archive.write("wall_seconds", torch::tensor(state.wall_seconds, torch::kFloat64));
   archive.write("history_json", c10::IValue(state.history_json));
+  write_mid_epoch(archive, state.mid_epoch);
   save_archive_atomic(archive, path);
 }
 
@@ -75,6 +105,7 @@ TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module&
     archive.read("history_json", history);
     state.history_json = history.toStringRef();
     check_history(state);
+    state.mid_epoch = read_mid_epoch(archive);
     return state;
   } catch (const c10::Error& e) {
     throw Error(path.string() + ": unreadable checkpoint (" + std::string(e.what_without_backtrace()) + ")" + restart);
@@ -82,6 +113,20 @@ TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module&
     throw Error(path.string() + ": unreadable checkpoint (its metric history: " + e.what() + ")" + restart);
   } catch (const Error& e) {
     throw Error(path.string() + ": unreadable checkpoint (" + e.what() + ")" + restart);
+  }
+}
+
+CheckpointPosition peek_checkpoint(const std::filesystem::path& path) {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path.string());
+    CheckpointPosition position;
+    position.epochs_done = read_tensor(archive, "epochs_done").item<int64_t>();
+    torch::Tensor batches;
+    if (archive.try_read("mid_batches", batches)) position.mid_epoch_batches = batches.item<int64_t>();
+    return position;
+  } catch (const c10::Error& e) {
+    throw Error(path.string() + ": unreadable checkpoint (" + std::string(e.what_without_backtrace()) + ")");
   }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// End-of-epoch checkpoints: model, optimizer, step counters and the metric
-// history, written atomically (temporary file, then rename).
+// Checkpoints: model, optimizer, step counters and the metric history, written
+// atomically (temporary file, then rename), at every epoch end and, when a run is
+// interrupted, mid-epoch with what the rest of the epoch needs to replay exactly.
+// Checkpoints without the mid-epoch fields (older repro, epoch ends) load as epoch ends.
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -8,11 +10,25 @@
 
 namespace repro {
 
+// Where an interrupted epoch (epochs_done + 1) stopped: after `batches` batches of
+// its order, with its partial totals and the random generators' states after the
+// last trained batch (the epoch's order is redrawn from its seed on resume).
+struct MidEpoch {
+  int64_t batches = 0;
+  double seconds = 0;      // wall time spent in the epoch so far
+  torch::Tensor loss_sum;  // () float32, on the CPU
+  torch::Tensor correct;   // () int64, on the CPU
+  int64_t seen = 0;
+  torch::Tensor cpu_rng;   // the default CPU generator's state (uint8)
+  torch::Tensor cuda_rng;  // the default CUDA generator's, undefined when training on the CPU
+};
+
 struct TrainState {
   int64_t epochs_done = 0;
   int64_t step = 0;          // optimizer steps taken
   double wall_seconds = 0;   // summed over interrupted sessions
   std::string history_json;  // the per-epoch metric rows so far
+  MidEpoch mid_epoch;        // batches == 0 for an end-of-epoch checkpoint
 };
 
 // Serialises `archive` in memory, then writes it with write_file_atomic, so a
@@ -26,5 +42,12 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
 // (including a history that does not hold epochs 1..epochs_done).
 TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                            torch::optim::Optimizer& optimizer);
+
+// How far a checkpoint got, read without a model (for `repro status`): epochs done and
+// batches of the next one (0 at an epoch end). Throws repro::Error naming an unreadable file.
+struct CheckpointPosition {
+  int64_t epochs_done = 0, mid_epoch_batches = 0;
+};
+CheckpointPosition peek_checkpoint(const std::filesystem::path& path);
 
 }  // namespace repro

@@ -26,9 +26,9 @@ void seed_epoch(int64_t seed, int64_t epoch) {
 }
 
 struct EpochResult {
-  double loss_sum = 0;
-  int64_t correct = 0, seen = 0;
   bool diverged = false;
+  bool interrupted = false;  // stopped after `batches_done` batches on an interrupt request
+  int64_t batches_done = 0;
   std::string message;
 };
 
@@ -37,23 +37,70 @@ std::string divergence_message(double loss, int64_t epoch, int64_t step) {
          (step > 0 ? ", step " + std::to_string(step) : std::string(" (read at the epoch's end)"));
 }
 
-// One epoch of steps. On the CPU the loss is read every step (free there): the
-// progress line shows it and a NaN stops the run at once. On a GPU nothing is
-// read inside the epoch, so the queue never stalls; the sums are read at its end.
+// The generator of `device`'s random draws (the CPU's, or the current CUDA device's).
+at::Generator default_generator(torch::Device device) {
+  return device.is_cuda() ? at::globalContext().defaultGenerator(device) : at::detail::getDefaultCPUGenerator();
+}
+
+torch::Tensor generator_state(at::Generator generator) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void set_generator_state(at::Generator generator, const torch::Tensor& state) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+// Where an epoch begins: its first batch, or where a mid-epoch checkpoint stopped, with its
+// totals and generator states (restored after the epoch's order is redrawn).
+struct EpochStart {
+  int64_t batch = 0;
+  double seconds = 0;
+  torch::Tensor cpu_rng, cuda_rng;
+};
+
+EpochStart resume_point(const MidEpoch& mid, StepTotals& totals, torch::Device device) {
+  totals.loss_sum = mid.loss_sum.to(device);
+  totals.correct = mid.correct.to(device);
+  totals.seen = mid.seen;
+  return EpochStart{mid.batches, mid.seconds, mid.cpu_rng, mid.cuda_rng};
+}
+
+MidEpoch mid_epoch_state(const EpochResult& result, const StepTotals& totals, double seconds, torch::Device device) {
+  MidEpoch mid;
+  mid.batches = result.batches_done;
+  mid.seconds = seconds;
+  mid.loss_sum = totals.loss_sum.cpu();
+  mid.correct = totals.correct.cpu();
+  mid.seen = totals.seen;
+  mid.cpu_rng = generator_state(at::detail::getDefaultCPUGenerator());
+  if (device.is_cuda()) mid.cuda_rng = generator_state(default_generator(device)).cpu();
+  return mid;
+}
+
+// One epoch of steps from `start.batch` on. On the CPU the loss is read every step (free
+// there): the progress line shows it and a NaN stops the run at once. On a GPU nothing is
+// read inside the epoch, so the queue never stalls; the caller reads the sums at its end.
+// The order is drawn first in every case, so a resumed epoch sees the same order.
 EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData& data, const Batcher& batcher,
-                        const Schedule& schedule, int64_t batch_size, int64_t epoch, int64_t& step) {
+                        const Schedule& schedule, int64_t batch_size, int64_t epoch, int64_t& step,
+                        const EpochStart& start, StepTotals& totals) {
   const int64_t n = data.train.size();
   const bool read_each_step = c.device.is_cpu();
   auto order = torch::randperm(n, torch::kInt64);  // (n,) on the CPU
   if (c.device.is_cuda()) order = order.pin_memory();
-  StepTotals totals(c.device);
+  if (start.cpu_rng.defined()) set_generator_state(at::detail::getDefaultCPUGenerator(), start.cpu_rng);
+  if (start.cuda_rng.defined() && c.device.is_cuda()) set_generator_state(default_generator(c.device), start.cuda_rng);
   EpochResult result;
-  for (int64_t begin = 0, b = 1; begin < n; begin += batch_size, ++b) {
+  result.batches_done = start.batch;
+  for (int64_t begin = start.batch * batch_size, b = start.batch + 1; begin < n; begin += batch_size, ++b) {
     const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));         // (B,)
     const Batch x = batcher.inputs(data.train, indices, /*train=*/true);                 // images or ids
     const auto y = data.train.labels.index_select(0, indices_for(data.train, indices));  // (B,)
     const auto loss = step_fn.run(x, y, schedule.at(step), totals);
     ++step;
+    result.batches_done = b;
     if (c.hooks.after_step) c.hooks.after_step(step);
     double loss_value = NAN;
     if (read_each_step) {
@@ -65,15 +112,26 @@ EpochResult train_epoch(TrainStep& step_fn, const TrainContext& c, const RunData
       }
     }
     c.progress.step(epoch, b, loss_value, indices.size(0));
-  }
-  result.loss_sum = totals.loss_sum.item<double>();  // the epoch's one read of the device
-  result.correct = totals.correct.item<int64_t>();
-  result.seen = totals.seen;
-  if (!std::isfinite(result.loss_sum)) {
-    result.diverged = true;
-    result.message = divergence_message(result.loss_sum, epoch, 0);
+    if (c.hooks.interrupt_requested && c.hooks.interrupt_requested()) {
+      result.interrupted = true;
+      return result;
+    }
   }
   return result;
+}
+
+// The epoch's sums, read once at its end (a GPU's one read of the epoch): a NaN or Inf loss is divergence.
+void check_epoch_totals(const StepTotals& totals, int64_t epoch, EpochResult& result) {
+  const double loss_sum = totals.loss_sum.item<double>();
+  if (std::isfinite(loss_sum)) return;
+  result.diverged = true;
+  result.message = divergence_message(loss_sum, epoch, 0);
+}
+
+TrainOutcome& stopped(TrainOutcome& outcome, const std::string& status, const TrainState& state) {
+  outcome.status = status;
+  outcome.wall_seconds = state.wall_seconds;
+  return outcome;
 }
 
 }  // namespace
@@ -119,30 +177,50 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
   // The checkpoint's history is the record: the run layer rewrites metrics.csv from
   // it, so a kill between the checkpoint and metrics.csv is repaired here.
   if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
+  if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);
   c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                        epochs, steps_per_epoch, state.epochs_done);
+  const int64_t first_step = state.step;
   for (int64_t epoch = state.epochs_done + 1; epoch <= epochs; ++epoch) {
-    const auto start = Clock::now();
+    const auto start_time = Clock::now();
     seed_epoch(c.run.seed, epoch);
     model.train();
-    const EpochResult totals = train_epoch(step_fn, c, data, batcher, schedule, batch_size, epoch, state.step);
-    if (totals.diverged) {
+    StepTotals totals(c.device);
+    EpochStart start;
+    if (state.mid_epoch.batches > 0) {  // the epoch an interrupted start stopped in
+      start = resume_point(state.mid_epoch, totals, c.device);
+      spdlog::info("resuming epoch {} after batch {}", epoch, start.batch);
+      state.mid_epoch = MidEpoch{};
+    }
+    EpochResult result = train_epoch(step_fn, c, data, batcher, schedule, batch_size, epoch, state.step, start, totals);
+    outcome.steps_this_start = state.step - first_step;
+    if (!result.diverged && !result.interrupted) check_epoch_totals(totals, epoch, result);
+    if (result.diverged) {
       outcome.status = "diverged";
-      outcome.message = totals.message;
-      outcome.wall_seconds = state.wall_seconds + seconds_since(start);
+      outcome.message = result.message;
+      outcome.wall_seconds = state.wall_seconds + start.seconds + seconds_since(start_time);
       return outcome;
+    }
+    if (result.interrupted) {
+      state.mid_epoch = mid_epoch_state(result, totals, start.seconds + seconds_since(start_time), c.device);
+      state.history_json = history_to_json(outcome.history).dump();  // "[]" in epoch 1
+      save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+      c.progress.clear_line();
+      spdlog::info("interrupted: checkpoint written in epoch {} after batch {} of {} (step {})", epoch,
+                   result.batches_done, steps_per_epoch, state.step);
+      return stopped(outcome, "interrupted", state);
     }
     EpochRow row;
     row.epoch = epoch;
     row.step = state.step;
     row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
-    row.train_loss = totals.loss_sum / static_cast<double>(totals.seen);
-    row.train_acc = 100.0 * static_cast<double>(totals.correct) / static_cast<double>(totals.seen);
+    row.train_loss = totals.loss_sum.item<double>() / static_cast<double>(totals.seen);
+    row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
     const int64_t eval_batch = options.eval_batch_size;
     const Precision precision = step_fn.precision();
     std::tie(row.val_loss, row.val_acc) = evaluate(model, data.val, batcher, c.device, eval_batch, precision);
     std::tie(row.test_loss, row.test_acc) = evaluate(model, data.test, batcher, c.device, eval_batch, precision);
-    row.seconds = seconds_since(start);
+    row.seconds = start.seconds + seconds_since(start_time);
     outcome.history.push_back(row);
 
     state.epochs_done = epoch;
@@ -154,10 +232,11 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     const std::string val = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
                  epoch, epochs, row.train_loss, row.train_acc, val, row.test_loss, row.test_acc, row.seconds);
-    if (c.hooks.stop_after_epoch && c.hooks.stop_after_epoch(epoch)) {  // the final epoch too: no summary yet
-      outcome.status = "stopped";
-      outcome.wall_seconds = state.wall_seconds;
-      return outcome;
+    if (c.hooks.stop_after_epoch && c.hooks.stop_after_epoch(epoch))  // the final epoch too: no summary yet
+      return stopped(outcome, "stopped", state);
+    if (epoch < epochs && c.hooks.interrupt_requested && c.hooks.interrupt_requested()) {
+      spdlog::info("interrupted: checkpoint written after epoch {}", epoch);
+      return stopped(outcome, "interrupted", state);
     }
   }
   outcome.status = "complete";

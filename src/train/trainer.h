@@ -1,7 +1,7 @@
 #pragma once
 // The training loop of one run: epochs of AdamW steps with the spec's schedule,
 // clipping and label smoothing; evaluation every epoch; a checkpoint at every
-// epoch end; resume from the last checkpoint.
+// epoch end (and mid-epoch when interrupted); resume from the last checkpoint.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -27,6 +27,15 @@ struct TrainHooks {
   std::function<bool(int64_t epoch)> stop_after_epoch;
   // Called after every optimizer step (1-based count over the whole run).
   std::function<void(int64_t step)> after_step;
+  // The model holding the weights of `history`'s last epoch (or freshly initialised, with an empty
+  // history): called right after history_changed, before the first epoch and after every epoch's
+  // checkpoint. Not called before the first epoch of a resume from a mid-epoch checkpoint (the
+  // weights are then not those of an epoch's end). run/model_file keeps model.pt through it.
+  std::function<void(torch::nn::Module& model, const std::vector<EpochRow>& history)> model_changed;
+  // Polled after every optimizer step (after after_step) and after every epoch's checkpoint:
+  // true = stop now. The trainer finishes the step, writes a mid-epoch checkpoint (position,
+  // partial totals, generator states) and returns status "interrupted".
+  std::function<bool()> interrupt_requested;
 };
 
 struct TrainContext {
@@ -40,11 +49,12 @@ struct TrainContext {
 };
 
 struct TrainOutcome {
-  std::string status;   // complete | diverged | stopped
+  std::string status;   // complete | diverged | stopped | interrupted
   std::string message;  // why, for diverged
   std::vector<EpochRow> history;
   double wall_seconds = 0;
   int64_t resumed_from_epoch = 0;  // 0 = started fresh
+  int64_t steps_this_start = 0;    // optimizer steps made by this call (0: nothing new to keep)
 };
 
 TrainOutcome train(ClassifierImpl& model, const TrainContext& context);

@@ -1,0 +1,170 @@
+// repro launch slurm SPEC [key=value ...] [options] [-- sbatch options]: freezes the runs
+// of the spec's plan that are not finished into a manifest and submits a SLURM job
+// array whose tasks train them (run/slurm.h).
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "data/registry.h"
+#include "run/plan.h"
+#include "run/slurm.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace repro {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LaunchCommand {
+  std::string spec_path, profile, out = "runs", data_root, device = "auto";
+  std::vector<std::string> arguments;  // overrides, then (after --) sbatch options
+  LaunchOptions launch;
+  std::string requeue_signal = "USR1";
+  int max_restarts = 3;
+  bool dry_run = false;
+};
+
+// "20261122-093015" (UTC), made unique within `parent`.
+fs::path stamped_folder(const fs::path& parent) {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
+  fs::path dir = parent / stamp;
+  for (int k = 2; fs::exists(dir); ++k) dir = parent / (std::string(stamp) + "-" + std::to_string(k));
+  return dir;
+}
+
+// The `repro run` arguments every task repeats: the same spec, overrides and places, absolute.
+std::vector<std::string> task_run_arguments(const LaunchCommand& c, const std::vector<std::string>& overrides) {
+  std::vector<std::string> args{fs::absolute(c.spec_path).lexically_normal().string()};
+  args.insert(args.end(), overrides.begin(), overrides.end());
+  if (!c.profile.empty()) args.insert(args.end(), {"--profile", c.profile});
+  args.insert(args.end(), {"--out", fs::absolute(c.out).lexically_normal().string()});
+  if (!c.data_root.empty()) args.insert(args.end(), {"--data-root", fs::absolute(c.data_root).string()});
+  if (c.device != "auto") args.insert(args.end(), {"--device", c.device});
+  if (c.max_restarts != 3) args.insert(args.end(), {"--max-restarts", std::to_string(c.max_restarts)});
+  return args;
+}
+
+RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<PlanStatus>& statuses,
+                        const std::string& spec_file, const std::string& profile, int64_t runs_per_task) {
+  RunManifest manifest{spec_file, profile, runs_per_task, {}};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (statuses[i] == PlanStatus::Finished) continue;
+    manifest.rows.push_back({static_cast<int64_t>(manifest.rows.size()), runs[i].relative_dir(), runs[i].model_config,
+                             runs[i].dataset, runs[i].seed});
+  }
+  return manifest;
+}
+
+int launch_slurm(LaunchCommand& c) {
+  // Overrides come first; from the first argument that starts with '-' (only possible after --) the rest are
+  // sbatch options, one #SBATCH line per option with its values ("--mem 4G").
+  std::vector<std::string> overrides;
+  for (const auto& argument : c.arguments) {
+    if (argument.rfind('-', 0) == 0)
+      c.launch.sbatch_args.push_back(argument);
+    else if (c.launch.sbatch_args.empty())
+      overrides.push_back(argument);
+    else
+      c.launch.sbatch_args.back() += " " + argument;
+  }
+  const Experiment experiment = load_spec(c.spec_path, overrides, c.profile);
+  const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
+  validate_plan(runs);
+  const std::vector<PlanStatus> statuses = check_plan(runs, c.out);  // throws on changed specs
+  write_plan(experiment, runs, c.out);
+  const RunManifest manifest =
+      freeze_runs(runs, statuses, fs::absolute(c.spec_path).string(), experiment.profile, c.launch.runs_per_task);
+  if (manifest.rows.empty()) {
+    std::cout << "all " << runs.size() << " runs of " << experiment.folder() << " are finished: nothing to launch\n";
+    return 0;
+  }
+  const fs::path dir = stamped_folder(fs::absolute(c.out).lexically_normal() / experiment.folder() / "slurm");
+  const fs::path manifest_path = dir / "manifest.tsv";
+  write_file_atomic(manifest_path, manifest_tsv(manifest));
+
+  c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
+  c.launch.run_args = task_run_arguments(c, overrides);
+  c.launch.job_name = "repro-" + experiment.name;
+  c.launch.requeue_signal = c.requeue_signal;
+  const auto parts = array_parts(manifest.tasks(), cluster_max_array_size(), dir);
+  for (const auto& part : parts) {
+    write_file_atomic(part.script, sbatch_script(c.launch, manifest_path, part, dir));
+    ::chmod(part.script.c_str(), 0755);
+  }
+  std::cout << manifest.rows.size() << " of " << runs.size() << " runs are not finished: " << manifest.tasks()
+            << " array task(s) of " << c.launch.runs_per_task << " run(s) in " << parts.size() << " array(s)\n"
+            << "manifest: " << manifest_path.string() << "\n";
+  for (const auto& part : parts) std::cout << "script:   " << part.script.string() << "\n";
+  if (c.dry_run) {
+    std::cout << "\n"
+              << read_file(parts.front().script) << "\n--dry-run: nothing submitted; submit with: sbatch "
+              << parts.front().script.string() << "\n";
+    return 0;
+  }
+  std::vector<std::string> jobs;
+  for (const auto& part : parts) {
+    jobs.push_back(submit_sbatch(part.script));
+    std::cout << "submitted job " << jobs.back() << " (array 0-" << part.count - 1 << ", manifest tasks " << part.first
+              << "-" << part.first + part.count - 1 << ")\n";
+  }
+  std::string job_list;
+  for (const auto& job : jobs) job_list += (job_list.empty() ? "" : ",") + job;
+  std::cout << "follow it:\n"
+            << "  squeue -j " << job_list << "\n"
+            << "  " << c.launch.repro_binary << " status " << fs::absolute(c.out).lexically_normal().string() << "\n"
+            << "  tail -f " << (dir / "*.out").string() << "\n"
+            << "  scancel " << job_list << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_launch_command(CLI::App& app, int& exit_code) {
+  auto* launch = app.add_subcommand("launch", "Train a spec's grid on a cluster");
+  launch->require_subcommand(1);
+  auto* slurm = launch->add_subcommand(
+      "slurm", "Freeze the runs not finished into a manifest and submit a SLURM job array that trains them");
+  auto c = std::make_shared<LaunchCommand>();
+  slurm->add_option("spec", c->spec_path, "Experiment spec (YAML)")->required();
+  slurm->add_option("arguments", c->arguments,
+                    "Spec overrides KEY=VALUE; after --, extra sbatch options (written as #SBATCH lines)");
+  slurm->add_option("--profile", c->profile, "A budget profile of the spec (e.g. smoke, short, paper)");
+  slurm->add_option("--out", c->out, "Folder of run records (default runs/; must be shared with the nodes)");
+  slurm->add_option("--data-root", c->data_root, "Dataset folder as the nodes see it (default $REPRO_DATA there)");
+  slurm->add_option("--device", c->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  slurm->add_option("--partition", c->launch.partition, "SLURM partition");
+  slurm->add_option("--time", c->launch.time, "Time limit of each array task, HH:MM:SS");
+  slurm->add_option("--gpus-per-task", c->launch.gpus_per_task, "GPUs of each task (--gres=gpu:G)")
+      ->check(CLI::NonNegativeNumber);
+  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")->check(CLI::NonNegativeNumber);
+  slurm->add_option("--runs-per-task", c->launch.runs_per_task, "Runs trained one after another by each task")
+      ->check(CLI::PositiveNumber);
+  slurm->add_option("--array-parallelism", c->launch.array_parallelism, "At most M tasks at once (--array=...%M)")
+      ->check(CLI::NonNegativeNumber);
+  slurm
+      ->add_option("--signal-lead", c->launch.signal_lead,
+                   "Seconds before the time limit that the requeue signal arrives (default 300)")
+      ->check(CLI::NonNegativeNumber);
+  slurm->add_option("--requeue-signal", c->requeue_signal, "USR1 | USR2 (USR2 where NCCL owns USR1)")
+      ->check(CLI::IsMember({"USR1", "USR2"}));
+  slurm->add_option("--max-restarts", c->max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  slurm->add_flag("--dry-run", c->dry_run, "Write the manifest and script, print the script, submit nothing");
+  slurm->allow_extras();  // keeps CLI11 from refusing the "--" before the sbatch options; anything else is refused
+  slurm->callback([c, slurm, &exit_code] {
+    for (const auto& extra : slurm->remaining())
+      if (extra != "--") throw Error("repro launch slurm: unknown option '" + extra + "' (sbatch options go after --)");
+    exit_code = launch_slurm(*c);
+  });
+}
+
+}  // namespace repro

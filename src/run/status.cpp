@@ -1,0 +1,151 @@
+#include "run/status.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run/lock.h"
+#include "run/record.h"
+#include "run/slurm.h"
+#include "train/checkpoint.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace repro {
+
+namespace {
+
+std::string checkpoint_detail(const std::filesystem::path& path) {
+  try {
+    const CheckpointPosition at = peek_checkpoint(path);
+    std::string text = "checkpoint after epoch " + std::to_string(at.epochs_done);
+    if (at.mid_epoch_batches > 0)
+      text +=
+          " and " + std::to_string(at.mid_epoch_batches) + " batch(es) of epoch " + std::to_string(at.epochs_done + 1);
+    return text;
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+// The status line of a finished run's summary.json; nullopt when it has none.
+std::optional<RunStatus> finished_status(const RunFolder& folder, const std::string& dir) {
+  std::optional<nlohmann::json> summary;
+  try {
+    summary = folder.summary();
+  } catch (const Error& e) {
+    return RunStatus{dir, RunState::Failed, e.what()};
+  }
+  if (!summary) return std::nullopt;
+  const auto status = summary->value("status", nlohmann::json());
+  if (status == "complete") return RunStatus{dir, RunState::Complete, ""};
+  if (status == "diverged") return RunStatus{dir, RunState::Diverged, summary->value("message", std::string())};
+  if (status == "failed") return RunStatus{dir, RunState::Failed, summary->value("message", std::string())};
+  return RunStatus{dir, RunState::Failed, folder.summary_path().string() + ": status " + status.dump()};
+}
+
+std::vector<std::string> launches_in(const std::filesystem::path& folder) {
+  std::vector<std::string> launches;
+  const auto slurm = folder / "slurm";
+  if (!std::filesystem::is_directory(slurm)) return launches;
+  for (const auto& entry : std::filesystem::directory_iterator(slurm)) {
+    const auto manifest = entry.path() / "manifest.tsv";
+    if (!std::filesystem::exists(manifest)) continue;
+    try {
+      const RunManifest m = read_manifest(manifest);
+      launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(m.rows.size()) +
+                         " runs in " + std::to_string(m.tasks()) + " array task(s)");
+    } catch (const Error& e) {
+      launches.push_back(e.what());
+    }
+  }
+  std::sort(launches.begin(), launches.end());
+  return launches;
+}
+
+}  // namespace
+
+std::string run_state_name(RunState state) {
+  switch (state) {
+    case RunState::Complete:
+      return "complete";
+    case RunState::Diverged:
+      return "diverged";
+    case RunState::Failed:
+      return "failed";
+    case RunState::Running:
+      return "running";
+    case RunState::Resumable:
+      return "resumable";
+    case RunState::Pending:
+      return "pending";
+  }
+  return "?";
+}
+
+RunStatus run_status(const std::filesystem::path& experiment_folder, const std::string& dir) {
+  const RunFolder folder(experiment_folder / dir);
+  if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
+    return RunStatus{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
+  if (auto finished = finished_status(folder, dir)) return *finished;
+  if (std::filesystem::exists(folder.checkpoint_path()))
+    return RunStatus{dir, RunState::Resumable, checkpoint_detail(folder.checkpoint_path())};
+  return RunStatus{dir, RunState::Pending, ""};
+}
+
+ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
+                                   const std::vector<std::string>& run_dirs) {
+  ExperimentStatus status{name, folder, {}, launches_in(folder)};
+  for (const auto& dir : run_dirs) status.runs.push_back(run_status(folder, dir));
+  return status;
+}
+
+std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out) {
+  if (!std::filesystem::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
+  std::vector<std::filesystem::path> plans;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(out))
+    if (entry.path().filename() == "plan.json") plans.push_back(entry.path());
+  if (plans.empty()) throw Error(out.string() + ": no plan.json below it (not a --out folder of repro run?)");
+  std::sort(plans.begin(), plans.end());
+  std::vector<ExperimentStatus> experiments;
+  for (const auto& plan_path : plans) {
+    nlohmann::json plan;
+    try {
+      plan = nlohmann::json::parse(read_file(plan_path));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(plan_path.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    std::vector<std::string> dirs;
+    try {
+      for (const auto& run : plan.at("runs")) dirs.push_back(run.at("dir").get<std::string>());
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(plan_path.string() + ": expected runs[].dir (" + e.what() + ")");
+    }
+    const std::string name = std::filesystem::relative(plan_path.parent_path(), out).string();
+    experiments.push_back(experiment_status(name, plan_path.parent_path(), dirs));
+  }
+  return experiments;
+}
+
+std::string render_status(const std::vector<ExperimentStatus>& experiments, bool all) {
+  std::ostringstream text;
+  for (const auto& e : experiments) {
+    std::map<RunState, int> counts;
+    for (const auto& run : e.runs) ++counts[run.state];
+    text << e.name << " (" << e.folder.string() << "): " << e.runs.size() << " runs: " << counts[RunState::Complete]
+         << " complete, " << counts[RunState::Running] << " running, "
+         << counts[RunState::Resumable] + counts[RunState::Pending] << " pending (" << counts[RunState::Resumable]
+         << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged\n";
+    for (const auto& run : e.runs) {
+      if (run.state == RunState::Complete && !all) continue;
+      text << "  " << run_state_name(run.state) << std::string(11 - run_state_name(run.state).size(), ' ') << run.dir;
+      if (!run.detail.empty()) text << "  " << run.detail;
+      text << "\n";
+    }
+    for (const auto& launch : e.launches) text << "  launch " << launch << "\n";
+  }
+  return text.str();
+}
+
+}  // namespace repro

@@ -1,0 +1,37 @@
+#pragma once
+// `repro status`: where every planned run of an experiment stands, read from its
+// run folder only (summary.json, the lock, checkpoint.pt), never from SLURM
+// accounting: complete, diverged, failed, running (with the lock's holder: host,
+// pid, SLURM job), resumable (with the checkpoint's position) or pending.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+enum class RunState { Complete, Diverged, Failed, Running, Resumable, Pending };
+std::string run_state_name(RunState state);
+
+struct RunStatus {
+  std::string dir;  // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
+  RunState state = RunState::Pending;
+  std::string detail;  // holder, checkpoint position or failure message
+};
+
+struct ExperimentStatus {
+  std::string name;              // experiment[/profile]
+  std::filesystem::path folder;  // <out>/<experiment>[/<profile>]
+  std::vector<RunStatus> runs;
+  std::vector<std::string> launches;  // "slurm/<stamp>: N runs in T tasks"
+};
+
+RunStatus run_status(const std::filesystem::path& experiment_folder, const std::string& dir);
+// The runs of `run_dirs` (relative to `folder`).
+ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
+                                   const std::vector<std::string>& run_dirs);
+// Every experiment under `out` (each folder holding a plan.json). Throws repro::Error when there is none.
+std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out);
+// Per experiment a count line, then a line per run not complete (every run with `all`).
+std::string render_status(const std::vector<ExperimentStatus>& experiments, bool all);
+
+}  // namespace repro
