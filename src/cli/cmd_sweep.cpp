@@ -18,7 +18,11 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     // --seeds given, even as '': an empty list is an error, not the spec's seeds
     apply_sweep_arguments(experiment, seeds_option->count() > 0 ? std::optional<std::string>(*seeds) : std::nullopt,
                           *axes);
-    exit_code = run_and_tabulate(experiment, runner_options(*args));
+    RunnerOptions options = runner_options(*args);
+    std::vector<std::string>& child = options.parallel.child_arguments;  // --jobs children plan the same grid
+    if (seeds_option->count() > 0) child.insert(child.end(), {"--seeds", *seeds});
+    for (const auto& axis : *axes) child.insert(child.end(), {"--set", axis});
+    exit_code = run_and_tabulate(experiment, options);
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sched.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -58,8 +59,12 @@ std::string blas_in_use() {
 }
 
 void configure_threads(int threads) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  torch::set_num_threads(threads > 0 ? threads : static_cast<int>(cores));
+  cpu_set_t allowed;  // the CPUs this process may run on (taskset, cgroup cpusets), not every core of the machine
+  CPU_ZERO(&allowed);
+  const int cores = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                        ? std::max(1, CPU_COUNT(&allowed))
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(threads > 0 ? threads : cores);
   const char* user = std::getenv("OPENBLAS_NUM_THREADS");
   if (user && *user) return;
   set_blas_threads(1);

@@ -11,7 +11,8 @@ bool cuda_available();
 // The BLAS library LibTorch's matrix products resolve to, e.g.
 // "OpenBLAS (pthread) /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3".
 std::string blas_in_use();
-// Sets LibTorch's intra-op threads to `threads` (0 = every core) and, unless
+// Sets LibTorch's intra-op threads to `threads` (0 = every CPU of this process's affinity
+// mask; `repro run` passes its thread plan, run/threads.h) and, unless
 // $OPENBLAS_NUM_THREADS says otherwise, OpenBLAS to one thread: LibTorch already
 // parallelises around its BLAS calls, and nested OpenBLAS threads made a ViT
 // training step 3x slower on 2 cores (measured: 13.7 s vs 4.4 s per 10k images).

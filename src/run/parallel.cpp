@@ -1,0 +1,308 @@
+#include "run/parallel.h"
+
+#include <poll.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <list>
+
+#include "run/children.h"
+#include "run/grid_progress.h"
+#include "run/lock.h"
+#include "run/record.h"
+#include "run/runner.h"
+#include "spec/options.h"
+#include "train/progress.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+// A child's log line "[12:00:00] [warning] text" -> {"warning", "text"}; other lines -> {"", line}.
+std::pair<std::string, std::string> split_log_line(const std::string& line) {
+  if (line.size() < 4 || line[0] != '[') return {"", line};
+  const auto time_end = line.find("] [");
+  if (time_end == std::string::npos) return {"", line};
+  const auto level_end = line.find("] ", time_end + 3);
+  if (level_end == std::string::npos) return {"", line};
+  return {line.substr(time_end + 3, level_end - time_end - 3), line.substr(level_end + 2)};
+}
+
+// The last "repro: error: ..." line of a child's output, without the prefix.
+std::string error_message(const std::vector<std::string>& tail) {
+  const std::string prefix = "repro: error: ";
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it)
+    if (starts_with(*it, prefix)) return it->substr(prefix.size());
+  return tail.empty() ? "no message" : tail.back();
+}
+
+int64_t epochs_recorded(const RunFolder& folder) {
+  std::error_code error;
+  if (!std::filesystem::exists(folder.metrics_path(), error)) return 0;
+  try {
+    return std::max<int64_t>(0, static_cast<int64_t>(split_lines(read_file(folder.metrics_path())).size()) - 1);
+  } catch (const std::exception&) {
+    return 0;  // being replaced right now: read it next time
+  }
+}
+
+struct Active {
+  ChildProcess child;
+  size_t position;
+  RunFolder folder;
+  std::optional<int> device;
+  ActiveRunProgress progress;
+  std::vector<std::string> tail;  // the child's last output lines
+};
+
+class Scheduler {
+ public:
+  Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path out,
+            const ParallelOptions& options)
+      : runs_(runs),
+        waiting_(positions.begin(), positions.end()),
+        out_(std::move(out)),
+        options_(options),
+        slots_(options.devices, options.runs_per_device),
+        display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress) {}
+
+  int run() {
+    const InterruptHandlers handlers(options_.interrupt.requeue_signal);
+    while (!waiting_.empty() || !active_.empty()) {
+      if (interrupt_requested() && forwarded_ == 0) forward_stop();
+      if (forwarded_ == 0 && !fatal_) launch_what_fits();
+      if (active_.empty()) break;
+      wait_for_output();
+      reap();
+      display_.show(snapshot());
+    }
+    display_.finish();
+    log_tally();
+    if (fatal_) throw Error(*fatal_);
+    if (forwarded_ != 0) return finish_interrupted(launched_ > 0 ? 1 : 0, options_.interrupt);
+    if (stopped_ > 0) return kRunStopped;
+    return failed_ > 0 ? 1 : 0;
+  }
+
+ private:
+  std::string label(size_t position) const {
+    const PlannedRun& run = runs_[position];
+    return "run " + std::to_string(position + 1) + "/" + std::to_string(runs_.size()) + " (" + run.model_config +
+           " on " + run.dataset + ", seed " + std::to_string(run.seed) + ")";
+  }
+
+  void launch_what_fits() {
+    while (!waiting_.empty() && static_cast<int>(active_.size()) < options_.jobs) {
+      std::optional<int> device;
+      if (!options_.devices.empty()) {
+        device = slots_.acquire();
+        if (!device) return;
+      }
+      const size_t position = waiting_.front();
+      waiting_.pop_front();
+      const RunFolder folder(out_ / runs_[position].relative_dir());
+      if (const auto holder = RunLock::holder(folder.dir())) {  // the child would skip it too
+        display_.log(spdlog::level::info, label(position) + ": " + folder.dir().string() + " is held by " +
+                                              holder->describe() + ": skipped here");
+        held_.push_back(folder.dir().string() + " (held by " + holder->describe() + ")");
+        if (device) slots_.release(*device);
+        continue;
+      }
+      launch(position, folder, device);
+    }
+  }
+
+  void launch(size_t position, const RunFolder& folder, std::optional<int> device) {
+    std::vector<std::string> arguments = options_.child_arguments;
+    for (const std::string& extra : {std::string("--index"), std::to_string(position), std::string("--threads"),
+                                     std::to_string(options_.threads_per_job)})
+      arguments.push_back(extra);
+    if (options_.kill_index && static_cast<size_t>(*options_.kill_index) == position)
+      arguments.insert(arguments.end(), {"--kill-at-step", std::to_string(options_.kill_at_step)});
+    std::vector<std::string> environment = options_.extra_environment;
+    if (device)
+      environment.push_back("CUDA_VISIBLE_DEVICES=" +
+                            child_visible_device(std::getenv("CUDA_VISIBLE_DEVICES"), *device));
+    ChildProcess child = ChildProcess::spawn(options_.executable, arguments, environment);
+    const int64_t epochs = train_options(runs_[position].config).epochs;
+    display_.log(spdlog::level::info, label(position) + " started (pid " + std::to_string(child.pid()) +
+                                          (device ? ", GPU " + std::to_string(*device) : std::string()) + ")");
+    ActiveRunProgress progress{label(position), epochs, epochs_recorded(folder), epochs_recorded(folder),
+                               ActiveRunProgress::Clock::now()};
+    active_.push_back(Active{std::move(child), position, folder, device, progress, {}});
+    ++launched_;
+  }
+
+  void wait_for_output() {
+    std::vector<pollfd> fds;
+    for (const auto& a : active_) fds.push_back({a.child.output_fd(), POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 250);  // EINTR (a stop signal) just ends the wait early
+    for (auto& a : active_) take_lines(a, a.child.read_lines());
+  }
+
+  void take_lines(Active& a, const std::vector<std::string>& lines) {
+    for (const auto& line : lines) {
+      a.tail.push_back(line);
+      if (a.tail.size() > 20) a.tail.erase(a.tail.begin());
+      const auto [level, text] = split_log_line(line);
+      if (level == "warning") display_.log(spdlog::level::warn, label(a.position) + ": " + text);
+      if (level == "error" || level == "critical") display_.log(spdlog::level::err, label(a.position) + ": " + text);
+    }
+  }
+
+  void reap() {
+    for (auto it = active_.begin(); it != active_.end();) {
+      const std::optional<ChildExit> exit = it->child.poll_exit();
+      if (!exit) {
+        it->progress.epochs_done = epochs_recorded(it->folder);
+        ++it;
+        continue;
+      }
+      take_lines(*it, it->child.read_lines());
+      if (it->device) slots_.release(*it->device);
+      record_exit(*it, *exit);
+      it = active_.erase(it);
+    }
+  }
+
+  void record_exit(const Active& a, const ChildExit& exit) {
+    const double seconds = a.progress.seconds();
+    const std::string took = " in " + format_duration(seconds);
+    std::optional<nlohmann::json> summary;
+    try {
+      summary = a.folder.summary();
+    } catch (const Error& e) {  // a damaged summary.json: counted as failed below, with the child's own message
+      display_.log(spdlog::level::err, label(a.position) + ": " + e.what());
+    }
+    const nlohmann::json status_field = summary ? summary->value("status", nlohmann::json()) : nlohmann::json();
+    const std::string status = status_field.is_string() ? status_field.get<std::string>() : std::string();
+    const bool trained = !exit.signaled && exit.code == 0 && (status == "complete" || status == "diverged");
+    display_.run_ended(seconds, trained);
+    if (trained) {
+      display_.log(status == "complete" ? spdlog::level::info : spdlog::level::warn,
+                   label(a.position) + " " + status + took + ", " + display_.remaining_text(snapshot_without(a)));
+    } else if (!exit.signaled && exit.code == 0) {
+      display_.log(spdlog::level::info, label(a.position) + ": held or finished by another process: skipped here");
+      held_.push_back(a.folder.dir().string());
+    } else if (forwarded_ != 0 || (!exit.signaled && exit.code == kRunStopped)) {
+      ++stopped_;
+      display_.log(spdlog::level::warn, label(a.position) + " stopped" + took + " (" + exit.describe() +
+                                            "); run the command again to resume it");
+    } else if (!exit.signaled && exit.code == 2) {
+      fatal_ = label(a.position) + ": " + error_message(a.tail);
+      display_.log(spdlog::level::err, *fatal_ + " (no further run starts)");
+    } else {
+      ++failed_;
+      const std::string reason = exit.signaled ? exit.describe() + "; its last checkpoint stays, run again to resume"
+                                 : status == "failed" ? summary->value("message", std::string("?"))
+                                                      : exit.describe() + ": " + error_message(a.tail);
+      display_.log(spdlog::level::err, label(a.position) + " failed" + took + ": " + reason);
+    }
+  }
+
+  // Only the parent may requeue a SLURM task: the children get SIGTERM for the requeue signal.
+  void forward_stop() {
+    const int signal = interrupt_signal();
+    forwarded_ = signal == options_.interrupt.requeue_signal ? SIGTERM : signal;
+    display_.log(spdlog::level::warn, signal_name(signal) + ": " + signal_name(forwarded_) + " passed to " +
+                                          std::to_string(active_.size()) + " running run(s); no new run starts");
+    for (const auto& a : active_) a.child.send_signal(forwarded_);
+  }
+
+  std::vector<ActiveRunProgress> snapshot() const {
+    std::vector<ActiveRunProgress> result;
+    for (const auto& a : active_) result.push_back(a.progress);
+    return result;
+  }
+  std::vector<ActiveRunProgress> snapshot_without(const Active& gone) const {
+    std::vector<ActiveRunProgress> result;
+    for (const auto& a : active_)
+      if (&a != &gone) result.push_back(a.progress);
+    return result;
+  }
+
+  void log_tally() const {
+    if (!held_.empty())
+      spdlog::warn("{} of {} runs are being trained by other processes and are not in this table yet: {}", held_.size(),
+                   runs_.size(), join(held_, "; "));
+    if (failed_ > 0) spdlog::error("{} of {} runs failed (see their log.txt)", failed_, runs_.size());
+  }
+
+  const std::vector<PlannedRun>& runs_;
+  std::deque<size_t> waiting_;
+  std::filesystem::path out_;
+  const ParallelOptions& options_;
+  DeviceSlots slots_;
+  GridProgress display_;
+  std::list<Active> active_;
+  std::vector<std::string> held_;
+  int failed_ = 0;
+  int stopped_ = 0;
+  int launched_ = 0;
+  int forwarded_ = 0;  // the stop signal passed to the children, 0 while none
+  std::optional<std::string> fatal_;
+};
+
+}  // namespace
+
+int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
+                    const std::filesystem::path& out, const ParallelOptions& options) {
+  return Scheduler(runs, positions, out, options).run();
+}
+
+DeviceSlots::DeviceSlots(std::vector<int> devices, int per_device)
+    : devices_(std::move(devices)), in_use_(devices_.size(), 0), per_device_(std::max(1, per_device)) {}
+
+std::optional<int> DeviceSlots::acquire() {
+  for (size_t tried = 0; tried < devices_.size(); ++tried) {
+    const size_t i = (next_ + tried) % devices_.size();
+    if (in_use_[i] < per_device_) {
+      ++in_use_[i];
+      next_ = (i + 1) % devices_.size();
+      return devices_[i];
+    }
+  }
+  return std::nullopt;
+}
+
+void DeviceSlots::release(int device) {
+  for (size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i] == device && in_use_[i] > 0) {
+      --in_use_[i];
+      return;
+    }
+}
+
+std::vector<int> parse_devices(const std::string& text, const std::string& where) {
+  std::vector<int> devices;
+  for (const auto& part : split(text, ',')) {
+    const std::string t = trim(part);
+    const bool digits =
+        !t.empty() && t.size() <= 4 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits)
+      throw Error(where + ": expected CUDA device numbers separated by commas (e.g. 0,1), got '" + text + "'");
+    const int id = std::stoi(t);
+    if (std::find(devices.begin(), devices.end(), id) != devices.end())
+      throw Error(where + ": device " + t + " is given twice in '" + text + "'");
+    devices.push_back(id);
+  }
+  return devices;
+}
+
+std::string child_visible_device(const char* parent_visible, int id) {
+  if (!parent_visible || trim(parent_visible).empty()) return std::to_string(id);
+  const auto visible = split(parent_visible, ',');
+  if (id < 0 || static_cast<size_t>(id) >= visible.size())
+    throw Error("--devices: device " + std::to_string(id) + " is not among the " + std::to_string(visible.size()) +
+                " visible devices of $CUDA_VISIBLE_DEVICES='" + std::string(parent_visible) + "'");
+  return trim(visible[static_cast<size_t>(id)]);
+}
+
+}  // namespace repro

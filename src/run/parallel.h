@@ -1,0 +1,67 @@
+#pragma once
+// `repro run --jobs N`: each run of the plan in its own child process
+// (`repro <child_arguments> --index I --threads T`), up to N at once, so that a crash
+// or an out-of-memory kill of one run never takes the others down. Children claim
+// their run by its folder lock as a single `repro run` does; the parent only skips
+// runs it sees finished or held, forwards SIGINT/SIGTERM to its children and waits.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run/interrupt.h"
+#include "run/plan.h"
+#include "spec/grid.h"
+
+namespace repro {
+
+struct ParallelOptions {
+  int jobs = 1;  // > 1: run_experiment trains in children
+  int threads_per_job = 1;
+  std::vector<int> devices;  // CUDA device ids (indices into the parent's visible devices); empty: CPU
+  int runs_per_device = 1;
+  std::string executable = "/proc/self/exe";
+  // The child's command line before `--index I --threads T`: global options, the subcommand,
+  // the spec, overrides and every option that changes the plan or where runs go.
+  std::vector<std::string> child_arguments;
+  std::vector<std::string> extra_environment;  // NAME=VALUE set in every child
+  bool live_progress = false;
+  InterruptPolicy interrupt;  // the requeue signal, passed to children as SIGTERM (only the parent requeues)
+  // Test hook: `--kill-at-step S` is passed only to the child of this plan position.
+  std::optional<int64_t> kill_index;
+  int64_t kill_at_step = 0;
+};
+
+// Trains the runs at `positions` of `runs` (those not finished) in child processes.
+// SIGINT/SIGTERM (and the requeue signal, as SIGTERM) are passed on to the children, no
+// new run starts, and the parent ends as run/interrupt.h's finish_interrupted says
+// (128 + the signal, or requeued under SLURM). Otherwise returns 0 when every child ended
+// with its run complete, diverged or held elsewhere, 1 when a run failed (a child exited
+// 1 or was killed), 3 (kRunStopped) when a test hook stopped a child. Throws repro::Error with the child's message when
+// a child hit an error that would stop every run (exit 2: a write error), after the others ended.
+int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
+                    const std::filesystem::path& out, const ParallelOptions& options);
+
+// Hands out GPUs to children: round robin over `devices`, at most `per_device` children on each.
+class DeviceSlots {
+ public:
+  DeviceSlots(std::vector<int> devices, int per_device);
+  // The next device after the last one handed out that has a free slot; none when all are full.
+  std::optional<int> acquire();
+  void release(int device);
+  int capacity() const { return static_cast<int>(devices_.size()) * per_device_; }
+
+ private:
+  std::vector<int> devices_;
+  std::vector<int> in_use_;
+  int per_device_;
+  size_t next_ = 0;
+};
+
+// "0,2,3" -> {0, 2, 3}; throws repro::Error naming `where` for anything else (empty, negative, repeated).
+std::vector<int> parse_devices(const std::string& text, const std::string& where);
+// The CUDA_VISIBLE_DEVICES value a child gets for device `id` of the parent's visible devices:
+// the id-th entry of the parent's own $CUDA_VISIBLE_DEVICES when that is set, else the id.
+std::string child_visible_device(const char* parent_visible, int id);
+
+}  // namespace repro

@@ -1,0 +1,221 @@
+// `repro run --jobs N` (issue 15, one machine): the thread plan and GPU assignment as pure
+// functions, and end to end: the same records as --jobs 1, a SIGKILLed child that the others
+// outlive and that resumes, two invocations on one --out, the --index child entry.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "fixtures.h"
+#include "run/parallel.h"
+#include "run/threads.h"
+#include "run_repro.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Two configurations x two seeds of a one-block ViT, 3 epochs of 6 steps on 350 training images.
+std::string write_grid_spec(const test::TempDir& dir) {
+  test::write_fashion_fixture(dir.path() / "data", 400, 100);
+  const auto spec = dir.path() / "grid.yaml";
+  test::write_text(spec,
+                   "experiment: grid\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
+                   "data: {val_fraction: 0.125, verify: off}\n"
+                   "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4}\n"
+                   "models:\n  - name: vit\n  - name: vit-mlp4\n    model: {ffn: {ratio: 4}}\n");
+  return spec.string() + " --data-root " + (dir.path() / "data").string();
+}
+
+const char* const kRuns[] = {"vit/seed_0", "vit/seed_1", "vit-mlp4/seed_0", "vit-mlp4/seed_1"};
+
+// metrics.csv without its wall-time column.
+std::string metrics_without_seconds(const std::filesystem::path& run) {
+  std::string out;
+  for (const auto& line : split_lines(read_file(run / "metrics.csv"))) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+// summary.json's status, selected epoch and its metrics (not times or the environment).
+std::string selected_metrics(const std::filesystem::path& run) {
+  const auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  return summary.at("status").dump() + summary.at("selection").dump() + summary.at("selected").dump();
+}
+
+int count_of(const std::string& text, const std::string& word) {
+  int n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the thread plan splits the usable CPUs between jobs", "[spec]") {
+  CpuLimits two;
+  two.affinity = 2;
+  CHECK(plan_threads(two, 2, 0).describe() == "2 jobs x 1 thread on 2 usable CPUs (affinity 2, no cgroup quota)");
+  CHECK(plan_threads(two, 1, 0).threads_per_job == 2);
+  CHECK(plan_threads(two, 5, 0).threads_per_job == 1);  // never 0
+  CHECK(plan_threads(two, 2, 3).threads_per_job == 3);  // --threads-per-job wins
+  CHECK_THAT(plan_threads(two, 2, 3).describe(), Contains("threads per job given"));
+
+  CpuLimits quota;
+  quota.affinity = 16;
+  quota.quota_cpus = 4.5;  // cpu.max "450000 100000"
+  const ThreadPlan q = plan_threads(quota, 2, 0);
+  CHECK(q.usable == 4);
+  CHECK(q.threads_per_job == 2);
+  CHECK_THAT(q.describe(), Contains("cgroup quota 4.5 CPUs"));
+  quota.quota_cpus = 0.5;
+  CHECK(plan_threads(quota, 1, 0).usable == 1);
+
+  CpuLimits slurm;
+  slurm.affinity = 64;
+  slurm.quota_cpus = 32;
+  slurm.slurm_cpus = 6;
+  const ThreadPlan s = plan_threads(slurm, 3, 0);
+  CHECK(s.usable == 6);
+  CHECK(s.threads_per_job == 2);
+  CHECK_THAT(s.describe(), Contains("SLURM_CPUS_PER_TASK 6"));
+}
+
+TEST_CASE("cgroup quotas and SLURM_CPUS_PER_TASK are read exactly", "[spec]") {
+  CHECK_FALSE(parse_cgroup2_cpu_max("max 100000\n", "cpu.max").has_value());
+  CHECK(parse_cgroup2_cpu_max("150000 100000\n", "cpu.max") == Approx(1.5));
+  CHECK_THROWS_WITH(parse_cgroup2_cpu_max("lots", "/sys/fs/cgroup/cpu.max"),
+                    Contains("/sys/fs/cgroup/cpu.max") && Contains("'lots'"));
+  CHECK_THROWS_AS(parse_cgroup2_cpu_max("100000 0", "cpu.max"), Error);
+  CHECK_FALSE(parse_cgroup1_quota("-1\n", "100000\n", "q").has_value());
+  CHECK(parse_cgroup1_quota("200000\n", "100000\n", "q") == Approx(2.0));
+  CHECK_THROWS_WITH(parse_cgroup1_quota("x", "100000", "cpu.cfs_quota_us"), Contains("cpu.cfs_quota_us"));
+  CHECK_FALSE(parse_slurm_cpus(nullptr).has_value());
+  CHECK_FALSE(parse_slurm_cpus("").has_value());
+  CHECK(parse_slurm_cpus("4") == 4);
+  CHECK_THROWS_WITH(parse_slurm_cpus("2x"), Contains("SLURM_CPUS_PER_TASK") && Contains("'2x'"));
+  const CpuLimits here = read_cpu_limits();  // this machine: at least its own CPU
+  CHECK(here.affinity >= 1);
+}
+
+TEST_CASE("GPUs are handed out round robin with at most K runs on each", "[spec]") {
+  DeviceSlots slots({0, 1}, 2);
+  CHECK(slots.capacity() == 4);
+  CHECK(slots.acquire() == 0);
+  CHECK(slots.acquire() == 1);
+  CHECK(slots.acquire() == 0);
+  CHECK(slots.acquire() == 1);
+  CHECK_FALSE(slots.acquire().has_value());  // all full: the next run waits
+  slots.release(1);
+  CHECK(slots.acquire() == 1);
+  DeviceSlots one_each({3, 5, 6}, 1);
+  CHECK(one_each.acquire() == 3);
+  CHECK(one_each.acquire() == 5);
+  one_each.release(3);
+  CHECK(one_each.acquire() == 6);
+  CHECK(one_each.acquire() == 3);
+  CHECK_FALSE(DeviceSlots({}, 1).acquire().has_value());
+
+  CHECK(parse_devices("0,2, 3", "--devices") == std::vector<int>{0, 2, 3});
+  CHECK_THROWS_WITH(parse_devices("0,0", "--devices"), Contains("device 0 is given twice"));
+  CHECK_THROWS_WITH(parse_devices("", "--devices"), Contains("--devices"));
+  CHECK_THROWS_AS(parse_devices("gpu1", "--devices"), Error);
+  CHECK_THROWS_AS(parse_devices("-1", "--devices"), Error);
+  CHECK(child_visible_device(nullptr, 1) == "1");
+  CHECK(child_visible_device("", 0) == "0");
+  CHECK(child_visible_device("4,6", 1) == "6");  // an index into the parent's own visible devices
+  CHECK_THROWS_WITH(child_visible_device("4,6", 2), Contains("CUDA_VISIBLE_DEVICES='4,6'"));
+}
+
+TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves the others running and resumes",
+          "[cli]") {
+  test::TempDir dir("parallel-records");
+  const std::string spec = write_grid_spec(dir);
+  const auto calm = dir.path() / "calm", parallel = dir.path() / "parallel", killed = dir.path() / "killed";
+  const test::Result one = test::run_repro("run " + spec + " --threads 1 --out " + calm.string());
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  const test::Result two = test::run_repro("run " + spec + " --jobs 2 --threads-per-job 1 --out " + parallel.string());
+  INFO(two.output);
+  CHECK(two.exit_code == 0);
+  CHECK_THAT(two.output, Contains("2 jobs x 1 thread on") && Contains("started (pid ") && Contains("| vit-mlp4 |") &&
+                             Contains("complete in"));
+  // 350 training images at batch 64: 6 steps per epoch; step 9 is mid-epoch 2 of run 1 only.
+  const test::Result kill = test::run_repro(
+      "run " + spec + " --jobs 2 --threads-per-job 1 --kill-run 0 --kill-at-step 9 --out " + killed.string());
+  INFO(kill.output);
+  CHECK(kill.exit_code == 1);
+  CHECK_THAT(kill.output, Contains("run 1/4 (vit on fashion_mnist, seed 0) failed") && Contains("killed by signal 9") &&
+                              Contains("1 of 4 runs failed"));
+  const auto killed_run = killed / "grid/fashion_mnist/vit/seed_0";
+  CHECK(std::filesystem::exists(killed_run / "checkpoint.pt"));
+  CHECK_FALSE(std::filesystem::exists(killed_run / "summary.json"));
+  for (const char* run : {"vit/seed_1", "vit-mlp4/seed_0", "vit-mlp4/seed_1"})
+    CHECK_THAT(read_file(killed / "grid/fashion_mnist" / run / "summary.json"), Contains("\"status\": \"complete\""));
+  const test::Result resumed =
+      test::run_repro("run " + spec + " --jobs 2 --threads-per-job 1 --out " + killed.string());
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Contains("3 of 4 runs were already finished"));
+  CHECK_THAT(read_file(killed_run / "log.txt"), Contains("resuming"));
+  for (const char* run : kRuns) {
+    const auto rel = std::filesystem::path("grid/fashion_mnist") / run;
+    INFO(rel.string());
+    REQUIRE(split_lines(read_file(calm / rel / "metrics.csv")).size() == 4);  // header + 3 epochs
+    CHECK(metrics_without_seconds(parallel / rel) == metrics_without_seconds(calm / rel));
+    CHECK(metrics_without_seconds(killed / rel) == metrics_without_seconds(calm / rel));
+    CHECK(selected_metrics(parallel / rel) == selected_metrics(calm / rel));
+    CHECK(selected_metrics(killed / rel) == selected_metrics(calm / rel));
+  }
+}
+
+TEST_CASE("two invocations with --jobs 2 on one --out train each run exactly once", "[cli]") {
+  test::TempDir dir("parallel-two");
+  const std::string spec = write_grid_spec(dir);
+  const std::string command = std::string(REPRO_BINARY) + " sweep " + spec + " --seeds 0-2 --jobs 2 --out " +
+                              (dir.path() / "runs").string() + " 2>&1";
+  FILE* first = ::popen(command.c_str(), "r");
+  FILE* second = ::popen(command.c_str(), "r");
+  REQUIRE(first != nullptr);
+  REQUIRE(second != nullptr);
+  std::string output;
+  char buffer[4096];
+  for (FILE* pipe : {first, second})
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status_first = ::pclose(first), status_second = ::pclose(second);
+  INFO(output);
+  CHECK(status_first == 0);
+  CHECK(status_second == 0);
+  for (const char* config : {"vit", "vit-mlp4"})
+    for (int seed = 0; seed < 3; ++seed) {
+      const auto run = dir.path() / "runs/grid/fashion_mnist" / config / ("seed_" + std::to_string(seed));
+      INFO(run.string());
+      CHECK(count_of(read_file(run / "log.txt"), "] [info] run ") == 1);  // trained by one child of one invocation
+      CHECK(split_lines(read_file(run / "metrics.csv")).size() == 4);
+      CHECK_THAT(read_file(run / "summary.json"), Contains("\"status\": \"complete\""));
+    }
+}
+
+TEST_CASE("repro run --index trains one run of the plan and prints no table; a position outside the plan is an error",
+          "[cli]") {
+  test::TempDir dir("parallel-index");
+  const std::string spec = write_grid_spec(dir);
+  const std::string out = " --threads 1 --out " + (dir.path() / "runs").string();
+  const test::Result one = test::run_repro("run " + spec + out + " --index 2");
+  INFO(one.output);
+  CHECK(one.exit_code == 0);
+  CHECK_THAT(one.output, !Contains("| model |"));
+  const auto runs = dir.path() / "runs/grid/fashion_mnist";
+  CHECK_THAT(read_file(runs / "vit-mlp4/seed_0/summary.json"), Contains("\"status\": \"complete\""));
+  CHECK_FALSE(std::filesystem::exists(runs / "vit/seed_0"));
+  CHECK_FALSE(std::filesystem::exists(runs / "vit-mlp4/seed_1"));
+  const test::Result again = test::run_repro("run " + spec + out + " --index 2");
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.output, Contains("already finished: skipped"));
+  const test::Result outside = test::run_repro("run " + spec + out + " --index 4");
+  CHECK(outside.exit_code == 2);
+  CHECK_THAT(outside.output, Contains("--index 4: the plan of grid has 4 runs (positions 0-3)"));
+}
