@@ -13,6 +13,7 @@
 #include "models/param_count.h"
 #include "run/device.h"
 #include "run/lock.h"
+#include "run/model_file.h"
 #include "run/plan.h"
 #include "run/record.h"
 #include "run/summary.h"
@@ -79,11 +80,15 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   const ClassifierPtr model = build_model(model_options(run.config), data.info);
   const ParamBreakdown params = count_parameters(*model);
   TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options)};
+  const TrainOptions train_settings = train_options(run.config);
+  context.hooks.model_changed = keep_model_hook(model_file_path(folder.dir()), train_settings.save_model,
+                                                train_settings.select, data.val.size() > 0);
   const TrainOutcome outcome = train(*model, context);
   if (outcome.status == "stopped") return outcome.status;
   if (outcome.status == "diverged") spdlog::error("run diverged: {}", outcome.message);
-  write_file_atomic(folder.summary_path(),
-                    make_summary(run, outcome, data, params, environment_record(device)).dump(2) + "\n");
+  nlohmann::json summary = make_summary(run, outcome, data, params, environment_record(device));
+  summary["model_file"] = model_file_record(folder.dir());  // model.pt's epoch, or null
+  write_file_atomic(folder.summary_path(), summary.dump(2) + "\n");
   std::filesystem::remove(folder.checkpoint_path());
   return outcome.status;
 }

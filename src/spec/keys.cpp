@@ -192,6 +192,9 @@ std::vector<KeyDef> build_table() {
              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),
       choice("train.select", "auto", names_of<SelectRule>(),
              "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
+      choice("train.save_model", "selected", names_of<SaveModel>(),
+             "Weights a run keeps as model.pt (for repro eval and rollout): those of the reported epoch "
+             "(train.select), of the last epoch, or none."),
   };
 }
 

@@ -82,6 +82,11 @@ const EnumNames<SelectRule>& enum_names(SelectRule) {
       {SelectRule::Auto, "auto"}, {SelectRule::BestVal, "best_val"}, {SelectRule::Last, "last"}};
   return names;
 }
+const EnumNames<SaveModel>& enum_names(SaveModel) {
+  static const EnumNames<SaveModel> names = {
+      {SaveModel::Selected, "selected"}, {SaveModel::Last, "last"}, {SaveModel::None, "none"}};
+  return names;
+}
 
 namespace {
 
@@ -205,6 +210,7 @@ TrainOptions train_options(const Config& c) {
   o.label_smoothing = c.real("train.label_smoothing");
   o.precision = choice<PrecisionChoice>(c, "train.precision");
   o.select = choice<SelectRule>(c, "train.select");
+  o.save_model = choice<SaveModel>(c, "train.save_model");
   return o;
 }
 

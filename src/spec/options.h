@@ -34,6 +34,7 @@ enum class ScheduleKind { Cosine, Linear, Constant };
 enum class ScheduleUnit { Step, Epoch };
 enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
 enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
+enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
 
 template <typename E>
 using EnumNames = std::vector<std::pair<E, const char*>>;
@@ -53,6 +54,7 @@ const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
 const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
 const EnumNames<SelectRule>& enum_names(SelectRule);
+const EnumNames<SaveModel>& enum_names(SaveModel);
 
 // Every spec name of E, in table order (the key table's choice lists).
 template <typename E>
@@ -175,6 +177,7 @@ struct TrainOptions {
   double label_smoothing = 0;
   PrecisionChoice precision = PrecisionChoice::Auto;
   SelectRule select = SelectRule::Auto;
+  SaveModel save_model = SaveModel::Selected;
 };
 
 // From a validated Config whose "auto" model settings are resolved

@@ -177,7 +177,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
   // The checkpoint's history is the record: the run layer rewrites metrics.csv from
   // it, so a kill between the checkpoint and metrics.csv is repaired here.
   if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
-  if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);
+  if (c.hooks.model_changed && state.mid_epoch.batches == 0) c.hooks.model_changed(model, outcome.history);
   c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                        epochs, steps_per_epoch, state.epochs_done);
   const int64_t first_step = state.step;
@@ -228,6 +228,7 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     state.history_json = history_to_json(outcome.history).dump();
     save_checkpoint(c.checkpoint_path, model, *optimizer, state);
     if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
+    if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);
     c.progress.clear_line();
     const std::string val = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",

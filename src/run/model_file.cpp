@@ -1,0 +1,125 @@
+#include "run/model_file.h"
+
+#include <map>
+
+#include "run/summary.h"
+#include "train/checkpoint.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+std::string shape_text(at::IntArrayRef sizes) {
+  std::vector<std::string> parts;
+  for (const auto size : sizes) parts.push_back(std::to_string(size));
+  return "[" + join(parts, ", ") + "]";
+}
+
+// Every parameter and buffer of `model` by its path, with its shape.
+std::map<std::string, std::vector<int64_t>> shapes_of(torch::nn::Module& model) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& item : model.named_parameters()) shapes[item.key()] = item.value().sizes().vec();
+  for (const auto& item : model.named_buffers()) shapes[item.key()] = item.value().sizes().vec();
+  return shapes;
+}
+
+ModelFileInfo read_info(torch::serialize::InputArchive& archive, const std::filesystem::path& path) {
+  c10::IValue epoch, rule;
+  if (!archive.try_read("repro_epoch", epoch) || !epoch.isInt() || !archive.try_read("repro_rule", rule) ||
+      !rule.isString())
+    throw Error(path.string() + ": not a repro model file (no repro_epoch and repro_rule attributes)");
+  return {epoch.toInt(), rule.toStringRef()};
+}
+
+}  // namespace
+
+void write_model_file(const std::filesystem::path& path, torch::nn::Module& model, const ModelFileInfo& info) {
+  torch::serialize::OutputArchive archive;
+  model.save(archive);
+  archive.write("repro_epoch", c10::IValue(info.epoch));
+  archive.write("repro_rule", c10::IValue(info.rule));
+  save_archive_atomic(archive, path);
+}
+
+ModelFileInfo read_model_file_info(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path.string(), torch::Device(torch::kCPU));
+    return read_info(archive, path);
+  } catch (const c10::Error& e) {
+    throw Error(path.string() + ": unreadable model file (" + std::string(e.what_without_backtrace()) + ")");
+  }
+}
+
+ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model) {
+  if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
+  const auto expected = shapes_of(model);
+  ModelFileInfo info;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path.string(), torch::Device(torch::kCPU));
+    info = read_info(archive, path);
+    model.load(archive);  // a missing parameter throws; a wrong shape is taken silently: checked below
+  } catch (const c10::Error& e) {
+    throw Error(path.string() + ": does not fit the model of its run's spec (" +
+                std::string(e.what_without_backtrace()) + ")");
+  }
+  for (const auto& [name, shape] : shapes_of(model)) {
+    const auto it = expected.find(name);
+    if (it != expected.end() && it->second != shape)
+      throw Error(path.string() + ": '" + name + "' has shape " + shape_text(shape) + " but the run's spec builds " +
+                  shape_text(it->second));
+  }
+  return info;
+}
+
+nlohmann::json model_file_record(const std::filesystem::path& run_dir) {
+  const auto path = model_file_path(run_dir);
+  if (!std::filesystem::exists(path)) return nullptr;
+  const ModelFileInfo info = read_model_file_info(path);
+  return {{"file", path.filename().string()}, {"epoch", info.epoch}, {"rule", info.rule}};
+}
+
+int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, const std::vector<EpochRow>& history,
+                      std::string* rule_used) {
+  if (save == SaveModel::None || history.empty()) {
+    if (rule_used) *rule_used = "";
+    return 0;
+  }
+  if (save == SaveModel::Last) {
+    if (rule_used) *rule_used = "last";
+    return history.back().epoch;
+  }
+  return selected_epoch(history, name_of(select), has_validation, rule_used);
+}
+
+std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model_hook(std::filesystem::path path,
+                                                                                      SaveModel save, SelectRule select,
+                                                                                      bool has_validation) {
+  auto held = std::make_shared<int64_t>(-1);  // the epoch model.pt holds: -1 = not read yet, 0 = none
+  return [=](torch::nn::Module& model, const std::vector<EpochRow>& history) {
+    if (history.empty()) {  // a fresh start: a model.pt left from an earlier attempt is not this run's
+      std::filesystem::remove(path);
+      *held = 0;
+      return;
+    }
+    std::string rule;
+    const int64_t keep = epoch_to_keep(save, select, has_validation, history, &rule);
+    if (keep == 0 || keep != history.back().epoch) return;  // the weights at hand are not the ones kept
+    if (*held < 0) {
+      try {
+        *held = std::filesystem::exists(path) ? read_model_file_info(path).epoch : 0;
+      } catch (const Error&) {
+        *held = 0;  // unreadable (a damaged file): rewritten below
+      }
+    }
+    if (*held == keep) return;
+    write_model_file(path, model, {keep, rule});
+    *held = keep;
+  };
+}
+
+}  // namespace repro

@@ -1,0 +1,295 @@
+// model.pt (train.save_model) and `repro eval`: the kept weights reproduce the recorded
+// test metrics exactly; noisy evaluations differ and are deterministic.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "data/registry.h"
+#include "fixtures.h"
+#include "models/model.h"
+#include "run/evaluate.h"
+#include "run/model_file.h"
+#include "run/runner.h"
+#include "run_repro.h"
+#include "spec/experiment.h"
+#include "spec/grid.h"
+#include "spec/options.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char* kEvalSpec = R"(experiment: tiny
+datasets: [fashion_mnist]
+seeds: [3]
+model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
+data: {val_fraction: 0.25, verify: off}
+train: {epochs: 3, batch_size: 16, lr: 3e-3}
+)";
+
+RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
+  RunnerOptions options;
+  options.out = dir.path() / out;
+  options.data_root = (dir.path() / "data").string();
+  options.device = "cpu";
+  return options;
+}
+
+// Trains kEvalSpec (with `overrides`) into <dir>/<out>; returns the run folder.
+std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& out,
+                                 const std::vector<std::string>& overrides = {}, int64_t stop_after_epoch = 0) {
+  if (!std::filesystem::exists(dir.path() / "data")) test::write_fashion_fixture(dir.path() / "data", 96, 48);
+  test::write_text(dir.path() / "tiny.yaml", kEvalSpec);
+  Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+  for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
+  auto options = options_for(dir, out);
+  options.stop_after_epoch = stop_after_epoch;
+  run_experiment(experiment, options);
+  return dir.path() / out / "tiny/fashion_mnist/model/seed_3";
+}
+
+nlohmann::json summary_of(const std::filesystem::path& run_dir) {
+  return nlohmann::json::parse(read_file(run_dir / "summary.json"));
+}
+
+EpochRow row(int64_t epoch, double val_acc) {
+  EpochRow r;
+  r.epoch = epoch;
+  r.val_acc = val_acc;
+  return r;
+}
+
+// model.pt's weight of a one-layer module.
+torch::Tensor stored_weight(const std::filesystem::path& path) {
+  torch::nn::Linear probe(2, 2);
+  load_model_file(path, *probe);
+  return probe->weight.detach().clone();
+}
+
+// Every parameter of the run's model as model.pt holds it.
+std::vector<torch::Tensor> stored_parameters(const std::filesystem::path& run_dir) {
+  const RunSpec spec = read_run_spec(run_dir / "spec.resolved.yaml");
+  const auto model = build_model(model_options(spec.config), find_dataset(spec.dataset).info());
+  load_model_file(model_file_path(run_dir), *model);
+  std::vector<torch::Tensor> out;
+  for (const auto& p : model->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+bool all_equal(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!torch::equal(a[i], b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("model.pt follows the selected epoch: written when an epoch becomes the selection", "[train]") {
+  test::TempDir dir("model_hook");
+  const auto path = dir.path() / "model.pt";
+  torch::nn::Linear model(2, 2);
+  auto hook = keep_model_hook(path, SaveModel::Selected, SelectRule::Auto, /*has_validation=*/true);
+  test::write_text(path, "stale");
+  hook(*model, {});  // a fresh start removes a stale file
+  CHECK_FALSE(std::filesystem::exists(path));
+
+  std::vector<EpochRow> history = {row(1, 50)};
+  hook(*model, history);
+  REQUIRE(read_model_file_info(path).epoch == 1);
+  CHECK(read_model_file_info(path).rule == "best_val");
+  const auto epoch1 = model->weight.detach().clone();
+  CHECK(torch::equal(stored_weight(path), epoch1));
+
+  torch::NoGradGuard no_grad;
+  model->weight.add_(1.0);  // epoch 2 is worse: the file keeps epoch 1's weights
+  history.push_back(row(2, 40));
+  hook(*model, history);
+  CHECK(read_model_file_info(path).epoch == 1);
+  CHECK(torch::equal(stored_weight(path), epoch1));
+
+  model->weight.add_(1.0);  // epoch 3 is the best so far
+  history.push_back(row(3, 60));
+  hook(*model, history);
+  CHECK(read_model_file_info(path).epoch == 3);
+  CHECK(torch::equal(stored_weight(path), model->weight.detach()));
+
+  CHECK(epoch_to_keep(SaveModel::Last, SelectRule::Auto, true, history) == 3);
+  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Last, true, {row(1, 50), row(2, 40)}) == 2);
+  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Auto, false, {row(1, 50), row(2, 40)}) == 2);
+  CHECK(epoch_to_keep(SaveModel::None, SelectRule::Auto, true, history) == 0);
+  CHECK_THROWS_WITH(read_model_file_info(dir.path() / "absent.pt"), Contains("absent.pt: no such file"));
+  test::write_text(dir.path() / "bad.pt", "not an archive");
+  CHECK_THROWS_WITH(read_model_file_info(dir.path() / "bad.pt"), Contains("bad.pt: unreadable model file"));
+}
+
+TEST_CASE("train.save_model: the option and its values", "[spec]") {
+  Config config = Config::defaults();
+  CHECK(train_options(config).save_model == SaveModel::Selected);
+  config.set("train.save_model", "none", "t");
+  CHECK(train_options(config).save_model == SaveModel::None);
+  CHECK_THROWS_WITH(config.set("train.save_model", "best", "spec.yaml:4"),
+                    Contains("spec.yaml:4") && Contains("selected | last | none"));
+}
+
+TEST_CASE("a loaded model.pt of the wrong shape is refused naming the parameter", "[train]") {
+  test::TempDir dir("model_shape");
+  torch::nn::Linear small(2, 2), large(3, 2);
+  write_model_file(dir.path() / "model.pt", *small, {1, "last"});
+  CHECK_THROWS_WITH(load_model_file(dir.path() / "model.pt", *large),
+                    Contains("model.pt: 'weight' has shape [2, 2] but the run's spec builds [2, 3]"));
+}
+
+TEST_CASE("spec.resolved.yaml reads back into the run's config", "[spec]") {
+  test::TempDir dir("resolved");
+  test::write_text(dir.path() / "tiny.yaml", kEvalSpec);
+  Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+  experiment.overrides.push_back(parse_override("data.files=a b.bin"));
+  const auto runs = expand_grid(experiment, dataset_catalog());
+  test::write_text(dir.path() / "spec.resolved.yaml", runs[0].resolved_yaml());
+  const RunSpec spec = read_run_spec(dir.path() / "spec.resolved.yaml");
+  for (const auto& [key, value] : runs[0].config.values()) {
+    INFO(key);
+    CHECK(spec.config.text(key) == value);
+  }
+  CHECK(spec.dataset == "fashion_mnist");
+  CHECK(spec.model_config == "model");
+  CHECK(spec.seed == 3);
+  test::write_text(dir.path() / "bad.yaml", "experiment: x\ndataset: fashion_mnist\nmodel:\n  dim: many\n");
+  CHECK_THROWS_WITH(read_run_spec(dir.path() / "bad.yaml"), Contains("bad.yaml:4") && Contains("model.dim"));
+}
+
+TEST_CASE("eval reproduces the recorded test metrics exactly; noisy evaluations differ and repeat", "[train]") {
+  test::TempDir dir("eval");
+  test::ScopedCache cache;
+  const auto run_dir = train_tiny(dir, "out");
+  const auto summary = summary_of(run_dir);
+  REQUIRE(summary["status"] == "complete");
+  const int64_t selected = summary["selection"]["epoch"];
+  REQUIRE(summary["model_file"]["epoch"] == selected);
+  CHECK(read_model_file_info(model_file_path(run_dir)).epoch == selected);
+
+  DataLoader loader(dir.path() / "data");
+  EvalRequest clean;
+  check_eval_request(clean);
+  CHECK(clean.name == "test");
+  const auto result = evaluate_run(run_dir, clean, loader, torch::kCPU);
+  REQUIRE(result["points"].size() == 1);
+  CHECK(result["points"][0]["acc"].get<double>() == summary["selected"]["test_acc"].get<double>());
+  CHECK(result["points"][0]["loss"].get<double>() == summary["selected"]["test_loss"].get<double>());
+  CHECK(result["recorded"]["epoch"] == selected);
+  CHECK(std::filesystem::exists(run_dir / "eval/test.json"));
+
+  EvalRequest val;
+  val.split = "val";
+  check_eval_request(val);
+  const auto val_result = evaluate_run(run_dir, val, loader, torch::kCPU);
+  CHECK(val_result["points"][0]["acc"].get<double>() == summary["selected"]["val_acc"].get<double>());
+
+  EvalRequest noisy;
+  noisy.name = "gaussian";
+  noisy.overrides = {parse_override("data.noise.kind=gaussian")};
+  noisy.levels = parse_axis("data.noise.level=0.5,1");
+  check_eval_request(noisy);
+  const auto first = evaluate_run(run_dir, noisy, loader, torch::kCPU);
+  const auto again = evaluate_run(run_dir, noisy, loader, torch::kCPU);
+  REQUIRE(first["points"].size() == 2);
+  CHECK(first["points"][0]["label"] == "gaussian 0.5");
+  CHECK(first["points"][0]["overrides"]["data.noise.split"] == "test");  // noise goes to the evaluated split
+  CHECK(first["points"][0]["loss"].get<double>() != result["points"][0]["loss"].get<double>());
+  CHECK(first["points"][1]["loss"].get<double>() != first["points"][0]["loss"].get<double>());
+  CHECK(first["points"] == again["points"]);
+  CHECK(first["recorded"].is_null());
+  const auto written = nlohmann::json::parse(read_file(run_dir / "eval/gaussian.json"));
+  CHECK(written["points"] == first["points"]);
+}
+
+TEST_CASE("eval refuses keys that change the model or training, and noise on the validation split", "[train]") {
+  EvalRequest model_key;
+  model_key.name = "x";
+  model_key.overrides = {parse_override("model.dim=8")};
+  CHECK_THROWS_WITH(check_eval_request(model_key), Contains("override 'model.dim=8'") &&
+                                                       Contains("cannot change in an evaluation") &&
+                                                       Contains("data.noise.level"));
+  EvalRequest val_noise;
+  val_noise.name = "x";
+  val_noise.split = "val";
+  val_noise.overrides = {parse_override("data.noise.kind=speckle")};
+  CHECK_THROWS_WITH(check_eval_request(val_noise), Contains("--split test"));
+  EvalRequest unnamed;
+  unnamed.overrides = {parse_override("data.test_limit=10")};
+  CHECK_THROWS_WITH(check_eval_request(unnamed), Contains("give --name NAME"));
+  EvalRequest twice;
+  twice.name = "x";
+  twice.overrides = {parse_override("data.noise.level=0.1")};
+  twice.levels = parse_axis("data.noise.level=0.1,0.2");
+  CHECK_THROWS_WITH(check_eval_request(twice), Contains("given twice"));
+  EvalRequest bad_name;
+  bad_name.name = "../x";
+  CHECK_THROWS_WITH(check_eval_request(bad_name), Contains("--name: got '../x'"));
+}
+
+TEST_CASE("save_model last and none; a resume keeps the model.pt of an undisturbed run", "[train]") {
+  test::TempDir dir("save_model");
+  test::ScopedCache cache;
+  const auto last_dir = train_tiny(dir, "last", {"train.save_model=last"});
+  CHECK(summary_of(last_dir)["model_file"]["epoch"] == 3);
+  CHECK(summary_of(last_dir)["model_file"]["rule"] == "last");
+  const auto none_dir = train_tiny(dir, "none", {"train.save_model=none"});
+  CHECK_FALSE(std::filesystem::exists(model_file_path(none_dir)));
+  CHECK(summary_of(none_dir)["model_file"].is_null());
+  CHECK_THAT(why_not_evaluable(none_dir), Contains("no model.pt"));
+
+  // One epoch, stopped after it (no summary), model.pt lost as if killed before it was written:
+  // the resume rewrites it from the checkpoint's weights.
+  const auto straight = train_tiny(dir, "straight", {"train.epochs=1"});
+  const auto resumed = train_tiny(dir, "resumed", {"train.epochs=1"}, /*stop_after_epoch=*/1);
+  REQUIRE(std::filesystem::exists(resumed / "checkpoint.pt"));
+  std::filesystem::remove(model_file_path(resumed));
+  train_tiny(dir, "resumed", {"train.epochs=1"});
+  REQUIRE(summary_of(resumed)["status"] == "complete");
+  CHECK(all_equal(stored_parameters(resumed), stored_parameters(straight)));
+  CHECK(summary_of(resumed)["model_file"]["epoch"] == 1);
+}
+
+TEST_CASE("repro eval on the command line: a folder of runs, one line per run, errors on bad keys", "[cli]") {
+  test::TempDir dir("eval_cli");
+  test::ScopedCache cache;
+  const auto run_dir = train_tiny(dir, "out");
+  const std::string out = (dir.path() / "out").string(), data = (dir.path() / "data").string();
+  const auto clean = test::run_repro("eval " + out + " --data-root " + data + " --device cpu");
+  CHECK(clean.exit_code == 0);
+  CHECK_THAT(clean.output, Contains("seed_3: test: test acc") && Contains("(recorded at epoch"));
+  const auto bad = test::run_repro("eval " + out + " train.lr=0.1 --name x --data-root " + data);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Contains("repro: error: override 'train.lr=0.1': key 'train.lr' cannot change"));
+  std::filesystem::remove(model_file_path(run_dir));
+  const auto missing = test::run_repro("eval " + run_dir.string() + " --data-root " + data);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Contains("no model.pt"));
+}
+
+TEST_CASE("model.pt loads in Python with torch.jit.load, named like the C++ parameters", "[train]") {
+  if (std::system("/usr/bin/python3 -c 'import torch' > /dev/null 2>&1") != 0) {
+    WARN("skipped: /usr/bin/python3 has no torch module (apt-get install python3-torch)");
+    return;
+  }
+  test::TempDir dir("python_load");
+  torch::nn::Sequential model(torch::nn::Linear(3, 4), torch::nn::LayerNorm(torch::nn::LayerNormOptions({4})));
+  write_model_file(dir.path() / "model.pt", *model, {7, "best_val"});
+  const std::string script =
+      "import torch\n"
+      "m = torch.jit.load('" +
+      (dir.path() / "model.pt").string() +
+      "')\n"
+      "sd = m.state_dict()\n"
+      "print(sorted(sd), tuple(sd['0.weight'].shape), m.repro_epoch, m.repro_rule)\n";
+  test::write_text(dir.path() / "load.py", script);
+  const std::string command =
+      "/usr/bin/python3 " + (dir.path() / "load.py").string() + " > " + (dir.path() / "out.txt").string() + " 2>&1";
+  CHECK(std::system(command.c_str()) == 0);
+  CHECK_THAT(read_file(dir.path() / "out.txt"),
+             Contains("['0.bias', '0.weight', '1.bias', '1.weight'] (4, 3) 7 best_val"));
+}
