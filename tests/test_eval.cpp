@@ -1,11 +1,15 @@
 // model.pt (train.save_model) and `repro eval`: the kept weights reproduce the recorded
 // test metrics exactly; noisy evaluations differ and are deterministic.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
 #include "data/registry.h"
 #include "fixtures.h"
 #include "models/model.h"
+#include "report/eval_table.h"
+#include "report/stats.h"
 #include "run/evaluate.h"
 #include "run/model_file.h"
 #include "run/runner.h"
@@ -39,11 +43,13 @@ RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
 
 // Trains kEvalSpec (with `overrides`) into <dir>/<out>; returns the run folder.
 std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& out,
-                                 const std::vector<std::string>& overrides = {}, int64_t stop_after_epoch = 0) {
+                                 const std::vector<std::string>& overrides = {}, int64_t stop_after_epoch = 0,
+                                 const std::vector<int64_t>& seeds = {3}) {
   if (!std::filesystem::exists(dir.path() / "data")) test::write_fashion_fixture(dir.path() / "data", 96, 48);
   test::write_text(dir.path() / "tiny.yaml", kEvalSpec);
   Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
   for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
+  experiment.seeds = seeds;
   auto options = options_for(dir, out);
   options.stop_after_epoch = stop_after_epoch;
   run_experiment(experiment, options);
@@ -292,4 +298,36 @@ TEST_CASE("model.pt loads in Python with torch.jit.load, named like the C++ para
   CHECK(std::system(command.c_str()) == 0);
   CHECK_THAT(read_file(dir.path() / "out.txt"),
              Contains("['0.bias', '0.weight', '1.bias', '1.weight'] (4, 3) 7 best_val"));
+}
+
+TEST_CASE("report --eval: mean and std over seeds per level; runs without the evaluation shown", "[report]") {
+  test::TempDir dir("eval_report");
+  test::ScopedCache cache;
+  const auto seed3 = train_tiny(dir, "out", {}, 0, {3, 4});
+  const auto seed4 = seed3.parent_path() / "seed_4";
+  DataLoader loader(dir.path() / "data");
+  EvalRequest noisy;
+  noisy.name = "speckle";
+  noisy.overrides = {parse_override("data.noise.kind=speckle")};
+  noisy.levels = parse_axis("data.noise.level=0.5,2");
+  check_eval_request(noisy);
+  std::vector<double> at_two;
+  for (const auto& run : {seed3, seed4})
+    at_two.push_back(evaluate_run(run, noisy, loader, torch::kCPU)["points"][1]["acc"].get<double>());
+
+  const std::string table = render_eval_report(dir.path() / "out", {"speckle"}, "test_acc");
+  CHECK_THAT(table, Contains("### tiny, eval speckle: eval_acc (%)"));
+  CHECK_THAT(table, Contains("| model | speckle 0.5 | speckle 2 |"));
+  CHECK_THAT(table, Contains(fmt::format("{:.2f} ± {:.2f}", mean(at_two), sample_std(at_two))));
+  CHECK_THAT(table, Contains("over n = 2 seeds"));
+
+  std::filesystem::remove(seed4 / "eval/speckle.json");
+  const std::string partly = render_eval_report(dir.path() / "out", {"speckle", "absent"}, "test_loss");
+  CHECK_THAT(partly, Contains("± n/a (1 not evaluated)"));
+  CHECK_THAT(partly, Contains("| absent |"));
+  CHECK_THAT(partly, Contains("— (2 not evaluated)"));
+  CHECK_THROWS_WITH(render_eval_report(dir.path() / "out", {"speckle"}, "wall"), Contains("_acc or _loss"));
+  const auto cli = test::run_repro("report " + (dir.path() / "out").string() + " --eval speckle");
+  CHECK(cli.exit_code == 0);
+  CHECK_THAT(cli.output, Contains("| model | speckle 0.5 | speckle 2 |"));
 }

@@ -2,9 +2,11 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "report/eval_table.h"
 #include "report/paper.h"
 #include "report/table.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -20,8 +22,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--format", options->format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
   command->add_option("-o,--output", *output, "Write the table to this file instead of stdout");
   command->add_option("--compare", *compare, "A paper's numbers (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ");
-  command->callback([dir, options, output, compare, &exit_code] {
-    std::string text = render_report(*dir, *options);
+  auto eval = std::make_shared<std::string>();
+  command->add_option("--eval", *eval,
+                      "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
+                      "side, one column per dataset and level (e.g. a robustness table)");
+  command->callback([dir, options, output, compare, eval, &exit_code] {
+    std::string text = eval->empty() ? render_report(*dir, *options)  // eval: src/report/eval_table.h
+                                     : render_eval_report(*dir, split(*eval, ','), options->metric);
     if (!compare->empty()) {
       const auto paper = load_paper(*compare);
       for (const auto& results : collect_results(*dir, options->metric))

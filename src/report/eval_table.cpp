@@ -1,0 +1,126 @@
+#include "report/eval_table.h"
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// One evaluation point of a run: its column label and value.
+struct EvalValue {
+  std::string label;
+  double value = 0;
+  bool partial = false;
+  std::vector<std::string> notes;
+};
+
+struct EvalRead {
+  std::string status = "complete";  // complete | not evaluated | corrupt
+  std::string problem;              // corrupt: what is wrong, naming the file
+  std::vector<EvalValue> points;
+};
+
+EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::string& field) {
+  const fs::path file = run_dir / "eval" / (name + ".json");
+  EvalRead read;
+  if (!fs::exists(file)) {
+    read.status = "not evaluated";
+    return read;
+  }
+  try {
+    const auto json = nlohmann::json::parse(read_file(file));
+    for (const auto& point : json.at("points")) {
+      EvalValue value;
+      value.label = point.at("label").get<std::string>();
+      const auto& number = point.at(field);
+      value.value = number.is_number() ? number.get<double>() : NAN;
+      value.partial = point.value("partial", false);
+      for (const auto& note : point.value("notes", nlohmann::json::array())) value.notes.push_back(note);
+      read.points.push_back(value);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    read = {"corrupt", file.string() + ": " + e.what(), {}};
+  }
+  return read;
+}
+
+std::string column(const std::string& dataset, const std::string& label, bool one_dataset) {
+  return one_dataset ? label : dataset + ": " + label;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+// The experiment with its runs' training records replaced by their evaluations under `names`.
+ExperimentResults with_evaluations(const ExperimentResults& trained, const std::vector<std::string>& names,
+                                   const std::string& field) {
+  ExperimentResults out = trained;
+  out.runs.clear();
+  out.datasets.clear();
+  out.heading = (trained.heading.empty() ? trained.name : trained.heading) + ", eval " + join(names, ", ");
+  const bool one_dataset = trained.datasets.size() == 1;
+  for (const auto& dataset : trained.datasets)
+    for (const auto& name : names) {
+      std::vector<std::string> labels;  // this name's points on this dataset, in file order
+      std::vector<std::pair<const RunResult*, EvalRead>> reads;
+      for (const auto& run : trained.runs) {
+        if (run.dataset != dataset) continue;
+        EvalRead read = run.status == "complete" ? read_eval(run.path, name, field) : EvalRead{run.status, "", {}};
+        for (const auto& point : read.points) add_unique(labels, point.label);
+        reads.emplace_back(&run, std::move(read));
+      }
+      if (labels.empty()) labels.push_back(name);  // no run evaluated: one column saying so
+      for (const auto& label : labels) {
+        const std::string heading = column(dataset, label, one_dataset);
+        add_unique(out.datasets, heading);
+        for (const auto& [run, read] : reads) {
+          RunResult cell = *run;
+          cell.dataset = heading;
+          cell.status = read.status == "complete" ? "not evaluated" : read.status;
+          cell.problem = read.problem.empty() ? run->problem : read.problem;
+          for (const auto& point : read.points)
+            if (point.label == label) {
+              cell.status = std::isnan(point.value) ? "no " + field : "complete";
+              cell.value = point.value;
+              cell.partial = point.partial;
+              cell.notes = point.notes;
+            }
+          out.runs.push_back(cell);
+        }
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ExperimentResults> collect_eval_results(const fs::path& dir, const std::vector<std::string>& names,
+                                                    const std::string& metric) {
+  if (names.empty()) throw Error("--eval: expected NAME[,NAME...] (the eval/NAME.json files of repro eval)");
+  const bool loss = metric.size() > 5 && metric.substr(metric.size() - 5) == "_loss";
+  if (!loss && !(metric.size() > 4 && metric.substr(metric.size() - 4) == "_acc"))
+    throw Error("--metric " + metric + " with --eval: expected a metric ending in _acc or _loss");
+  std::vector<ExperimentResults> all;
+  for (const auto& trained : collect_results(dir, "test_acc"))
+    all.push_back(with_evaluations(trained, names, loss ? "loss" : "acc"));
+  return all;
+}
+
+std::string render_eval_report(const fs::path& dir, const std::vector<std::string>& names, const std::string& metric) {
+  const bool loss = metric.find("loss") != std::string::npos;
+  std::string out;
+  for (const auto& results : collect_eval_results(dir, names, metric)) {
+    out += (out.empty() ? "" : "\n") + render_markdown(results, loss ? "eval_loss" : "eval_acc");
+  }
+  return out;
+}
+
+}  // namespace repro
