@@ -48,6 +48,8 @@ class Cluster {
     why = failure;
     return cluster.get();
   }
+  // The controller's log, for failure messages.
+  std::string controller_log() const { return read_file(dir_.path() / "log/slurmctld.log"); }
   ~Cluster() { shell(std::string(REPRO_SOURCE_DIR) + "/scripts/slurm-down " + dir_.path().string()); }
 
  private:
@@ -139,7 +141,9 @@ fs::path write_spec(const fs::path& dir, const std::string& name, int rows, cons
   return dir / (name + ".yaml");
 }
 
-// metrics.csv without the wall-time column.
+// metrics.csv without the wall-time column. (Records are compared at equal thread counts: the
+// local reference runs with --threads 1, the tasks with --cpus-per-task 1, which repro's thread
+// plan follows through $SLURM_CPUS_PER_TASK; LibTorch's sums depend on the thread count.)
 std::string metrics_without_seconds(const fs::path& path) {
   std::string out;
   for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
@@ -271,7 +275,7 @@ TEST_CASE("launch slurm on a real cluster trains every run; its table equals a l
   REQUIRE_CLUSTER();
   Setup s("slurm-launch");
   const fs::path spec = write_spec(s.dir.path(), "launched", 2, "[0, 1]", 2);
-  REQUIRE(test::run_repro("run " + s.args(spec, "local")).exit_code == 0);
+  REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
   const auto launch = test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1");
   INFO(launch.output);
   REQUIRE(launch.exit_code == 0);
@@ -295,8 +299,8 @@ TEST_CASE("a task that asks SLURM to requeue it mid-epoch resumes to the undistu
   REQUIRE_CLUSTER();
   Setup s("slurm-self-requeue");
   const fs::path spec = write_spec(s.dir.path(), "requeued", 1, "[4]", 3);
-  REQUIRE(test::run_repro("run " + s.args(spec, "local")).exit_code == 0);
-  REQUIRE(test::run_repro("launch slurm " + s.args(spec, "cluster") + " --dry-run").exit_code == 0);
+  REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
+  REQUIRE(test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1 --dry-run").exit_code == 0);
   // The kept script, edited as a user may: the task raises the requeue signal at step 7 (epoch 2, batch 2).
   const fs::path slurm = s.dir.path() / "cluster/requeued/slurm";
   const fs::path script = fs::directory_iterator(slurm)->path() / "submit.sbatch";
@@ -323,7 +327,7 @@ TEST_CASE("scontrol requeue and a USR1 to the batch shell mid-run: both tasks re
   REQUIRE_CLUSTER();
   Setup s("slurm-requeue");
   const fs::path spec = write_spec(s.dir.path(), "signalled", 1, "[0, 1]", 60);
-  REQUIRE(test::run_repro("run " + s.args(spec, "local")).exit_code == 0);
+  REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
   const auto launch = test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1");
   INFO(launch.output);
   const auto jobs = submitted_jobs(launch.output);
@@ -337,6 +341,7 @@ TEST_CASE("scontrol requeue and a USR1 to the batch shell mid-run: both tasks re
   wait_for(jobs[0]);
   const std::string outputs = all_outputs(s.dir.path() / "cluster/signalled/slurm");
   INFO(outputs);
+  INFO(Cluster::get(why_skipped)->controller_log());
   CHECK_THAT(outputs, Contains("SIGTERM: checkpoint written, not requeued"));
   CHECK_THAT(outputs, Contains("SIGUSR1 under SLURM: checkpoint written"));
   for (const char* seed : {"seed_0", "seed_1"}) {
