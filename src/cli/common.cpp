@@ -3,14 +3,113 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <iostream>
 
 #include "report/table.h"
+#include "run/parallel.h"
+#include "run/threads.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/version.h"
 
 namespace repro {
+
+namespace {
+
+void add_parallel_arguments(CLI::App& command, RunArguments& args) {
+  args.command = command.get_name();
+  command.add_option("--jobs", args.jobs,
+                     "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
+                     "--runs-per-device with CUDA)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--threads-per-job", args.threads_per_job,
+                     "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--devices", args.devices, "CUDA devices for --jobs, e.g. 0,1 (default: every visible one)");
+  command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--index", args.index, "Train only the run at this 0-based position of the plan (children)")
+      ->check(CLI::NonNegativeNumber)
+      ->group("");
+  command.add_option("--kill-run", args.kill_run, "With --jobs: --kill-at-step only in this plan position's child")
+      ->check(CLI::NonNegativeNumber)
+      ->group("");
+}
+
+// spdlog's level as --log-level spells it.
+std::string log_level_name() {
+  switch (spdlog::get_level()) {
+    case spdlog::level::trace: return "trace";
+    case spdlog::level::debug: return "debug";
+    case spdlog::level::info: return "info";
+    case spdlog::level::warn: return "warn";
+    case spdlog::level::off: return "off";
+    default: return "error";
+  }
+}
+
+// The command line of a --jobs child before its `--index I --threads T`: everything that decides the plan, where
+// its runs go and how they run.
+std::vector<std::string> child_arguments(const RunArguments& args) {
+  std::vector<std::string> out{"--log-level", log_level_name(), args.command, args.spec_path};
+  out.insert(out.end(), args.overrides.begin(), args.overrides.end());
+  out.insert(out.end(), {"--out", args.out, "--device", args.device, "--requeue-signal", args.requeue_signal,
+                         "--max-restarts", std::to_string(args.max_restarts)});
+  if (!args.profile.empty()) out.insert(out.end(), {"--profile", args.profile});
+  if (!args.data_root.empty()) out.insert(out.end(), {"--data-root", args.data_root});
+  if (args.stop_after_epoch > 0) out.insert(out.end(), {"--stop-after-epoch", std::to_string(args.stop_after_epoch)});
+  if (args.interrupt_at_step > 0)
+    out.insert(out.end(), {"--interrupt-at-step", std::to_string(args.interrupt_at_step)});
+  if (args.kill_at_step > 0 && args.kill_run < 0)
+    out.insert(out.end(), {"--kill-at-step", std::to_string(args.kill_at_step)});
+  return out;
+}
+
+// --devices, or every visible CUDA device unless --device cpu; none on the CPU.
+std::vector<int> chosen_devices(const RunArguments& args) {
+  if (!args.devices.empty()) {
+    if (args.device == "cpu") throw Error("--devices " + args.devices + ": not with --device cpu");
+    if (!torch::cuda::is_available())
+      throw Error("--devices " + args.devices + ": no CUDA device is available to this build (see repro --version)");
+    return parse_devices(args.devices, "--devices");
+  }
+  std::vector<int> all;
+  if (args.device != "cpu" && torch::cuda::is_available())
+    for (int id = 0; id < static_cast<int>(torch::cuda::device_count()); ++id) all.push_back(id);
+  return all;
+}
+
+// Jobs, devices and threads of a run that trains (not a dry run): the thread plan is logged for --jobs.
+void plan_parallel(const RunArguments& args, RunnerOptions& options) {
+  ParallelOptions& parallel = options.parallel;
+  if (args.index >= 0) {
+    options.only_index = args.index;
+  } else {
+    parallel.devices = chosen_devices(args);
+    parallel.runs_per_device = args.runs_per_device;
+    const int device_slots = static_cast<int>(parallel.devices.size()) * args.runs_per_device;
+    parallel.jobs = args.jobs > 0 ? args.jobs : std::max(1, device_slots);
+  }
+  const int threads_given = args.threads_per_job > 0 ? args.threads_per_job : args.threads;
+  const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
+  parallel.threads_per_job = plan.threads_per_job;
+  configure_threads(plan.threads_per_job);
+  if (parallel.jobs > 1 && !args.dry_run) spdlog::info("{}", plan.describe());
+  std::error_code error;  // the binary's own path, so that `ps` shows what the children are
+  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error) parallel.executable = self;
+  parallel.child_arguments = child_arguments(args);
+  parallel.live_progress = options.live_progress;
+  parallel.interrupt = options.interrupt;
+  if (args.kill_run >= 0 && args.kill_at_step > 0) {
+    parallel.kill_index = args.kill_run;
+    parallel.kill_at_step = args.kill_at_step;
+  }
+}
+
+}  // namespace
 
 void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
@@ -26,6 +125,18 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
       ->group("");
   command.add_option("--kill-at-step", args.kill_at_step, "SIGKILL repro after this optimizer step (testing resume)")
       ->group("");
+  add_parallel_arguments(command, args);
+  command.add_option("--requeue-signal", args.requeue_signal,
+                     "USR1 | USR2: the signal that checkpoints mid-epoch and requeues the SLURM task (default USR1; "
+                     "SIGTERM/SIGINT checkpoint and exit without requeue)");
+  command.add_option("--max-restarts", args.max_restarts,
+                     "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--interrupt-at-step", args.interrupt_at_step,
+                     "Raise the requeue signal after this optimizer step (testing interruption)")
+      ->group("");
+  command.add_option("--manifest", args.manifest,
+                     "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
 }
 
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile) {
@@ -56,7 +167,6 @@ void apply_sweep_arguments(Experiment& experiment, const std::optional<std::stri
 }
 
 RunnerOptions runner_options(const RunArguments& args) {
-  configure_threads(args.threads);
   RunnerOptions options;
   options.out = args.out;
   options.data_root = args.data_root;
@@ -65,12 +175,19 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.live_progress = ::isatty(STDOUT_FILENO);
   options.stop_after_epoch = args.stop_after_epoch;
   options.kill_at_step = args.kill_at_step;
+  options.interrupt.requeue_signal = parse_requeue_signal(args.requeue_signal);
+  options.interrupt.max_restarts = args.max_restarts;
+  options.interrupt_at_step = args.interrupt_at_step;
+  if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
+  options.manifest = args.manifest;
+  plan_parallel(args, options);
   return options;
 }
 
 int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options) {
   const int exit_code = run_experiment(experiment, options);
-  if (options.dry_run || exit_code == kRunStopped) return exit_code;
+  if (options.dry_run || exit_code == kRunStopped || interrupt_requested()) return exit_code;  // no table
+  if (options.only_index) return exit_code;  // a child of --jobs: its parent prints the table
   const std::filesystem::path experiment_dir = options.out / experiment.folder();
   const std::string table = render_report(experiment_dir, ReportOptions{});
   write_file_atomic(experiment_dir / "table.md", table);

@@ -21,6 +21,18 @@ struct RunArguments {
   bool dry_run = false;
   int64_t stop_after_epoch = 0;
   int64_t kill_at_step = 0;
+  std::string requeue_signal = "USR1";  // run/interrupt.h
+  int max_restarts = 3;
+  int64_t interrupt_at_step = 0;
+  std::string manifest;  // --manifest M (repro launch slurm's tasks): --index is the manifest's task
+  // Parallel runs (run/parallel.h)
+  std::string command = "run";  // the subcommand, repeated on the children's command line
+  int64_t index = -1;           // --index I (hidden): train only the plan's run at position I
+  int jobs = 0;                 // --jobs N; 0: 1 on the CPU, devices x runs per device with CUDA
+  int threads_per_job = 0;      // 0: usable CPUs / jobs (or --threads)
+  std::string devices;          // "0,1"; "": every visible CUDA device
+  int runs_per_device = 1;
+  int64_t kill_run = -1;  // test hook: with --jobs, --kill-at-step only in the child of this plan position
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
@@ -30,6 +42,8 @@ Experiment load_with_overrides(const RunArguments& args);
 // `repro sweep`'s --seeds (when given, even as '') and --set axes, replacing the spec's seeds and adding axes.
 void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,
                            const std::vector<std::string>& axes);
+// Also sets LibTorch's threads from the thread plan (run/threads.h) and, for --jobs, the
+// children's command line (`repro sweep` appends its --seeds and --set to it).
 RunnerOptions runner_options(const RunArguments& args);
 
 // run_experiment, then (unless a dry run or a stopped run) the experiment's table:

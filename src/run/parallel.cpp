@@ -112,6 +112,7 @@ class Scheduler {
         display_.log(spdlog::level::info, label(position) + ": " + folder.dir().string() + " is held by " +
                                               holder->describe() + ": skipped here");
         held_.push_back(folder.dir().string() + " (held by " + holder->describe() + ")");
+        display_.run_ended(0, /*trained=*/false);
         if (device) slots_.release(*device);
         continue;
       }

@@ -16,6 +16,7 @@
 #include "run/model_file.h"
 #include "run/plan.h"
 #include "run/record.h"
+#include "run/slurm.h"
 #include "run/summary.h"
 #include "spec/options.h"
 #include "train/trainer.h"
@@ -63,11 +64,18 @@ TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
     hooks.after_step = [kill = options.kill_at_step](int64_t step) {
       if (step == kill) std::raise(SIGKILL);  // tests: die mid-epoch
     };
+  if (options.interrupt_at_step > 0)
+    hooks.after_step = [at = options.interrupt_at_step, signal = options.interrupt.requeue_signal,
+                        previous = hooks.after_step](int64_t step) {
+      if (previous) previous(step);
+      if (step == at) std::raise(signal);  // tests: as if SLURM signalled
+    };
+  hooks.interrupt_requested = [] { return interrupt_requested(); };
   return hooks;
 }
 
 std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
-                        torch::Device device, Progress& progress, const RunnerOptions& options) {
+                        torch::Device device, Progress& progress, const RunnerOptions& options, int64_t& steps_made) {
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
@@ -84,7 +92,8 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   context.hooks.model_changed = keep_model_hook(model_file_path(folder.dir()), train_settings.save_model,
                                                 train_settings.select, data.val.size() > 0);
   const TrainOutcome outcome = train(*model, context);
-  if (outcome.status == "stopped") return outcome.status;
+  steps_made += outcome.steps_this_start;
+  if (outcome.status == "stopped" || outcome.status == "interrupted") return outcome.status;
   if (outcome.status == "diverged") spdlog::error("run diverged: {}", outcome.message);
   nlohmann::json summary = make_summary(run, outcome, data, params, environment_record(device));
   summary["model_file"] = model_file_record(folder.dir());  // model.pt's epoch, or null
@@ -158,7 +167,75 @@ void log_tally(const Tally& tally, size_t total) {
 
 }  // namespace
 
+namespace {
+
+// The runs at `positions` of the plan, one after another in this process: each is claimed by its lock and
+// re-checked under it, then trained.
+int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
+                     const RunnerOptions& options, Tally& tally) {
+  const torch::Device device = resolve_device(options.device);
+  DataLoader loader(resolve_data_root(options.data_root));
+  Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
+  const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)
+  int64_t steps_made = 0;                                              // in this process, for the requeue guard
+  for (const size_t i : positions) {
+    if (interrupt_requested()) return finish_interrupted(steps_made, options.interrupt);  // between runs
+    const auto position = static_cast<int64_t>(i);
+    const RunFolder folder(options.out / runs[i].relative_dir());
+    const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
+    if (!lock) continue;
+    std::string status;
+    try {
+      status = execute_one(runs[i], position, folder, loader, device, progress, options, steps_made);
+    } catch (const std::exception& e) {
+      if (is_write_error(e)) throw;
+      status = "failed";  // recorded; the other runs go on and the command exits 1 at the end
+      record_failure(runs[i], folder, device, e);
+    }
+    progress.end_run();
+    if (status == "stopped") return kRunStopped;
+    if (status == "interrupted") return finish_interrupted(steps_made, options.interrupt);
+    if (status == "failed") ++tally.failed;
+  }
+  log_tally(tally, runs.size());
+  return tally.failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options) {
+  const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
+  std::vector<PlannedRun> selected;
+  for (const size_t position : positions) {
+    if (position >= runs.size())
+      throw Error("--index " + std::to_string(position) + ": the plan of " + experiment.folder() + " has " +
+                  std::to_string(runs.size()) + " runs (positions 0-" + std::to_string(runs.size() - 1) + ")");
+    selected.push_back(runs[position]);
+  }
+  validate_plan(selected);
+  const std::vector<PlanStatus> statuses = check_plan(selected, options.out);  // throws on a changed spec
+  Tally tally;
+  std::vector<size_t> to_train;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    if (statuses[k] != PlanStatus::Finished) {
+      to_train.push_back(positions[k]);
+      continue;
+    }
+    spdlog::info("run {}: {} is already finished: skipped", positions[k] + 1,
+                 (options.out / runs[positions[k]].relative_dir()).string());
+    ++tally.finished_before;
+  }
+  return train_in_process(runs, to_train, options, tally);
+}
+
 int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
+  if (!options.manifest.empty() && options.only_index && !options.dry_run) {  // a task of repro launch slurm
+    const auto task_positions =
+        manifest_positions(options.manifest, *options.only_index, expand_grid(experiment, dataset_catalog()));
+    return run_positions(experiment, std::vector<size_t>(task_positions.begin(), task_positions.end()), options);
+  }
+  if (options.only_index && !options.dry_run)
+    return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options);
   const std::vector<PlannedRun> runs =
       expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
   validate_plan(runs);                             // every run's model is built before the first one trains
@@ -169,33 +246,16 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   }
   const std::vector<PlanStatus> statuses = check_plan(runs, options.out);  // throws on changed specs
   write_plan(experiment, runs, options.out);
-  const torch::Device device = resolve_device(options.device);
-  DataLoader loader(resolve_data_root(options.data_root));
-  Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
   Tally tally;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto position = static_cast<int64_t>(i);
-    const RunFolder folder(options.out / runs[i].relative_dir());
-    if (statuses[i] == PlanStatus::Finished) {
+  std::vector<size_t> to_train;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (statuses[i] == PlanStatus::Finished)
       ++tally.finished_before;
-      continue;
-    }
-    const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
-    if (!lock) continue;
-    std::string status;
-    try {
-      status = execute_one(runs[i], position, folder, loader, device, progress, options);
-    } catch (const std::exception& e) {
-      if (is_write_error(e)) throw;
-      status = "failed";  // recorded; the other runs go on and the command exits 1 at the end
-      record_failure(runs[i], folder, device, e);
-    }
-    progress.end_run();
-    if (status == "stopped") return kRunStopped;
-    if (status == "failed") ++tally.failed;
-  }
-  log_tally(tally, runs.size());
-  return tally.failed > 0 ? 1 : 0;
+    else
+      to_train.push_back(i);
+  if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, tally);
+  log_tally(tally, runs.size());  // the runs skipped before any child starts
+  return run_in_children(runs, to_train, options.out, options.parallel);
 }
 
 }  // namespace repro
