@@ -10,6 +10,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config git curl unzip ca-certificates \
       libcli11-dev libyaml-cpp-dev libspdlog-dev libfmt-dev zlib1g-dev nlohmann-json3-dev \
       libopencv-dev libsentencepiece-dev libprotobuf-dev catch2 libarchive-dev libmatio-dev libcurl4-openssl-dev \
+      libcairo2-dev fonts-dejavu-core \
     && rm -rf /var/lib/apt/lists/*
 RUN curl -fsSL "$LIBTORCH_URL" -o /tmp/libtorch.zip && unzip -q /tmp/libtorch.zip -d /opt && rm /tmp/libtorch.zip
 

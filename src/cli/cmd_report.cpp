@@ -1,43 +1,108 @@
-// repro report RUNS_DIR: tables of mean ± std over seeds from run records.
+// repro report RUNS_DIR: tables of mean ± std over seeds from run records, the
+// Welch statistics of each row against a baseline, a paper's numbers and claims
+// beside ours (--compare), and figures (--plots).
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 #include "cli/cli.h"
+#include "report/claims.h"
 #include "report/eval_table.h"
+#include "report/figures.h"
 #include "report/paper.h"
 #include "report/table.h"
+#include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
 
+namespace {
+
+struct ReportCommand {
+  std::string dir, output, compare, plot_format = "png";
+  ReportOptions options;
+  bool stats = false, no_stats = false, plots = false;
+};
+
+// --compare: ours beside the paper's cells, the paper's own table tested, the claims.
+std::string compare_text(const ReportCommand& c) {
+  const auto paper = load_paper(c.compare);
+  const auto claims = load_claims(c.compare, paper);
+  std::string text;
+  for (const auto& results : collect_results(c.dir, c.options.metric)) {
+    text += "\n" + compare_with_paper(results, paper, c.options.metric);
+    for (const auto& table : paper)
+      if (table.experiment == results.name && table.metric == c.options.metric) {
+        const std::string note = paper_significance(table);
+        if (!note.empty()) text += note + "\n";
+      }
+    const std::string verdicts = claims_report(results, paper, claims);
+    if (!verdicts.empty()) text += verdicts;
+  }
+  return text;
+}
+
+void run_report(ReportCommand c) {
+  if (c.stats && c.no_stats) throw Error("--stats and --no-stats: give one of them");
+  c.options.stats = c.stats ? "on" : c.no_stats ? "off" : "auto";
+  if (c.plots && c.options.format != "md") throw Error("--plots writes report.md: use it with --format md");
+  const FigureOptions figures = figure_options(c.plot_format);
+  std::string text = render_report(c.dir, c.options);
+  if (!c.compare.empty()) text += compare_text(c);
+  if (c.plots) {
+    // Figures go beside the report: -o's folder, or RUNS_DIR with report.md there.
+    if (c.output.empty()) c.output = (std::filesystem::path(c.dir) / "report.md").string();
+    const std::filesystem::path markdown_dir = std::filesystem::absolute(c.output).parent_path();
+    text +=
+        "\n" + write_figures(collect_results(c.dir, c.options.metric), markdown_dir / "figures", markdown_dir, figures);
+    spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
+  }
+  if (c.output.empty())
+    std::cout << text;
+  else
+    write_file_atomic(c.output, text);
+}
+
+}  // namespace
+
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("report", "Aggregate run records into mean ± std tables");
-  auto dir = std::make_shared<std::string>();
-  auto options = std::make_shared<ReportOptions>();
-  auto output = std::make_shared<std::string>();
-  auto compare = std::make_shared<std::string>();
-  command->add_option("runs", *dir, "Folder of run records (an --out folder or one experiment in it)")->required();
-  command->add_option("--metric", options->metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
+  auto c = std::make_shared<ReportCommand>();
+  command->add_option("runs", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
+  command
+      ->add_option("--metric", c->options.metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
       ->check(CLI::IsMember({"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"}));
-  command->add_option("--format", options->format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
-  command->add_option("-o,--output", *output, "Write the table to this file instead of stdout");
-  command->add_option("--compare", *compare, "A paper's numbers (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ");
+  command->add_option("--format", c->options.format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
+  command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
+  command->add_option("--compare", c->compare,
+                      "A paper's numbers and claims (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ, the paper's "
+                      "own differences tested, each claim supported / contradicted / inconclusive");
+  command->add_flag("--stats", c->stats,
+                    "Welch table under each table: each row − the baseline row, 95% CI, p (default: on when every "
+                    "cell has n >= 2)");
+  command->add_flag("--no-stats", c->no_stats, "No Welch table");
+  command->add_option("--baseline", c->options.baseline,
+                      "Row the Welch table compares with (default: the spec's report.baseline, else the first row)");
+  command->add_flag("--plots", c->plots,
+                    "Learning and robustness curves into figures/ beside the report, embedded in it (report.md in "
+                    "RUNS_DIR unless -o)");
+  command->add_option("--plot-format", c->plot_format, "png | svg | both")
+      ->check(CLI::IsMember({"png", "svg", "both"}));
   auto eval = std::make_shared<std::string>();
   command->add_option("--eval", *eval,
                       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
                       "side, one column per dataset and level (e.g. a robustness table)");
-  command->callback([dir, options, output, compare, eval, &exit_code] {
-    std::string text = eval->empty() ? render_report(*dir, *options)  // eval: src/report/eval_table.h
-                                     : render_eval_report(*dir, split(*eval, ','), options->metric);
-    if (!compare->empty()) {
-      const auto paper = load_paper(*compare);
-      for (const auto& results : collect_results(*dir, options->metric))
-        text += "\n" + compare_with_paper(results, paper, options->metric);
+  command->callback([c, eval, &exit_code] {
+    if (eval->empty()) {
+      run_report(*c);
+    } else {  // repro eval's tables (src/report/eval_table.h)
+      const std::string text = render_eval_report(c->dir, split(*eval, ','), c->options.metric);
+      if (c->output.empty())
+        std::cout << text;
+      else
+        write_file_atomic(c->output, text);
     }
-    if (output->empty())
-      std::cout << text;
-    else
-      write_file_atomic(*output, text);
     exit_code = 0;
   });
 }

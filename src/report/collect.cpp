@@ -35,10 +35,15 @@ Found find_records(const fs::path& dir) {
 
 // The runs a plan.json lists; a plan that cannot be read is skipped with a
 // warning (its runs' summary.json files are still found and reported).
-std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan_path) {
+// `baseline` receives the plan's report.baseline ("" when it names none).
+std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan_path, std::string& baseline) {
   std::vector<std::pair<fs::path, PlannedEntry>> runs;
   try {
     const auto plan = nlohmann::json::parse(read_file(plan_path));
+    const auto report = plan.find("report");
+    if (report != plan.end() && report->is_object() && report->contains("baseline") &&
+        report->at("baseline").is_string())
+      baseline = report->at("baseline").get<std::string>();
     const fs::path root = plan_path.parent_path();  // run folders are relative to the plan
     for (const auto& entry : plan.at("runs")) {
       PlannedEntry p{plan.at("experiment").get<std::string>(),
@@ -109,13 +114,17 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
   std::vector<ExperimentResults> all;
   std::set<fs::path> seen;                           // run folders already accounted for
   std::map<std::string, std::string> folder_of_key;  // claimed key -> run folder
-  for (const auto& plan_path : found.plans)
-    for (const auto& [run_dir, planned] : planned_runs(plan_path)) {
+  for (const auto& plan_path : found.plans) {
+    std::string baseline;
+    for (const auto& [run_dir, planned] : planned_runs(plan_path, baseline)) {
       if (!seen.insert(run_dir).second) continue;  // listed by two plans: one record
       const RecordRead record = read_run_record(run_dir, metric, &planned);
       check_distinct(folder_of_key, record);
-      experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
+      ExperimentResults& experiment = experiment_named(all, record.experiment, record.profile);
+      experiment.runs.push_back(record.result);
+      if (!baseline.empty()) experiment.baseline = baseline, experiment.baseline_source = plan_path.string();
     }
+  }
   for (const auto& summary_path : found.summaries) {
     const fs::path run_dir = fs::weakly_canonical(summary_path.parent_path());
     if (!seen.insert(run_dir).second) continue;

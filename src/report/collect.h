@@ -30,8 +30,10 @@ struct ExperimentResults {
   std::vector<std::string> datasets;       // in plan order
   std::vector<std::string> model_configs;  // in row order
   std::vector<RunResult> runs;
-  std::string profile;  // the budget profile of these runs ("" when none)
-  std::string heading;  // the table's title: the name, plus the profile when two share a name ("" = name)
+  std::string profile;          // the budget profile of these runs ("" when none)
+  std::string heading;          // the table's title: the name, plus the profile when two share a name ("" = name)
+  std::string baseline;         // the spec's report.baseline as its plan.json records it ("" = the first row)
+  std::string baseline_source;  // the plan.json it came from (for messages)
 };
 
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);

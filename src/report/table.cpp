@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
+#include "report/significance.h"
 #include "report/stats.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -151,8 +153,26 @@ std::string render_report(const std::filesystem::path& dir, const ReportOptions&
         if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", run.status, run.problem);
     return render_csv(all, options.metric);
   }
+  // --baseline applies to the experiments that have such a row; a name no experiment has is a mistake.
+  bool baseline_found = options.baseline.empty();
+  std::vector<std::string> rows;
+  for (const auto& results : all)
+    for (const auto& row : results.model_configs) {
+      baseline_found |= row == options.baseline;
+      rows.push_back(results.name + ": " + row);
+    }
+  if (!baseline_found)
+    throw Error("--baseline: '" + options.baseline + "' is not a row (rows: " + join(rows, ", ") + ")");
   std::string out;
-  for (size_t i = 0; i < all.size(); ++i) out += (i ? "\n" : "") + render_markdown(all[i], options.metric);
+  for (size_t i = 0; i < all.size(); ++i) {
+    out += (i ? "\n" : "") + render_markdown(all[i], options.metric);
+    const bool stats = options.stats == "on" || (options.stats == "auto" && stats_by_default(all[i]));
+    if (!stats || all[i].model_configs.size() < 2) continue;
+    const auto& own = all[i].model_configs;
+    const bool has_requested = std::find(own.begin(), own.end(), options.baseline) != own.end();
+    out += "\n" + render_results_stats(all[i], options.metric,
+                                       resolve_baseline(all[i], has_requested ? options.baseline : ""));
+  }
   return out;
 }
 

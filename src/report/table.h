@@ -13,7 +13,9 @@ namespace repro {
 
 struct ReportOptions {
   std::string metric = "test_acc";
-  std::string format = "md";  // md | csv
+  std::string format = "md";   // md | csv
+  std::string stats = "auto";  // auto (when every cell has n >= 2) | on | off: the Welch table under each table (md)
+  std::string baseline;        // the row the stats table compares with ("" = the spec's report.baseline or row 1)
 };
 
 struct Cell {

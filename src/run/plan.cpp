@@ -147,6 +147,7 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
                          {"profile", experiment.profile},
                          {"spec_file", experiment.source_file},
                          {"description", experiment.description},
+                         {"report", {{"baseline", experiment.report_baseline}}},
                          {"runs", nlohmann::json::array()}};
   for (const auto& run : runs)
     plan["runs"].push_back({{"dir", run.run_subdir()},

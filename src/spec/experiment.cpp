@@ -20,7 +20,8 @@ namespace repro {
 namespace {
 
 const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models", "sweep",
-                                            "profiles",   "per_dataset", "model",    "data",  "text",   "train"};
+                                            "profiles",   "per_dataset", "model",    "data",  "text",   "train",
+                                            "report"};
 const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
 bool is_one_of(const std::string& word, const std::vector<std::string>& words) {
@@ -337,6 +338,22 @@ YAML::Node read_yaml(const std::string& path) {
   }
 }
 
+// `report: {baseline: ROW}`; ROW must name one of the rows (`models:`).
+void read_report(const std::string& path, const YAML::Node& key_node, const YAML::Node& node, Experiment& experiment) {
+  if (!node.IsMap()) throw Error(at(path, key_node) + ": 'report': got " + kind_of(node) + ", expected {baseline: ROW}");
+  for (const auto& entry : node)
+    if (key_text(path, entry.first) != "baseline")
+      throw Error(at(path, entry.first) + ": 'report." + entry.first.Scalar() + "': unknown key (known: baseline)");
+  const auto e = entry_of(path, node, "baseline");
+  if (!e) return;
+  experiment.report_baseline = value_text(path, e->first, e->second, "report.baseline", "a row name");
+  std::vector<std::string> names;
+  for (const auto& row : experiment.rows) names.push_back(row.name);
+  if (!is_one_of(experiment.report_baseline, names))
+    throw Error(at(path, e->second) + ": report.baseline: '" + experiment.report_baseline +
+                "' is not a row of this spec (rows: " + join(names, ", ") + ")");
+}
+
 Experiment parse_experiment(const std::string& path, const YAML::Node& root) {
   if (!root.IsMap()) throw Error(path + ": a spec must be a YAML mapping (experiment, datasets, seeds, model, ...)");
   std::set<int> checked_nodes;
@@ -374,6 +391,7 @@ Experiment parse_experiment(const std::string& path, const YAML::Node& root) {
   if (const auto e = entry_of(path, root, "sweep")) read_sweep(path, e->first, e->second, experiment);
   if (const auto e = entry_of(path, root, "profiles")) read_profiles(path, e->first, e->second, experiment);
   if (const auto e = entry_of(path, root, "per_dataset")) read_per_dataset(path, e->first, e->second, experiment);
+  if (const auto e = entry_of(path, root, "report")) read_report(path, e->first, e->second, experiment);
   return experiment;
 }
 

@@ -52,6 +52,9 @@ struct Experiment {
   std::map<std::string, Profile> profiles;  // `profiles:` budget overlays by name
   std::string profile;                      // the chosen one (--profile), or ""
   std::vector<Setting> overrides;           // `key=value` on the command line, applied last
+  // `report: {baseline: ROW}`: the row `repro report --stats` compares the others with ("" = the first row);
+  // a report setting, so not part of any run's spec (changing it re-runs nothing).
+  std::string report_baseline;
 
   // Runs live in <out>/<folder()>: the experiment's name, plus /<profile> when one is chosen.
   std::string folder() const { return profile.empty() ? name : name + "/" + profile; }

@@ -1,0 +1,240 @@
+#include "report/claims.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "report/significance.h"
+#include "report/table.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+using Path = std::filesystem::path;
+
+std::string at(const Path& path, const YAML::Node& node) {
+  return path.string() + ":" + std::to_string(node.Mark().line + 1) + ": ";
+}
+
+std::string scalar(const Path& path, const YAML::Node& node, const std::string& what) {
+  if (!node.IsDefined() || !node.IsScalar()) throw Error(at(path, node) + what + " must be a single value");
+  return node.Scalar();
+}
+
+std::vector<std::string> scalar_list(const Path& path, const YAML::Node& node, const std::string& what) {
+  if (!node.IsSequence() || node.size() == 0) throw Error(at(path, node) + what + " must be a non-empty list");
+  std::vector<std::string> items;
+  for (const auto& item : node) items.push_back(scalar(path, item, what));
+  return items;
+}
+
+const PaperTable* table_for(const std::vector<PaperTable>& tables, const std::string& experiment,
+                            const std::string& metric) {
+  for (const auto& table : tables)
+    if (table.experiment == experiment && table.metric == metric) return &table;
+  return nullptr;
+}
+
+bool has_row(const PaperTable& table, const std::string& row) {
+  return std::any_of(table.cells.begin(), table.cells.end(), [&](const PaperCell& c) { return c.row == row; });
+}
+bool has_column(const PaperTable& table, const std::string& column) {
+  return std::any_of(table.cells.begin(), table.cells.end(), [&](const PaperCell& c) { return c.column == column; });
+}
+
+ClaimPair read_pair(const Path& path, const YAML::Node& node, const PaperTable& table) {
+  if (!node.IsSequence() || node.size() != 2)
+    throw Error(at(path, node) + "a pair is [ROW, OVER] (ROW beats OVER), got " +
+                (node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("another shape")));
+  ClaimPair pair{scalar(path, node[0], "a pair's row"), scalar(path, node[1], "a pair's row")};
+  for (const auto& row : {pair.row, pair.over})
+    if (!has_row(table, row))
+      throw Error(at(path, node) + "row '" + row + "' is not a row of the paper's Table " +
+                  std::to_string(table.number));
+  return pair;
+}
+
+Claim read_claim(const Path& path, const YAML::Node& node, const std::vector<PaperTable>& tables) {
+  if (!node.IsMap()) throw Error(at(path, node) + "a claim is a map {claim, experiment, pairs, datasets, margin}");
+  for (const char* key : {"claim", "experiment", "pairs", "datasets"})
+    if (!node[key]) throw Error(at(path, node) + "a claim needs '" + key + "'");
+  Claim claim;
+  claim.where = at(path, node).substr(0, at(path, node).size() - 2);
+  claim.text = scalar(path, node["claim"], "claim");
+  if (node["source"]) claim.source = scalar(path, node["source"], "source");
+  claim.experiment = scalar(path, node["experiment"], "experiment");
+  if (node["metric"]) claim.metric = scalar(path, node["metric"], "metric");
+  const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
+  if (!table)
+    throw Error(at(path, node["experiment"]) + "no table of this file gives " + claim.metric + " of experiment '" +
+                claim.experiment + "'");
+  if (node["margin"]) {
+    const std::string text = scalar(path, node["margin"], "margin");
+    if (!YAML::convert<double>::decode(node["margin"], claim.margin) || !std::isfinite(claim.margin))
+      throw Error(at(path, node["margin"]) + "margin '" + text + "' is not a number");
+  }
+  if (!node["pairs"].IsSequence() || node["pairs"].size() == 0)
+    throw Error(at(path, node["pairs"]) + "pairs must be a non-empty list of [ROW, OVER]");
+  for (const auto& pair : node["pairs"]) claim.pairs.push_back(read_pair(path, pair, *table));
+  claim.datasets = scalar_list(path, node["datasets"], "datasets");
+  for (const auto& dataset : claim.datasets)
+    if (!has_column(*table, dataset))
+      throw Error(at(path, node["datasets"]) + "dataset '" + dataset + "' is not a column of the paper's Table " +
+                  std::to_string(table->number));
+  return claim;
+}
+
+std::string fixed(double value, const char* format) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+// "+2.16 [+1.66, +2.66] supported", "+1.80 (n too small)", "— (no runs)".
+std::string comparison_text(const ComparisonVerdict& c) {
+  if (!c.test) return "— (no runs)";
+  const WelchResult& t = *c.test;
+  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
+  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
+}
+
+std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::string& row, const std::string& column) {
+  for (const auto& cell : table.cells)
+    if (cell.row == row && cell.column == column) return SampleSummary{cell.mean, cell.std, table.n};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& tables) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::BadFile&) {
+    throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  } catch (const YAML::Exception& e) {
+    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  std::vector<Claim> claims;
+  if (!root.IsMap() || !root["claims"]) return claims;
+  if (!root["claims"].IsSequence()) throw Error(at(path, root["claims"]) + "claims must be a list");
+  try {
+    for (const auto& node : root["claims"]) claims.push_back(read_claim(path, node, tables));
+  } catch (const YAML::Exception& e) {
+    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return claims;
+}
+
+Verdict verdict_of(const WelchResult& test, double margin) {
+  if (test.status != WelchStatus::Ok) return Verdict::Inconclusive;
+  if (test.ci_low > margin) return Verdict::Supported;
+  if (test.ci_high < margin) return Verdict::Contradicted;
+  return Verdict::Inconclusive;
+}
+
+ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample) {
+  ClaimVerdict result;
+  bool all_supported = true, any_contradicted = false;
+  for (const auto& dataset : claim.datasets)
+    for (const auto& pair : claim.pairs) {
+      ComparisonVerdict c{pair, dataset, Verdict::Inconclusive, std::nullopt};
+      const auto row = sample(pair.row, dataset), over = sample(pair.over, dataset);
+      if (row && over) {
+        c.test = welch_test(*row, *over);
+        c.verdict = verdict_of(*c.test, claim.margin);
+      }
+      all_supported &= c.verdict == Verdict::Supported;
+      any_contradicted |= c.verdict == Verdict::Contradicted;
+      result.comparisons.push_back(c);
+    }
+  result.verdict =
+      any_contradicted ? Verdict::Contradicted : (all_supported ? Verdict::Supported : Verdict::Inconclusive);
+  return result;
+}
+
+std::string verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Supported:
+      return "supported";
+    case Verdict::Contradicted:
+      return "contradicted";
+    case Verdict::Inconclusive:
+      return "inconclusive";
+  }
+  return "";
+}
+
+std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
+                          const std::vector<Claim>& claims) {
+  std::string out;
+  for (const auto& claim : claims) {
+    if (claim.experiment != results.name) continue;
+    const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
+    const ClaimVerdict ours = evaluate_claim(claim, [&](const std::string& row, const std::string& dataset) {
+      return results_sample(results, row, dataset);
+    });
+    const ClaimVerdict paper = evaluate_claim(
+        claim, [&](const std::string& row, const std::string& dataset) { return paper_sample(*table, row, dataset); });
+    out += "- **" + claim.text + "**" + (claim.source.empty() ? "" : " (" + claim.source + ")") + ": ours **" +
+           verdict_name(ours.verdict) + "**; the paper's own numbers (n = " + std::to_string(table->n) +
+           "): " + verdict_name(paper.verdict) + ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
+    out += "  | row − over | dataset | ours: Δ [95% CI] | | paper: Δ [95% CI] | |\n  |---|---|---|---|---|---|\n";
+    for (size_t i = 0; i < ours.comparisons.size(); ++i) {
+      const ComparisonVerdict &o = ours.comparisons[i], &p = paper.comparisons[i];
+      out += "  | " + o.pair.row + " − " + o.pair.over + " | " + o.dataset + " | " + comparison_text(o) + " | " +
+             verdict_name(o.verdict) + " | " + comparison_text(p) + " | " + verdict_name(p.verdict) + " |\n";
+    }
+    out += "\n";
+  }
+  if (out.empty()) return out;
+  return "### Claims about " + (results.heading.empty() ? results.name : results.heading) +
+         "\n\nA comparison is supported when the 95% confidence interval of row − over (Welch) lies entirely above "
+         "the margin, contradicted when entirely below it, else inconclusive (also with fewer than 2 seeds on a side "
+         "or no runs); a claim is supported when all its comparisons are, contradicted when any is. See "
+         "docs/report.md.\n\n" +
+         out;
+}
+
+std::string paper_significance(const PaperTable& table) {
+  if (table.n < 2) return "";
+  std::vector<std::string> rows, columns;
+  for (const auto& cell : table.cells) {
+    if (cell.std <= 0) return "";  // e.g. parameter counts: nothing to test
+    if (std::find(rows.begin(), rows.end(), cell.row) == rows.end()) rows.push_back(cell.row);
+    if (std::find(columns.begin(), columns.end(), cell.column) == columns.end()) columns.push_back(cell.column);
+  }
+  if (rows.size() < 2) return "";
+  StatsTable stats;
+  stats.title = "Side note: the paper's Table " + std::to_string(table.number) + " tested the same way (" +
+                table.metric + ", n = " + std::to_string(table.n) + ")";
+  stats.rows = rows;
+  stats.columns = columns;
+  stats.baseline = rows.front();
+  stats.lookup = [&table](const std::string& row, const std::string& column) {
+    return paper_sample(table, row, column);
+  };
+  int significant = 0, tested = 0;
+  for (const auto& row : rows)
+    for (const auto& column : columns) {
+      if (row == stats.baseline) continue;
+      const auto a = paper_sample(table, row, column), b = paper_sample(table, stats.baseline, column);
+      if (!a || !b) continue;
+      ++tested;
+      significant += welch_test(*a, *b).p < 0.05;
+    }
+  return render_stats_table(stats) + "\nEach row − " + stats.baseline +
+         " from the published mean ± std with n = " + std::to_string(table.n) +
+         " per cell (Welch): " + std::to_string(significant) + " of " + std::to_string(tested) +
+         " differences have p < 0.05 (bold); the rest are within the paper's own seed noise.\n";
+}
+
+}  // namespace repro

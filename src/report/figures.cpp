@@ -1,0 +1,288 @@
+#include "report/figures.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "report/stats.h"
+#include "train/history.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The per-epoch values of one metric over the seeds of one row: epoch -> values.
+using EpochValues = std::map<int64_t, std::vector<double>>;
+
+std::string stem_of(const ExperimentResults& results) {
+  return safe_name(results.name + (results.profile.empty() ? "" : "_" + results.profile));
+}
+
+std::string title_of(const ExperimentResults& results) {
+  return results.name + (results.profile.empty() ? "" : " (profile " + results.profile + ")");
+}
+
+// The history of a complete run; empty when its metrics.csv cannot be read (the table lists such records).
+std::vector<EpochRow> history_of(const RunResult& run) {
+  if (run.status != "complete" || run.path.empty()) return {};
+  const fs::path file = fs::path(run.path) / "metrics.csv";
+  try {
+    return parse_metrics_csv(read_file(file), file);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+ChartSeries series_from(const std::string& label, const EpochValues& values, int colour, bool dashed) {
+  ChartSeries s;
+  s.label = label, s.colour = colour, s.dashed = dashed;
+  for (const auto& [epoch, v] : values) {
+    if (v.empty()) continue;
+    s.x.push_back(static_cast<double>(epoch));
+    s.y.push_back(mean(v));
+    s.std.push_back(sample_std(v));
+    s.n.push_back(static_cast<int>(v.size()));
+  }
+  return s;
+}
+
+int max_seeds(const Chart& chart) {
+  int most = 0;
+  for (const auto& s : chart.series)
+    for (int n : s.n) most = std::max(most, n);
+  return most;
+}
+
+std::string spread_note(const Chart& chart, const std::string& what) {
+  const int n = max_seeds(chart);
+  if (n < 2) return "1 seed per point: no " + what;
+  return "mean ± 1 std (" + what + ") over up to " + std::to_string(n) + " seeds";
+}
+
+// The noise setting a run's spec.resolved.yaml records: {split, kind, level}; split "none" = clean.
+struct Noise {
+  std::string split = "none", kind;
+  double level = 0;
+  std::string model;  // the resolved model section, as YAML text: one curve per model
+};
+
+Noise noise_of(const RunResult& run) {
+  Noise noise;
+  try {
+    const YAML::Node spec = YAML::LoadFile((fs::path(run.path) / "spec.resolved.yaml").string());
+    const YAML::Node n = spec["data"]["noise"];
+    if (n && n["split"]) noise.split = n["split"].as<std::string>();
+    if (n && n["kind"]) noise.kind = n["kind"].as<std::string>();
+    if (n && n["level"]) noise.level = n["level"].as<double>();
+    YAML::Emitter model;
+    model << spec["model"];
+    noise.model = model.c_str();
+  } catch (const std::exception&) {
+    noise.split = "";  // unreadable: not placed on a robustness curve
+  }
+  return noise;
+}
+
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// row -> metric -> epoch -> values
+using RowCurves = std::map<std::string, std::map<std::string, EpochValues>>;
+
+constexpr size_t kRowsPerChart = 8;  // the palette's colours
+
+// A row with noise on the test images only trains exactly like its clean row (same seed, same clean data): its
+// learning curves would repeat that row's, so the learning charts leave it out (the robustness charts show it).
+bool trains_like_another_row(const RunResult& run) {
+  if (run.path.empty()) return false;
+  const fs::path spec = fs::path(run.path) / "spec.resolved.yaml";
+  if (!fs::exists(spec)) return false;
+  try {
+    const YAML::Node noise = YAML::LoadFile(spec.string())["data"]["noise"];
+    return noise && noise["split"] && noise["split"].as<std::string>() == "test";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// The training-loss and accuracy charts of `rows` on `dataset`.
+std::vector<NamedChart> learning_pair(const ExperimentResults& results, const std::string& dataset,
+                                      const std::vector<std::string>& rows, RowCurves& by_row) {
+  Chart loss, accuracy;
+  loss.title = title_of(results) + ": " + dataset + ", training loss";
+  accuracy.title = title_of(results) + ": " + dataset + ", accuracy";
+  loss.x_label = accuracy.x_label = "epoch";
+  loss.y_label = "training loss (cross-entropy)";
+  accuracy.y_label = "accuracy (%)";
+  loss.integer_x = accuracy.integer_x = true;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string& row = rows[i];
+    auto& metrics = by_row[row];
+    const int colour = static_cast<int>(i);
+    loss.series.push_back(series_from(row, metrics["train_loss"], colour, false));
+    accuracy.series.push_back(series_from(row + " (test)", metrics["test_acc"], colour, false));
+    if (!metrics["val_acc"].empty())
+      accuracy.series.push_back(series_from(row + " (val)", metrics["val_acc"], colour, true));
+  }
+  loss.subtitle = spread_note(loss, "band");
+  const bool any_val =
+      std::any_of(accuracy.series.begin(), accuracy.series.end(), [](const ChartSeries& s) { return s.dashed; });
+  accuracy.subtitle = spread_note(accuracy, "band") + (any_val ? "; dashed: validation" : "");
+  const std::string stem = stem_of(results) + "_" + safe_name(dataset);
+  return {{stem + "_loss", loss}, {stem + "_accuracy", accuracy}};
+}
+
+}  // namespace
+
+FigureOptions figure_options(const std::string& format) {
+  if (format == "png") return {true, false};
+  if (format == "svg") return {false, true};
+  if (format == "both") return {true, true};
+  throw Error("--plot-format: got '" + format + "', expected png, svg or both");
+}
+
+std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
+  std::vector<NamedChart> charts;
+  for (const auto& dataset : results.datasets) {
+    RowCurves by_row;
+    for (const auto& run : results.runs) {
+      if (run.dataset != dataset || trains_like_another_row(run)) continue;
+      for (const auto& row : history_of(run))
+        for (const char* metric : {"train_loss", "test_acc", "val_acc"}) {
+          const double v = metric_value(row, metric);
+          if (std::isfinite(v)) by_row[run.model_config][metric][row.epoch].push_back(v);
+        }
+    }
+    // Rows in groups of at most one palette's worth of colours: more lines than colours cannot be told apart.
+    std::vector<std::string> rows;
+    for (const auto& row : results.model_configs)
+      if (by_row.count(row)) rows.push_back(row);
+    const size_t groups = (rows.size() + kRowsPerChart - 1) / kRowsPerChart;
+    for (size_t g = 0; g < groups; ++g) {
+      const std::vector<std::string> group(rows.begin() + g * kRowsPerChart,
+                                           rows.begin() + std::min(rows.size(), (g + 1) * kRowsPerChart));
+      const std::string part = groups > 1 ? "_part" + std::to_string(g + 1) : "";
+      for (auto& chart : learning_pair(results, dataset, group, by_row)) {
+        chart.name += part;
+        if (groups > 1) chart.chart.title += " (" + std::to_string(g + 1) + "/" + std::to_string(groups) + ")";
+        charts.push_back(chart);
+      }
+    }
+  }
+  return charts;
+}
+
+std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
+  // (dataset, split, kind) -> model -> level -> values; clean runs (split none) go to level 0 of every chart.
+  struct Key {
+    std::string dataset, split, kind;
+    bool operator<(const Key& o) const { return std::tie(dataset, split, kind) < std::tie(o.dataset, o.split, o.kind); }
+  };
+  std::map<Key, std::map<std::string, std::map<double, std::vector<double>>>> noisy;
+  std::map<std::string, std::map<std::string, std::vector<double>>> clean;  // dataset -> model -> values
+  std::map<std::string, std::string> label_of;                              // model -> row name
+  std::vector<std::string> model_order;
+  for (const auto& row : results.model_configs)
+    for (const auto& run : results.runs) {
+      if (run.model_config != row || run.status != "complete") continue;
+      const Noise noise = noise_of(run);
+      if (noise.split.empty()) continue;
+      if (std::find(model_order.begin(), model_order.end(), noise.model) == model_order.end())
+        model_order.push_back(noise.model);
+      if (noise.split == "none") {
+        label_of[noise.model] = row;  // the clean row names the model
+        clean[run.dataset][noise.model].push_back(run.value);
+      } else {
+        if (!label_of.count(noise.model)) label_of[noise.model] = row;
+        noisy[{run.dataset, noise.split, noise.kind}][noise.model][noise.level].push_back(run.value);
+      }
+    }
+  std::vector<NamedChart> charts;
+  for (const auto& [key, models] : noisy) {
+    Chart chart;
+    chart.title = title_of(results) + ": " + key.dataset + ", " + key.kind + " noise (" +
+                  (key.split == "test"    ? "test images only"
+                   : key.split == "train" ? "training images"
+                                          : "train and test") +
+                  ")";
+    chart.x_label = key.kind + " level (0 = clean)";
+    chart.y_label = "test accuracy (%)";
+    for (size_t m = 0; m < model_order.size(); ++m) {
+      const std::string& model = model_order[m];
+      std::map<double, std::vector<double>> levels;
+      if (models.count(model)) levels = models.at(model);
+      if (clean.count(key.dataset) && clean[key.dataset].count(model)) levels[0] = clean[key.dataset][model];
+      if (levels.empty() || !models.count(model)) continue;
+      ChartSeries s;
+      s.label = label_of[model], s.colour = static_cast<int>(m), s.spread = SpreadStyle::ErrorBars;
+      for (const auto& [level, values] : levels) {
+        s.x.push_back(level), s.y.push_back(mean(values)), s.std.push_back(sample_std(values));
+        s.n.push_back(static_cast<int>(values.size()));
+      }
+      chart.series.push_back(s);
+    }
+    if (chart.series.empty()) continue;
+    chart.subtitle = spread_note(chart, "error bars");
+    charts.push_back({stem_of(results) + "_" + safe_name(key.dataset) + "_robustness_" + safe_name(key.split) + "_" +
+                          safe_name(key.kind),
+                      chart});
+  }
+  return charts;
+}
+
+std::string chart_csv(const Chart& chart) {
+  std::string out = "series,x,mean,std,n\n";
+  for (const auto& s : chart.series)
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      char numbers[128];
+      const double sd = i < s.std.size() ? s.std[i] : NAN;
+      std::snprintf(numbers, sizeof numbers, "%.10g,%.10g,", s.x[i], s.y[i]);
+      std::string line = numbers;
+      if (std::isfinite(sd)) {
+        std::snprintf(numbers, sizeof numbers, "%.10g", sd);
+        line += numbers;
+      }
+      out += csv_text(s.label) + "," + line + "," + std::to_string(i < s.n.size() ? s.n[i] : 0) + "\n";
+    }
+  return out;
+}
+
+std::string write_figures(const std::vector<ExperimentResults>& all, const fs::path& folder,
+                          const fs::path& markdown_dir, const FigureOptions& options) {
+  fs::create_directories(folder);
+  std::string out = "## Figures\n\n";
+  int written = 0;
+  for (const auto& results : all) {
+    auto charts = learning_charts(results);
+    for (auto& chart : robustness_charts(results)) charts.push_back(chart);
+    for (const auto& [name, chart] : charts) {
+      const fs::path base = folder / name;
+      if (options.png) write_chart(chart, base.string() + ".png", ChartFormat::Png);
+      if (options.svg) write_chart(chart, base.string() + ".svg", ChartFormat::Svg);
+      write_file_atomic(base.string() + ".csv", chart_csv(chart));
+      const std::string relative = fs::relative(base, markdown_dir).generic_string();
+      out += "![" + chart.title + "](" + relative + (options.png ? ".png" : ".svg") + ")\n\n";
+      out += chart.subtitle + ". Series: [" + name + ".csv](" + relative + ".csv)" +
+             (options.png && options.svg ? ", [SVG](" + relative + ".svg)" : "") + ".\n\n";
+      ++written;
+    }
+  }
+  if (written == 0) out += "No figures: no complete run with a readable metrics.csv.\n";
+  return out;
+}
+
+}  // namespace repro

@@ -1,0 +1,40 @@
+#pragma once
+// The figures of `repro report --plots`: learning curves (training loss; test
+// and validation accuracy per epoch; one colour per model row, mean ± 1 std
+// band over seeds) per experiment and dataset, and robustness curves (test
+// accuracy against noise level per model, error bars) where an experiment has
+// runs with data.noise. Each figure is written as PNG and/or SVG with a CSV of
+// its series beside it; the returned markdown embeds them.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "report/collect.h"
+#include "report/plot.h"
+
+namespace repro {
+
+struct FigureOptions {
+  bool png = true, svg = false;
+};
+
+// "png" | "svg" | "both"; throws naming --plot-format otherwise.
+FigureOptions figure_options(const std::string& format);
+
+// Writes the figures of `all` into `folder` (created); returns a "## Figures" markdown section whose image links
+// are relative to `markdown_dir`.
+std::string write_figures(const std::vector<ExperimentResults>& all, const std::filesystem::path& folder,
+                          const std::filesystem::path& markdown_dir, const FigureOptions& options);
+
+// The learning-curve and robustness charts of one experiment, before drawing (tests inspect them).
+struct NamedChart {
+  std::string name;  // file stem, e.g. "table1_short_fashion_mnist_accuracy"
+  Chart chart;
+};
+std::vector<NamedChart> learning_charts(const ExperimentResults& results);
+std::vector<NamedChart> robustness_charts(const ExperimentResults& results);
+
+// "series,x,mean,std,n" rows of a chart (n: the seeds behind each point).
+std::string chart_csv(const Chart& chart);
+
+}  // namespace repro

@@ -1,0 +1,47 @@
+#pragma once
+// One small chart routine for `repro report --plots`: axes with ticks and
+// labels, a title, one colour per series (a line with point markers, an
+// optional ±1 std band or error bars) and a legend placed to the right of the
+// plot area, so it never covers data. Drawn with cairo into PNG and SVG
+// surfaces (REPRO_WITH_CAIRO); without cairo, write_chart fails with a one-line
+// error naming the option.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repro {
+
+enum class SpreadStyle { Band, ErrorBars };
+
+struct ChartSeries {
+  std::string label;
+  std::vector<double> x, y;  // the mean at each x
+  std::vector<double> std;   // ±1 std at each x (NaN or empty: none, e.g. one seed)
+  std::vector<int> n;        // the seeds behind each point (not drawn; the CSV beside a figure has it)
+  int colour = 0;            // index into the palette (colour-blind safe, 8 colours, then repeats)
+  bool dashed = false;
+  SpreadStyle spread = SpreadStyle::Band;
+};
+
+struct Chart {
+  std::string title, subtitle;  // subtitle: e.g. "mean ± 1 std over 5 seeds"
+  std::string x_label, y_label;
+  std::vector<ChartSeries> series;
+  bool integer_x = false;  // ticks on whole numbers only (epochs)
+  int width = 960, height = 560;
+};
+
+enum class ChartFormat { Png, Svg };
+
+// Draws `chart` into `file` (its extension is the caller's choice). Throws repro::Error naming the file when it
+// cannot be written, or naming REPRO_WITH_CAIRO in a build without cairo.
+void write_chart(const Chart& chart, const std::filesystem::path& file, ChartFormat format);
+
+// Tick positions for [low, high]: 1, 2 or 5 × 10^k apart, about `wanted` of them, inside the range.
+std::vector<double> nice_ticks(double low, double high, int wanted, bool integer_only);
+
+// Paths cairo writes into an SVG per series: band (when it has a std), line, markers, legend swatch. The stroke of
+// a series line alone is kSeriesLineWidth wide (tests count them).
+constexpr double kSeriesLineWidth = 2.25;
+
+}  // namespace repro

@@ -1,0 +1,110 @@
+#include "report/significance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "report/table.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace {
+
+std::string signed_fixed(double value, int digits) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%+.*f", digits, value);
+  return buffer;
+}
+
+// Two significant digits ("p = 0.049", "p = 0.0026"); tiny values as a bound.
+std::string p_text(double p) {
+  char buffer[32];
+  if (p < 0.0001)
+    std::snprintf(buffer, sizeof buffer, "p < 0.0001");
+  else
+    std::snprintf(buffer, sizeof buffer, "p = %.2g", p);
+  return buffer;
+}
+
+}  // namespace
+
+std::string difference_text(const std::optional<SampleSummary>& row, const std::optional<SampleSummary>& baseline,
+                            int digits) {
+  if (!row || !baseline) return "— (no runs)";
+  const WelchResult r = welch_test(*row, *baseline);
+  if (r.status != WelchStatus::Ok) return signed_fixed(r.difference, digits) + " (" + welch_status_text(r.status) + ")";
+  const std::string text = signed_fixed(r.difference, digits) + " [" + signed_fixed(r.ci_low, digits) + ", " +
+                           signed_fixed(r.ci_high, digits) + "], " + p_text(r.p);
+  return r.p < 0.05 ? "**" + text + "**" : text;
+}
+
+std::string render_stats_table(const StatsTable& table) {
+  std::string out = "### " + table.title + "\n\n| model |";
+  for (const auto& column : table.columns) out += " " + column + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < table.columns.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "| " + row + " |";
+    for (const auto& column : table.columns)
+      out += " " +
+             (row == table.baseline
+                  ? std::string("baseline")
+                  : difference_text(table.lookup(row, column), table.lookup(table.baseline, column), table.digits)) +
+             " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string resolve_baseline(const ExperimentResults& results, const std::string& requested) {
+  const auto& rows = results.model_configs;
+  if (rows.empty()) throw Error(results.name + ": no rows to compare");
+  const std::string wanted = !requested.empty() ? requested : results.baseline;
+  if (wanted.empty()) return rows.front();
+  if (std::find(rows.begin(), rows.end(), wanted) != rows.end()) return wanted;
+  const std::string source = !requested.empty() ? "--baseline" : "report.baseline in " + results.baseline_source;
+  throw Error(source + ": '" + wanted + "' is not a row of experiment " + results.name + " (rows: " + join(rows, ", ") +
+              ")");
+}
+
+std::optional<SampleSummary> results_sample(const ExperimentResults& results, const std::string& row,
+                                            const std::string& column) {
+  const Cell cell = make_cell(results, row, column);
+  if (cell.values.empty()) return std::nullopt;
+  return SampleSummary{cell.mean, cell.std, static_cast<long long>(cell.values.size())};
+}
+
+bool stats_by_default(const ExperimentResults& results) {
+  if (results.model_configs.size() < 2) return false;
+  bool any = false;
+  for (const auto& row : results.model_configs)
+    for (const auto& column : results.datasets) {
+      const auto sample = results_sample(results, row, column);
+      if (!sample) continue;
+      if (sample->n < 2) return false;
+      any = true;
+    }
+  return any;
+}
+
+std::string render_results_stats(const ExperimentResults& results, const std::string& metric,
+                                 const std::string& baseline) {
+  StatsTable table;
+  table.title = (results.heading.empty() ? results.name : results.heading) + ": " + metric + ", each row − " +
+                baseline + " (Welch)";
+  table.rows = results.model_configs;
+  table.columns = results.datasets;
+  table.baseline = baseline;
+  table.digits = metric.find("loss") != std::string::npos ? 4 : 2;
+  table.lookup = [&results](const std::string& row, const std::string& column) {
+    return results_sample(results, row, column);
+  };
+  return render_stats_table(table) + "\nDifference of means (row − " + baseline +
+         ") [95% confidence interval, Welch's t with Welch–Satterthwaite df], two-sided p of no difference; bold: "
+         "p < 0.05. \"n too small\": fewer than 2 seeds on a side (no std, no test). See docs/report.md.\n";
+}
+
+}  // namespace repro

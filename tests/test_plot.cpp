@@ -1,0 +1,184 @@
+// Figures of `repro report --plots` (src/report/plot*, figures*): a PNG that
+// decodes at the chart's size and changes with the data, an SVG that is
+// well-formed XML with one series line per series, ticks, and the command end
+// to end on the smoke run.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cctype>
+#include <filesystem>
+#include <vector>
+
+#include "fixtures.h"
+#include "report/figures.h"
+#include "report/plot.h"
+#include "run_repro.h"
+#include "util/files.h"
+
+#if REPRO_HAS_CAIRO
+#include <cairo.h>
+#endif
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+Chart two_series_chart(double shift) {
+  Chart chart;
+  chart.title = "t: fashion_mnist, accuracy";
+  chart.subtitle = "mean ± 1 std over 3 seeds";
+  chart.x_label = "epoch", chart.y_label = "accuracy (%)";
+  chart.integer_x = true;
+  chart.width = 640, chart.height = 400;
+  for (int k = 0; k < 2; ++k) {
+    ChartSeries s;
+    s.label = k == 0 ? "ViT" : "DGViT";
+    s.colour = k;
+    for (int e = 1; e <= 5; ++e) {
+      s.x.push_back(e);
+      s.y.push_back(50 + 8 * e + 3 * k + (k == 1 ? shift : 0));
+      s.std.push_back(1.5);
+      s.n.push_back(3);
+    }
+    chart.series.push_back(s);
+  }
+  return chart;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// Elements open and close in order, attribute values quoted, no stray '<' or '&': a small checker, enough to call
+// cairo's SVG well-formed here (no XML parser among the dependencies).
+bool well_formed_xml(const std::string& text) {
+  std::vector<std::string> open;
+  size_t i = 0, elements = 0;
+  while ((i = text.find('<', i)) != std::string::npos) {
+    if (text.compare(i, 2, "<?") == 0 || text.compare(i, 4, "<!--") == 0) {
+      const size_t close = text.find(text[i + 1] == '?' ? "?>" : "-->", i);
+      if (close == std::string::npos) return false;
+      i = close + 2;
+      continue;
+    }
+    const bool closing = text.compare(i, 2, "</") == 0;
+    size_t j = i + (closing ? 2 : 1);
+    const size_t name_start = j;
+    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == ':' || text[j] == '-' ||
+                               text[j] == '_' || text[j] == '.'))
+      ++j;
+    const std::string name = text.substr(name_start, j - name_start);
+    if (name.empty()) return false;
+    bool in_quote = false;  // attributes: skip to the '>' outside quotes
+    for (; j < text.size() && (in_quote || text[j] != '>'); ++j) {
+      if (text[j] == '"') in_quote = !in_quote;
+      if (!in_quote && text[j] == '<') return false;
+    }
+    if (j >= text.size()) return false;
+    const bool self_closing = text[j - 1] == '/';
+    if (closing) {
+      if (open.empty() || open.back() != name) return false;
+      open.pop_back();
+    } else if (!self_closing) {
+      open.push_back(name);
+    }
+    ++elements;
+    i = j + 1;
+  }
+  return open.empty() && elements > 0;
+}
+
+}  // namespace
+
+TEST_CASE("nice ticks are 1, 2 or 5 x 10^k apart and stay inside the range", "[report]") {
+  CHECK((nice_ticks(0, 10, 5, false) == std::vector<double>{0, 2, 4, 6, 8, 10}));
+  CHECK((nice_ticks(0.5, 3.2, 8, true) == std::vector<double>{1, 2, 3}));
+  const auto small = nice_ticks(0.71, 0.79, 4, false);
+  REQUIRE(small.size() >= 3);
+  CHECK(small.front() >= 0.71);
+  CHECK(small.back() <= 0.79);
+}
+
+#if REPRO_HAS_CAIRO
+
+TEST_CASE("a chart's PNG decodes at its size and differs when the data differ", "[report]") {
+  test::TempDir dir("plot-png");
+  const auto a = dir.path() / "a.png", b = dir.path() / "b.png", same = dir.path() / "same.png";
+  write_chart(two_series_chart(0), a, ChartFormat::Png);
+  write_chart(two_series_chart(0), same, ChartFormat::Png);
+  write_chart(two_series_chart(4), b, ChartFormat::Png);
+  cairo_surface_t* image = cairo_image_surface_create_from_png(a.c_str());
+  REQUIRE(cairo_surface_status(image) == CAIRO_STATUS_SUCCESS);
+  CHECK(cairo_image_surface_get_width(image) == 640);
+  CHECK(cairo_image_surface_get_height(image) == 400);
+  // Not blank: some pixels carry the first series' colour (Okabe-Ito blue 0, 114, 178), others are white.
+  cairo_surface_flush(image);
+  const unsigned char* data = cairo_image_surface_get_data(image);
+  const int stride = cairo_image_surface_get_stride(image);
+  int blue = 0, white = 0;
+  for (int y = 0; y < 400; ++y)
+    for (int x = 0; x < 640; ++x) {
+      const unsigned char* p = data + y * stride + 4 * x;  // B, G, R, A (little-endian ARGB32)
+      blue += p[0] == 178 && p[1] == 114 && p[2] == 0;
+      white += p[0] == 255 && p[1] == 255 && p[2] == 255;
+    }
+  cairo_surface_destroy(image);
+  CHECK(blue > 100);
+  CHECK(white > 640 * 400 / 2);
+  CHECK(read_file(a) == read_file(same));  // deterministic
+  CHECK(read_file(a) != read_file(b));
+}
+
+TEST_CASE("a chart's SVG is well-formed XML with one series line per series", "[report]") {
+  test::TempDir dir("plot-svg");
+  Chart chart = two_series_chart(0);
+  write_chart(chart, dir.path() / "two.svg", ChartFormat::Svg);
+  chart.series.push_back(chart.series[0]);
+  chart.series.back().colour = 2;
+  chart.series.back().label = "DiffViT";
+  write_chart(chart, dir.path() / "three.svg", ChartFormat::Svg);
+  const std::string two = read_file(dir.path() / "two.svg"), three = read_file(dir.path() / "three.svg");
+  CHECK(two.rfind("<?xml", 0) == 0);
+  CHECK(well_formed_xml(two));
+  CHECK(well_formed_xml(three));
+  CHECK(count_of(two, "stroke-width:2.25") == 2);  // the series lines (kSeriesLineWidth); nothing else is 2.25 wide
+  CHECK(count_of(three, "stroke-width:2.25") == 3);
+}
+
+TEST_CASE("repro report --plots on the smoke run: figures, CSVs, report.md, stats", "[report]") {
+  test::TempDir dir("report-plots");
+  test::write_fashion_fixture(dir.path() / "data", 600, 300);
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  const auto runs = dir.path() / "runs";
+  const test::Result run = test::run_repro("run " + spec + " data.verify=off --threads 1 --data-root " +
+                                           (dir.path() / "data").string() + " --out " + runs.string());
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const test::Result report = test::run_repro("report " + (runs / "smoke").string() + " --plots --plot-format both");
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  const auto figures = runs / "smoke/figures";
+  for (const char* stem : {"smoke_fashion_mnist_loss", "smoke_fashion_mnist_accuracy"})
+    for (const char* ext : {".png", ".svg", ".csv"})
+      CHECK(std::filesystem::exists(figures / (stem + std::string(ext))));
+  const std::string md = read_file(runs / "smoke/report.md");
+  CHECK_THAT(md, Contains("| vit | baseline |"));  // 2 seeds per cell: the Welch table is on by default
+  CHECK_THAT(md, Contains("](figures/smoke_fashion_mnist_accuracy.png)"));
+  // The CSV beside the figure: one line per (series, epoch), n = 2 seeds each.
+  const std::string csv = read_file(figures / "smoke_fashion_mnist_accuracy.csv");
+  CHECK_THAT(csv, Contains("series,x,mean,std,n\nvit (test),1,") && Contains("vit-mlp4 (val),2,"));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 2 * 2);  // header + 2 rows x (test, val) x 2 epochs
+  const test::Result bad = test::run_repro("report " + (runs / "smoke").string() + " --plots --plot-format gif");
+  CHECK(bad.exit_code != 0);
+}
+
+#else
+
+TEST_CASE("without cairo, --plots fails naming REPRO_WITH_CAIRO", "[report]") {
+  test::TempDir dir("plot-none");
+  CHECK_THROWS_WITH(write_chart(Chart{}, dir.path() / "a.png", ChartFormat::Png), Contains("REPRO_WITH_CAIRO"));
+}
+
+#endif

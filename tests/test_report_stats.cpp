@@ -1,0 +1,180 @@
+// The Welch table of `repro report --stats`, the baseline row (report.baseline,
+// --baseline) and the paper's claims (experiments/paper/dgsa.yaml) judged on
+// synthetic records with a known outcome. Expected numbers of the paper's own
+// tables: mpmath (see tests/welch_reference.py), written in below.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "fixtures.h"
+#include "report/claims.h"
+#include "report/paper.h"
+#include "report/significance.h"
+#include "report/table.h"
+#include "spec/experiment.h"
+#include "util/error.h"
+#include "util/files.h"
+
+using namespace repro;
+using Catch::Matchers::Contains;
+
+namespace {
+
+RunResult complete(const std::string& row, const std::string& dataset, long long seed, double value) {
+  RunResult r;
+  r.model_config = row, r.dataset = dataset, r.seed = seed, r.status = "complete", r.value = value;
+  return r;
+}
+
+// Rows "ViT" and "DGViT" on cifar10; each value list is one row's seeds.
+ExperimentResults two_rows(const std::vector<double>& vit, const std::vector<double>& dgvit) {
+  ExperimentResults r;
+  r.name = "table1";
+  r.model_configs = {"ViT", "DGViT x4 drop x2"};
+  r.datasets = {"cifar10"};
+  for (size_t i = 0; i < vit.size(); ++i) r.runs.push_back(complete("ViT", "cifar10", i, vit[i]));
+  for (size_t i = 0; i < dgvit.size(); ++i) r.runs.push_back(complete("DGViT x4 drop x2", "cifar10", i, dgvit[i]));
+  return r;
+}
+
+const std::string kPaper = std::string(REPRO_SOURCE_DIR) + "/experiments/paper/dgsa.yaml";
+
+Claim cifar10_claim(double margin) {
+  Claim claim;
+  claim.text = "DGViT beats ViT on CIFAR-10";
+  claim.experiment = "table1";
+  claim.pairs = {{"DGViT x4 drop x2", "ViT"}};
+  claim.datasets = {"cifar10"};
+  claim.margin = margin;
+  return claim;
+}
+
+Verdict verdict_on(const ExperimentResults& results, const Claim& claim) {
+  return evaluate_claim(claim, [&](const std::string& row,
+                                   const std::string& dataset) { return results_sample(results, row, dataset); })
+      .verdict;
+}
+
+}  // namespace
+
+TEST_CASE("stats table: each row minus the baseline with CI and p; 'n too small' with one seed", "[report]") {
+  // ViT 75, 76, 77 (mean 76, std 1); DGViT 79, 80, 81 (mean 80, std 1): Δ = 4, se = sqrt(2/3), df = 4,
+  // t_0.975(4) = 2.776445105 -> CI 4 ± 2.266939 = [1.73, 6.27]; t = 4.898979, p = 0.0080498931 (mpmath).
+  const ExperimentResults r = two_rows({75, 76, 77}, {79, 80, 81});
+  CHECK(stats_by_default(r));
+  const std::string md = render_results_stats(r, "test_acc", resolve_baseline(r, ""));
+  CHECK_THAT(md, Contains("| ViT | baseline |"));
+  CHECK_THAT(md, Contains("| DGViT x4 drop x2 | **+4.00 [+1.73, +6.27], p = 0.008** |"));
+  const WelchResult w = welch_test({80, 1, 3}, {76, 1, 3});
+  CHECK(w.df == Approx(4));
+  CHECK(w.p == Approx(0.0080498931).epsilon(1e-8));
+
+  const ExperimentResults single = two_rows({75}, {79});
+  CHECK_FALSE(stats_by_default(single));
+  CHECK_THAT(render_results_stats(single, "test_acc", "ViT"), Contains("| +4.00 (n too small) |"));
+}
+
+TEST_CASE("the baseline row: --baseline, then the plan's report.baseline, then the first row", "[report]") {
+  ExperimentResults r = two_rows({75, 76}, {79, 80});
+  CHECK(resolve_baseline(r, "") == "ViT");
+  r.baseline = "DGViT x4 drop x2", r.baseline_source = "runs/table1/plan.json";
+  CHECK(resolve_baseline(r, "") == "DGViT x4 drop x2");
+  CHECK(resolve_baseline(r, "ViT") == "ViT");
+  r.baseline = "DGVIT";
+  CHECK_THROWS_WITH(resolve_baseline(r, ""), Contains("report.baseline in runs/table1/plan.json") &&
+                                                 Contains("'DGVIT' is not a row") && Contains("ViT, DGViT x4 drop x2"));
+}
+
+TEST_CASE("report.baseline in a spec must name a row (file:line)", "[report]") {
+  test::TempDir dir("report-baseline");
+  const auto spec = dir.path() / "s.yaml";
+  test::write_text(spec, "datasets: [fashion_mnist]\nmodels:\n  - name: a\n  - name: b\nreport:\n  baseline: c\n");
+  CHECK_THROWS_WITH(load_experiment(spec.string()),
+                    Contains("s.yaml:6") && Contains("report.baseline: 'c' is not a row") && Contains("rows: a, b"));
+  test::write_text(spec, "datasets: [fashion_mnist]\nmodels:\n  - name: a\n  - name: b\nreport: {baseline: b}\n");
+  CHECK(load_experiment(spec.string()).report_baseline == "b");
+  test::write_text(spec, "datasets: [fashion_mnist]\nreport: {basline: b}\n");
+  CHECK_THROWS_WITH(load_experiment(spec.string()), Contains("s.yaml:2") && Contains("'report.basline': unknown key"));
+}
+
+TEST_CASE("a claim's verdict: CI beyond the margin, on the other side, or neither", "[report]") {
+  WelchResult w;
+  w.status = WelchStatus::Ok, w.ci_low = 2.1, w.ci_high = 3;
+  CHECK(verdict_of(w, 2) == Verdict::Supported);
+  w.ci_low = 1.5;
+  CHECK(verdict_of(w, 2) == Verdict::Inconclusive);
+  w.ci_low = 0.5, w.ci_high = 1.9;
+  CHECK(verdict_of(w, 2) == Verdict::Contradicted);
+  w.status = WelchStatus::TooFewSeeds;
+  CHECK(verdict_of(w, 2) == Verdict::Inconclusive);
+
+  // Synthetic runs: DGViT 4 points above ViT with std 1 (CI [1.73, 6.27]) supports "> 0", is inconclusive
+  // for "> 2" and contradicts "> 7".
+  const ExperimentResults clear = two_rows({75, 76, 77}, {79, 80, 81});
+  CHECK(verdict_on(clear, cifar10_claim(0)) == Verdict::Supported);
+  CHECK(verdict_on(clear, cifar10_claim(2)) == Verdict::Inconclusive);
+  CHECK(verdict_on(clear, cifar10_claim(7)) == Verdict::Contradicted);
+  // DGViT clearly below ViT contradicts "DGViT beats ViT"; one seed, or no runs, is inconclusive.
+  CHECK(verdict_on(two_rows({80, 80.5, 81}, {75, 75.5, 76}), cifar10_claim(0)) == Verdict::Contradicted);
+  CHECK(verdict_on(two_rows({75}, {80}), cifar10_claim(0)) == Verdict::Inconclusive);
+  CHECK(verdict_on(two_rows({75, 76}, {}), cifar10_claim(0)) == Verdict::Inconclusive);
+  // A claim over two datasets: one contradicted comparison contradicts it.
+  ExperimentResults both = two_rows({75, 76, 77}, {79, 80, 81});
+  both.datasets.push_back("svhn");
+  for (long long s = 0; s < 3; ++s) {
+    both.runs.push_back(complete("ViT", "svhn", s, 94 + 0.1 * s));
+    both.runs.push_back(complete("DGViT x4 drop x2", "svhn", s, 90 + 0.1 * s));
+  }
+  Claim two = cifar10_claim(0);
+  two.datasets = {"cifar10", "svhn"};
+  CHECK(verdict_on(both, two) == Verdict::Contradicted);
+}
+
+TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the same rule", "[report]") {
+  const auto tables = load_paper(kPaper);
+  const auto claims = load_claims(kPaper, tables);
+  REQUIRE(claims.size() == 6);
+  CHECK(claims[0].margin == 2);
+  CHECK(claims[0].where.find("dgsa.yaml:") != std::string::npos);
+  // Table 1, CIFAR-10: DGViT x4 drop x2 − ViT = 2.16, CI [1.66, 2.66] (mpmath): beyond 0, not beyond 2.
+  const ExperimentResults none = two_rows({}, {});
+  const std::string text = claims_report(none, tables, claims);
+  CHECK_THAT(text,
+             Contains("DGViT beats ViT on CIFAR-10 by more than 2 points") &&
+                 Contains("ours **inconclusive**; the paper's own numbers (n = 5): inconclusive") &&
+                 Contains("| DGViT x4 drop x2 − ViT | cifar10 | — (no runs) | inconclusive | +2.16 [+1.66, +2.66] "
+                          "| inconclusive |"));
+  CHECK_THAT(text, Contains("at least as good as ViT on every vision set**") &&
+                       Contains("the paper's own numbers (n = 5): supported"));
+  CHECK_THAT(text, !Contains("Newsgroups"));  // table2's claims are not about table1's runs
+  // The paper's Table 1 rows against ViT: 10 of 12 differences significant (CIFAR-100 x2 and x4 drop x1 not),
+  // Table 2 against the Transformer: 20 of 24.
+  CHECK_THAT(paper_significance(tables[0]),
+             Contains("10 of 12 differences have p < 0.05") && Contains("+0.12 [-0.57, +0.81], p = 0.68"));
+  CHECK_THAT(paper_significance(tables[1]), Contains("20 of 24 differences"));
+  CHECK(paper_significance(tables[2]).empty());  // parameter counts: no stds
+}
+
+TEST_CASE("claims with a row, dataset or pair the paper's table lacks are refused at file:line", "[report]") {
+  test::TempDir dir("claims");
+  const auto file = dir.path() / "p.yaml";
+  const std::string table =
+      "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
+      "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n      - {row: DG, column: cifar10, mean: 77, std: 1}\n";
+  test::write_text(file, table +
+                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, VIT]]\n"
+                             "    datasets: [cifar10]\n");
+  const auto tables = load_paper(file);
+  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:11") && Contains("row 'VIT' is not a row"));
+  test::write_text(file, table +
+                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, ViT]]\n"
+                             "    datasets: [svhn]\n");
+  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:12") && Contains("'svhn' is not a column"));
+  test::write_text(file, table +
+                             "claims:\n  - claim: x\n    experiment: table2\n    pairs: [[DG, ViT]]\n"
+                             "    datasets: [cifar10]\n");
+  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:10") && Contains("experiment 'table2'"));
+  test::write_text(file, table +
+                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [DG]\n"
+                             "    datasets: [cifar10]\n    margin: two\n");
+  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:") && Contains("margin 'two' is not a number"));
+}
