@@ -21,7 +21,8 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"run", {"train", "models", "data", "text", "spec", "util"}},
     {"report", {"run", "train", "data", "spec", "util"}},
     {"bench", {"train", "models", "data", "text", "spec", "util"}},
-    {"cli", {"bench", "report", "run", "train", "models", "data", "text", "spec", "util"}},
+    {"analysis", {"util"}},  // attention rollout and its figures: tensors and OpenCV only
+    {"cli", {"analysis", "bench", "report", "run", "train", "models", "data", "text", "spec", "util"}},
     {"tools", {}},
 };
 

@@ -42,6 +42,7 @@ int cli_main(int argc, char** argv) {
   add_data_command(app, exit_code);
   add_bench_command(app, exit_code);
   add_eval_command(app, exit_code);
+  add_rollout_command(app, exit_code);
   try {
     app.parse_complete_callback([&] { setup_logging(log_level); });
     app.parse(argc, argv);

@@ -15,5 +15,6 @@ void add_params_command(CLI::App& app, int& exit_code);
 void add_data_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_eval_command(CLI::App& app, int& exit_code);
+void add_rollout_command(CLI::App& app, int& exit_code);
 
 }  // namespace repro
