@@ -61,7 +61,7 @@ class Cluster {
     }
     std::unique_ptr<Cluster> cluster(new Cluster());
     const auto up = shell(std::string(REPRO_SOURCE_DIR) + "/scripts/slurm-up " + cluster->dir_.path().string() +
-                          " --gpus 2 --cpus 2");
+                          " --gpus 2 --cpus 2 --owner " + std::to_string(::getpid()));
     if (up.exit_code != 0) {
       failure = "scripts/slurm-up failed: " + up.output;
       return nullptr;
