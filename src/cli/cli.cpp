@@ -41,6 +41,8 @@ int cli_main(int argc, char** argv) {
   add_params_command(app, exit_code);
   add_data_command(app, exit_code);
   add_bench_command(app, exit_code);
+  add_launch_command(app, exit_code);
+  add_status_command(app, exit_code);
   add_eval_command(app, exit_code);
   add_rollout_command(app, exit_code);
   try {

@@ -16,5 +16,7 @@ void add_data_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_eval_command(CLI::App& app, int& exit_code);
 void add_rollout_command(CLI::App& app, int& exit_code);
+void add_launch_command(CLI::App& app, int& exit_code);
+void add_status_command(CLI::App& app, int& exit_code);
 
 }  // namespace repro

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "util/error.h"
 #include "util/version.h"
 
@@ -20,13 +22,39 @@ torch::Device resolve_device(const std::string& choice) {
   throw Error("--device: got '" + choice + "', expected auto, cpu or cuda");
 }
 
+namespace {
+
+nlohmann::json env_or_null(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? nlohmann::json(value) : nlohmann::json();
+}
+
+// "<array job>_<task>" (restart N) or "<job>" of the SLURM job this process runs in; null outside SLURM.
+nlohmann::json slurm_job() {
+  const char *job = std::getenv("SLURM_JOB_ID"), *array = std::getenv("SLURM_ARRAY_JOB_ID"),
+             *task = std::getenv("SLURM_ARRAY_TASK_ID"), *restarts = std::getenv("SLURM_RESTART_COUNT");
+  if (!job) return nullptr;
+  std::string id = array && task ? std::string(array) + "_" + task : std::string(job);
+  if (restarts) id += " (restart " + std::string(restarts) + ")";
+  return id;
+}
+
+}  // namespace
+
 nlohmann::json environment_record(torch::Device device) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
-  return {
-      {"device", device.str()},           {"threads", torch::get_num_threads()}, {"blas", blas_in_use()},
-      {"blas_threads", blas_threads()},   {"libtorch", torch_version()},         {"cuda_available", cuda_available()},
-      {"repro_version", repro_version()}, {"git_commit", git_commit()},          {"host", host}};
+  return {{"device", device.str()},
+          {"threads", torch::get_num_threads()},
+          {"blas", blas_in_use()},
+          {"blas_threads", blas_threads()},
+          {"libtorch", torch_version()},
+          {"cuda_available", cuda_available()},
+          {"repro_version", repro_version()},
+          {"git_commit", git_commit()},
+          {"host", host},
+          {"cuda_visible_devices", env_or_null("CUDA_VISIBLE_DEVICES")},  // as SLURM (gres) or --jobs assigned them
+          {"slurm_job", slurm_job()}};
 }
 
 }  // namespace repro
