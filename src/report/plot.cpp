@@ -47,9 +47,9 @@ struct Rgb {
   double r, g, b;
 };
 
-// Okabe–Ito, colour-blind safe (black moved last).
+// Okabe–Ito, colour-blind safe, with its yellow (too faint on white) replaced by a dark brown; black last.
 const Rgb kPalette[] = {{0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
-                        {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0}};
+                        {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.545, 0.333, 0.141}, {0.0, 0.0, 0.0}};
 
 Rgb colour_of(int index) {
   return kPalette[static_cast<size_t>(std::abs(index)) % (sizeof kPalette / sizeof *kPalette)];
@@ -144,7 +144,8 @@ void draw_axes(cairo_t* cr, const Chart& chart, const Frame& f) {
 
 void set_colour(cairo_t* cr, const Rgb& c, double alpha) { cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha); }
 
-void draw_series(cairo_t* cr, const ChartSeries& s, const Frame& f) {
+// The ±1 std band or error bars of a series.
+void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f) {
   const Rgb colour = colour_of(s.colour);
   const size_t n = std::min(s.x.size(), s.y.size());
   bool any_std = false;
@@ -174,6 +175,12 @@ void draw_series(cairo_t* cr, const ChartSeries& s, const Frame& f) {
     cairo_set_line_width(cr, 1.5);
     cairo_stroke(cr);
   }
+}
+
+// The mean line and its point markers, drawn after every series' spread so that no band covers a line.
+void draw_line(cairo_t* cr, const ChartSeries& s, const Frame& f) {
+  const Rgb colour = colour_of(s.colour);
+  const size_t n = std::min(s.x.size(), s.y.size());
   for (size_t i = 0; i < n; ++i) cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i]));
   set_colour(cr, colour, 1);
   cairo_set_line_width(cr, kSeriesLineWidth);
@@ -228,7 +235,8 @@ void draw_chart(cairo_t* cr, const Chart& chart) {
   cairo_save(cr);
   cairo_rectangle(cr, f.left, f.top, f.right - f.left, f.bottom - f.top);
   cairo_clip(cr);
-  for (const auto& s : chart.series) draw_series(cr, s, f);
+  for (const auto& s : chart.series) draw_spread(cr, s, f);
+  for (const auto& s : chart.series) draw_line(cr, s, f);
   cairo_restore(cr);
   draw_legend(cr, chart, f.right + 18, f.top);
 }
