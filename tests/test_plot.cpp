@@ -182,3 +182,55 @@ TEST_CASE("without cairo, --plots fails naming REPRO_WITH_CAIRO", "[report]") {
 }
 
 #endif
+
+TEST_CASE("robustness charts: one curve per model, the clean run at level 0; test-noise rows not in learning curves",
+          "[report]") {
+  test::TempDir dir("plot-robustness");
+  ExperimentResults results;
+  results.name = "robustness";
+  results.datasets = {"fashion_mnist"};
+  struct Row {
+    std::string name, split;
+    double level;
+    int dim;
+    double accuracy;
+  };
+  const std::vector<Row> rows = {{"A clean", "none", 0.1, 32, 80},
+                                 {"A test gaussian 0.1", "test", 0.1, 32, 70},
+                                 {"A test gaussian 0.2", "test", 0.2, 32, 50},
+                                 {"B clean", "none", 0.1, 64, 82},
+                                 {"B test gaussian 0.1", "test", 0.1, 64, 75}};
+  for (const auto& row : rows) {
+    const auto run_dir = dir.path() / row.name;
+    std::filesystem::create_directories(run_dir);
+    test::write_text(run_dir / "spec.resolved.yaml",
+                     "data:\n  noise:\n    kind: gaussian\n    level: " + std::to_string(row.level) +
+                         "\n    split: " + row.split + "\nmodel:\n  dim: " + std::to_string(row.dim) + "\n");
+    test::write_text(run_dir / "metrics.csv",
+                     "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
+                     "1,10,0.001,1.5,40,,,1.2," +
+                         std::to_string(row.accuracy) + ",1.0\n");
+    RunResult run;
+    run.model_config = row.name, run.dataset = "fashion_mnist", run.status = "complete";
+    run.value = row.accuracy, run.path = run_dir.string();
+    results.model_configs.push_back(row.name);
+    results.runs.push_back(run);
+  }
+  const auto charts = robustness_charts(results);
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0].name == "robustness_fashion_mnist_robustness_test_gaussian");
+  const auto& series = charts[0].chart.series;
+  REQUIRE(series.size() == 2);
+  CHECK(series[0].label == "A clean");
+  CHECK((series[0].x == std::vector<double>{0, 0.1, 0.2}));
+  CHECK((series[0].y == std::vector<double>{80, 70, 50}));
+  CHECK(series[1].label == "B clean");
+  CHECK((series[1].y == std::vector<double>{82, 75}));
+  CHECK(series[0].spread == SpreadStyle::ErrorBars);
+  // The learning curves show the two clean rows only: the test-noise rows train exactly like them.
+  const auto learning = learning_charts(results);
+  REQUIRE(learning.size() == 2);
+  REQUIRE(learning[1].chart.series.size() == 2);
+  CHECK(learning[1].chart.series[1].label == "B clean (test)");
+  CHECK_THAT(chart_csv(charts[0].chart), Contains("A clean,0.2,50,,1\n"));
+}

@@ -56,7 +56,9 @@ std::string spec_markdown() {
       "below, nested or dotted), `models` (the table rows: a list of `{name, model/data/text/train overrides}`) and "
       "`sweep` (KEY: [values], a grid axis), `per_dataset` (DATASET: settings that apply only to runs on that "
       "dataset, e.g. a text length per corpus) and `profiles` (NAME: a budget overlay chosen with `--profile NAME`: "
-      "settings, and optionally `datasets` and `seeds` that replace the spec's). Settings apply in the order "
+      "settings, and optionally `datasets` and `seeds` that replace the spec's), and `report` (`{baseline: ROW}`: "
+      "the row `repro report --stats` compares the others with; not part of any run's spec). Settings apply in the "
+      "order "
       "defaults < base < row < sweep value < per_dataset < profile < command-line `key=value`; `auto` values are "
       "resolved last, from the dataset.\n\n"
       "| key | type | default | meaning |\n|---|---|---|---|\n";
