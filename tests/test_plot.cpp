@@ -234,3 +234,39 @@ TEST_CASE("robustness charts: one curve per model, the clean run at level 0; tes
   CHECK(learning[1].chart.series[1].label == "B clean (test)");
   CHECK_THAT(chart_csv(charts[0].chart), Contains("A clean,0.2,50,,1\n"));
 }
+
+TEST_CASE("robustness charts from repro eval --levels: accuracy against the level per row, over seeds", "[report]") {
+  test::TempDir dir("plot-eval");
+  ExperimentResults results;
+  results.name = "table1";
+  results.datasets = {"fashion_mnist"};
+  results.model_configs = {"ViT"};
+  for (long long seed = 0; seed < 2; ++seed) {
+    const auto run_dir = dir.path() / ("seed_" + std::to_string(seed));
+    std::filesystem::create_directories(run_dir / "eval");
+    std::string points;
+    for (const char* level : {"0", "0.1"}) {
+      const double acc = (std::string(level) == "0" ? 80.0 : 60.0) + 2.0 * seed;  // seeds 80, 82 | 60, 62
+      points += std::string(points.empty() ? "" : ",") + "{\"label\": \"gaussian " + level +
+                "\", \"overrides\": {\"data.noise.kind\": \"gaussian\", " + "\"data.noise.level\": \"" + level +
+                "\"}, \"acc\": " + std::to_string(acc) + ", \"loss\": 1}";
+    }
+    test::write_text(
+        run_dir / "eval/noise.json",
+        "{\"levels\": {\"key\": \"data.noise.level\", \"values\": [\"0\", \"0.1\"]}, \"points\": [" + points + "]}");
+    RunResult run;
+    run.model_config = "ViT", run.dataset = "fashion_mnist", run.status = "complete", run.seed = seed;
+    run.path = run_dir.string();
+    results.runs.push_back(run);
+  }
+  const auto charts = eval_robustness_charts(results);
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0].name == "table1_fashion_mnist_eval_noise");
+  CHECK(charts[0].chart.x_label == "data.noise.level (gaussian)");
+  REQUIRE(charts[0].chart.series.size() == 1);
+  const auto& s = charts[0].chart.series[0];
+  CHECK((s.x == std::vector<double>{0, 0.1}));
+  CHECK((s.y == std::vector<double>{81, 61}));
+  CHECK(s.std[0] == Approx(1.4142135624));
+  CHECK((s.n == std::vector<int>{2, 2}));
+}

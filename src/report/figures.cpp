@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
@@ -244,6 +245,56 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
   return charts;
 }
 
+std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results) {
+  // (dataset, evaluation name) -> row -> level -> accuracies; only evaluations over levels (repro eval --levels).
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::map<double, std::vector<double>>>> curves;
+  std::map<std::pair<std::string, std::string>, std::string> x_label;
+  for (const auto& row : results.model_configs)
+    for (const auto& run : results.runs) {
+      if (run.model_config != row || run.status != "complete" || run.path.empty()) continue;
+      std::error_code ec;
+      for (fs::directory_iterator it(fs::path(run.path) / "eval", ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() != ".json") continue;
+        try {
+          const auto json = nlohmann::json::parse(read_file(it->path()));
+          const auto& levels = json.at("levels");
+          if (!levels.is_object()) continue;
+          const std::string key = levels.at("key").get<std::string>(), name = it->path().stem().string();
+          for (const auto& point : json.at("points")) {
+            const auto& overrides = point.at("overrides");
+            if (!overrides.contains(key) || !point.at("acc").is_number()) continue;
+            const double level = std::stod(overrides.at(key).get<std::string>());
+            curves[{run.dataset, name}][row][level].push_back(point.at("acc").get<double>());
+            const std::string kind = overrides.value("data.noise.kind", "");
+            x_label[{run.dataset, name}] = key + (kind.empty() ? "" : " (" + kind + ")");
+          }
+        } catch (const std::exception&) {  // unreadable evaluations are listed by `repro report --eval`
+        }
+      }
+    }
+  std::vector<NamedChart> charts;
+  for (const auto& [where, rows] : curves) {
+    Chart chart;
+    chart.title = title_of(results) + ": " + where.first + ", repro eval " + where.second;
+    chart.x_label = x_label[where];
+    chart.y_label = "accuracy (%)";
+    int colour = 0;
+    for (const auto& row : results.model_configs) {
+      if (!rows.count(row)) continue;
+      ChartSeries s;
+      s.label = row, s.colour = colour++, s.spread = SpreadStyle::ErrorBars;
+      for (const auto& [level, values] : rows.at(row)) {
+        s.x.push_back(level), s.y.push_back(mean(values)), s.std.push_back(sample_std(values));
+        s.n.push_back(static_cast<int>(values.size()));
+      }
+      chart.series.push_back(s);
+    }
+    chart.subtitle = spread_note(chart, "error bars") + "; trained clean, evaluated at each level";
+    charts.push_back({stem_of(results) + "_" + safe_name(where.first) + "_eval_" + safe_name(where.second), chart});
+  }
+  return charts;
+}
+
 std::string chart_csv(const Chart& chart) {
   std::string out = "series,x,mean,std,n\n";
   for (const auto& s : chart.series)
@@ -269,6 +320,7 @@ std::string write_figures(const std::vector<ExperimentResults>& all, const fs::p
   for (const auto& results : all) {
     auto charts = learning_charts(results);
     for (auto& chart : robustness_charts(results)) charts.push_back(chart);
+    for (auto& chart : eval_robustness_charts(results)) charts.push_back(chart);
     for (const auto& [name, chart] : charts) {
       const fs::path base = folder / name;
       if (options.png) write_chart(chart, base.string() + ".png", ChartFormat::Png);

@@ -33,6 +33,9 @@ struct NamedChart {
 };
 std::vector<NamedChart> learning_charts(const ExperimentResults& results);
 std::vector<NamedChart> robustness_charts(const ExperimentResults& results);
+// From `repro eval --levels` results (<run>/eval/NAME.json): accuracy against the level per row, one chart per
+// dataset and evaluation name.
+std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results);
 
 // "series,x,mean,std,n" rows of a chart (n: the seeds behind each point).
 std::string chart_csv(const Chart& chart);

@@ -145,7 +145,8 @@ void draw_axes(cairo_t* cr, const Chart& chart, const Frame& f) {
 void set_colour(cairo_t* cr, const Rgb& c, double alpha) { cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha); }
 
 // The ±1 std band or error bars of a series.
-void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f) {
+// Error bars of series k of n sit `dodge` pixels apart so that bars at one x do not hide each other.
+void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f, double dodge) {
   const Rgb colour = colour_of(s.colour);
   const size_t n = std::min(s.x.size(), s.y.size());
   bool any_std = false;
@@ -166,7 +167,7 @@ void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f) {
   if (any_std && s.spread == SpreadStyle::ErrorBars) {
     for (size_t i = 0; i < n; ++i) {
       if (!has(std_at(s, i))) continue;
-      const double x = f.px(s.x[i]), lo = f.py(s.y[i] - std_at(s, i)), hi = f.py(s.y[i] + std_at(s, i));
+      const double x = f.px(s.x[i]) + dodge, lo = f.py(s.y[i] - std_at(s, i)), hi = f.py(s.y[i] + std_at(s, i));
       cairo_move_to(cr, x, lo), cairo_line_to(cr, x, hi);
       cairo_move_to(cr, x - 5, lo), cairo_line_to(cr, x + 5, lo);
       cairo_move_to(cr, x - 5, hi), cairo_line_to(cr, x + 5, hi);
@@ -235,7 +236,9 @@ void draw_chart(cairo_t* cr, const Chart& chart) {
   cairo_save(cr);
   cairo_rectangle(cr, f.left, f.top, f.right - f.left, f.bottom - f.top);
   cairo_clip(cr);
-  for (const auto& s : chart.series) draw_spread(cr, s, f);
+  const size_t count = chart.series.size();
+  for (size_t k = 0; k < count; ++k)
+    draw_spread(cr, chart.series[k], f, 4.0 * (static_cast<double>(k) - (static_cast<double>(count) - 1) / 2));
   for (const auto& s : chart.series) draw_line(cr, s, f);
   cairo_restore(cr);
   draw_legend(cr, chart, f.right + 18, f.top);
