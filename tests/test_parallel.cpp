@@ -1,12 +1,19 @@
 // `repro run --jobs N` (issue 15, one machine): the thread plan and GPU assignment as pure
 // functions, and end to end: the same records as --jobs 1, a SIGKILLed child that the others
 // outlive and that resumes, two invocations on one --out, the --index child entry.
+#include <signal.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "fixtures.h"
+#include "run/lock.h"
 #include "run/parallel.h"
 #include "run/threads.h"
 #include "run_repro.h"
@@ -218,4 +225,81 @@ TEST_CASE("repro run --index trains one run of the plan and prints no table; a p
   const test::Result outside = test::run_repro("run " + spec + out + " --index 4");
   CHECK(outside.exit_code == 2);
   CHECK_THAT(outside.output, Contains("--index 4: the plan of grid has 4 runs (positions 0-3)"));
+}
+
+TEST_CASE("repro run --jobs 2 skips a run another process holds and trains the rest", "[cli]") {
+  test::TempDir dir("parallel-held");
+  const std::string spec = write_grid_spec(dir);
+  const auto runs = dir.path() / "runs";
+  const auto held = runs / "grid/fashion_mnist/vit/seed_1";
+  const auto lock = RunLock::try_acquire(held);  // this test process plays the other repro
+  REQUIRE(lock.has_value());
+  const test::Result result = test::run_repro("run " + spec + " --jobs 2 --out " + runs.string());
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.output, Contains("run 2/4 (vit on fashion_mnist, seed 1): " + held.string() + " is held by") &&
+                                Contains("1 of 4 runs are being trained by other processes"));
+  CHECK_FALSE(std::filesystem::exists(held / "log.txt"));  // no child was started for it
+  for (const char* run : {"vit/seed_0", "vit-mlp4/seed_0", "vit-mlp4/seed_1"})
+    CHECK_THAT(read_file(runs / "grid/fashion_mnist" / run / "summary.json"), Contains("\"status\": \"complete\""));
+}
+
+namespace {
+
+// The parent of a live process, from /proc/PID/stat ("pid (name) state ppid ..."); 0 when it has ended.
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  char state = 0;
+  int ppid = 0;
+  return std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) == 2 ? ppid : 0;
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM to a repro run --jobs 2 reaches its children; the next invocation finishes the grid", "[cli]") {
+  test::TempDir dir("parallel-term");
+  test::write_fashion_fixture(dir.path() / "data", 400, 100);
+  const auto spec = dir.path() / "term.yaml";
+  test::write_text(spec,  // 2 runs of 30 short epochs: long enough to be signalled mid-run
+                   "experiment: term\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7}\n"
+                   "data: {val_fraction: 0.125, verify: off}\n"
+                   "train: {epochs: 30, batch_size: 64, eval_batch_size: 128}\n");
+  const auto runs = dir.path() / "runs";
+  const std::string arguments =
+      "run " + spec.string() + " --data-root " + (dir.path() / "data").string() + " --jobs 2 --out " + runs.string();
+  FILE* pipe = ::popen((std::string(REPRO_BINARY) + " " + arguments + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  // Wait until the first run's child holds its lock and has finished an epoch, then signal the parent.
+  const auto first = runs / "term/fashion_mnist/model/seed_0";
+  pid_t parent = 0;
+  for (int tries = 0; tries < 1200 && parent == 0; ++tries) {  // at most about 60 s
+    const auto holder = RunLock::holder(first);
+    if (holder && std::filesystem::exists(first / "metrics.csv")) parent = parent_of(static_cast<pid_t>(holder->pid));
+    if (parent == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(parent > 0);
+  ::kill(parent, SIGTERM);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  INFO(output);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  CHECK_THAT(output, Contains("SIGTERM passed to 2 running run(s)") && Contains("stopped in") &&
+                         !Contains("| model |"));  // no table after a signal
+  CHECK_FALSE(std::filesystem::exists(first / "summary.json"));
+  const test::Result resumed = test::run_repro(arguments);
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  for (const char* seed : {"seed_0", "seed_1"}) {
+    const auto run = runs / "term/fashion_mnist/model" / seed;
+    if (std::string(seed) == "seed_0") CHECK_THAT(read_file(run / "log.txt"), Contains("resuming"));
+    CHECK(split_lines(read_file(run / "metrics.csv")).size() == 31);  // header + 30 epochs
+    CHECK_THAT(read_file(run / "summary.json"), Contains("\"status\": \"complete\""));
+  }
 }
