@@ -331,3 +331,34 @@ TEST_CASE("report --eval: mean and std over seeds per level; runs without the ev
   CHECK(cli.exit_code == 0);
   CHECK_THAT(cli.output, Contains("| model | speckle 0.5 | speckle 2 |"));
 }
+
+TEST_CASE("eval of a text run (DGT): clean reproduces the record, token noise differs and repeats", "[train]") {
+  test::TempDir dir("eval_text");
+  test::ScopedCache cache;
+  test::write_bytes(dir.path() / "data/ag_news/ag_news_csv/train.csv", test::ag_news_csv(80), false);
+  test::write_bytes(dir.path() / "data/ag_news/ag_news_csv/test.csv", test::ag_news_csv(40), false);
+  test::write_text(dir.path() / "text.yaml", R"(experiment: text
+datasets: [ag_news]
+seeds: [1]
+model: {preset: dgt, dim: 16, depth: 1, heads: 2, ffn: {ratio: 2}}
+data: {val_fraction: 0.25, verify: off}
+text: {max_len: 16}
+train: {epochs: 2, batch_size: 8, lr: 3e-3}
+)");
+  REQUIRE(run_experiment(load_experiment((dir.path() / "text.yaml").string()), options_for(dir, "out")) == 0);
+  const auto run_dir = dir.path() / "out/text/ag_news/model/seed_1";
+  const auto summary = summary_of(run_dir);
+  DataLoader loader(dir.path() / "data");
+  EvalRequest clean;
+  check_eval_request(clean);
+  const auto result = evaluate_run(run_dir, clean, loader, torch::kCPU);
+  CHECK(result["points"][0]["acc"].get<double>() == summary["selected"]["test_acc"].get<double>());
+  CHECK(result["points"][0]["loss"].get<double>() == summary["selected"]["test_loss"].get<double>());
+  EvalRequest noisy;
+  noisy.name = "drop";
+  noisy.overrides = {parse_override("data.noise.kind=token_drop"), parse_override("data.noise.level=0.5")};
+  check_eval_request(noisy);
+  const auto first = evaluate_run(run_dir, noisy, loader, torch::kCPU);
+  CHECK(first["points"][0]["loss"].get<double>() != result["points"][0]["loss"].get<double>());
+  CHECK(evaluate_run(run_dir, noisy, loader, torch::kCPU)["points"] == first["points"]);
+}
