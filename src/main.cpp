@@ -10,7 +10,8 @@ namespace {
 
 // LibTorch's OpenMP threads spin while they wait for work unless OMP_WAIT_POLICY=passive. On a machine
 // where another process wants a core, a 2-thread training step went from 57 to 1,500-1,680 ms spinning and
-// to 107-181 ms passive (docs/performance.md, "Parallel runs"). libgomp reads the variable when it is
+// to 107-181 ms passive; on a quiet machine passive costs that small model ~38% (46.8 -> 64.6 ms) and a large
+// one nothing (docs/performance.md, "Parallel runs"). libgomp reads the variable when it is
 // loaded, before main, so it is set here and the binary starts again, once (about 0.35 CPU-seconds of loading
 // LibTorch again): only for the subcommands that train or evaluate. A value the user set is kept.
 bool trains(int argc, char** argv) {
