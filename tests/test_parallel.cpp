@@ -225,6 +225,12 @@ TEST_CASE("repro run --index trains one run of the plan and prints no table; a p
   const test::Result outside = test::run_repro("run " + spec + out + " --index 4");
   CHECK(outside.exit_code == 2);
   CHECK_THAT(outside.output, Contains("--index 4: the plan of grid has 4 runs (positions 0-3)"));
+  const test::Result cpu_devices = test::run_repro("run " + spec + out + " --jobs 2 --devices 0 --device cpu");
+  CHECK(cpu_devices.exit_code == 2);
+  CHECK_THAT(cpu_devices.output, Contains("--devices 0: not with --device cpu"));
+  const test::Result bad_devices = test::run_repro("run " + spec + out + " --jobs 2 --devices 0,0 --device cuda");
+  CHECK(bad_devices.exit_code == 2);
+  CHECK_THAT(bad_devices.output, Contains("--devices 0,0"));  // repeated, or no CUDA device here
 }
 
 TEST_CASE("repro run --jobs 2 skips a run another process holds and trains the rest", "[cli]") {

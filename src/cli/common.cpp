@@ -1,9 +1,8 @@
 #include "cli/common.h"
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 #include <unistd.h>
-
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <iostream>
@@ -21,12 +20,14 @@ namespace {
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
   args.command = command.get_name();
-  command.add_option("--jobs", args.jobs,
-                     "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
-                     "--runs-per-device with CUDA)")
+  command
+      .add_option("--jobs", args.jobs,
+                  "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
+                  "--runs-per-device with CUDA)")
       ->check(CLI::NonNegativeNumber);
-  command.add_option("--threads-per-job", args.threads_per_job,
-                     "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
+  command
+      .add_option("--threads-per-job", args.threads_per_job,
+                  "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--devices", args.devices, "CUDA devices for --jobs, e.g. 0,1 (default: every visible one)");
   command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)")
@@ -42,12 +43,18 @@ void add_parallel_arguments(CLI::App& command, RunArguments& args) {
 // spdlog's level as --log-level spells it.
 std::string log_level_name() {
   switch (spdlog::get_level()) {
-    case spdlog::level::trace: return "trace";
-    case spdlog::level::debug: return "debug";
-    case spdlog::level::info: return "info";
-    case spdlog::level::warn: return "warn";
-    case spdlog::level::off: return "off";
-    default: return "error";
+    case spdlog::level::trace:
+      return "trace";
+    case spdlog::level::debug:
+      return "debug";
+    case spdlog::level::info:
+      return "info";
+    case spdlog::level::warn:
+      return "warn";
+    case spdlog::level::off:
+      return "off";
+    default:
+      return "error";
   }
 }
 
@@ -118,7 +125,9 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default: all cores)")
+  command
+      .add_option("--threads", args.threads,
+                  "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
   command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
@@ -129,11 +138,12 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("--requeue-signal", args.requeue_signal,
                      "USR1 | USR2: the signal that checkpoints mid-epoch and requeues the SLURM task (default USR1; "
                      "SIGTERM/SIGINT checkpoint and exit without requeue)");
-  command.add_option("--max-restarts", args.max_restarts,
-                     "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
+  command
+      .add_option("--max-restarts", args.max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
       ->check(CLI::NonNegativeNumber);
-  command.add_option("--interrupt-at-step", args.interrupt_at_step,
-                     "Raise the requeue signal after this optimizer step (testing interruption)")
+  command
+      .add_option("--interrupt-at-step", args.interrupt_at_step,
+                  "Raise the requeue signal after this optimizer step (testing interruption)")
       ->group("");
   command.add_option("--manifest", args.manifest,
                      "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
