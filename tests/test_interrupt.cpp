@@ -140,6 +140,9 @@ TEST_CASE("the requeue decision: only the requeue signal, under SLURM, below --m
   CHECK_FALSE(decide_requeue(SIGTERM, 10, policy, array_task).requeue);
   CHECK_FALSE(decide_requeue(SIGUSR2, 10, policy, array_task).requeue);
   CHECK_THAT(decide_requeue(SIGUSR1, 0, policy, array_task).reason, Contains("no optimizer step"));
+  const auto after_crash = decide_requeue(SIGUSR1, 10, policy, array_task, /*failed_runs_this_start=*/1);
+  CHECK_FALSE(after_crash.requeue);
+  CHECK_THAT(after_crash.reason, Contains("1 run(s) failed") && Contains("not requeued"));
   CHECK_THAT(decide_requeue(SIGUSR1, 10, policy, {}).reason, Contains("outside SLURM"));
   auto restarted = array_task;
   restarted["SLURM_RESTART_COUNT"] = "3";

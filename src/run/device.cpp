@@ -54,7 +54,8 @@ nlohmann::json environment_record(torch::Device device) {
           {"git_commit", git_commit()},
           {"host", host},
           {"cuda_visible_devices", env_or_null("CUDA_VISIBLE_DEVICES")},  // as SLURM (gres) or --jobs assigned them
-          {"slurm_job", slurm_job()}};
+          {"slurm_job", slurm_job()},
+          {"omp_wait_policy", env_or_null("OMP_WAIT_POLICY")}};  // passive unless the user set it (src/main.cpp)
 }
 
 }  // namespace repro

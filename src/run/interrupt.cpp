@@ -91,7 +91,7 @@ std::map<std::string, std::string> slurm_environment() {
 }
 
 RequeueDecision decide_requeue(int signal, int64_t steps_this_start, const InterruptPolicy& policy,
-                               const std::map<std::string, std::string>& environment) {
+                               const std::map<std::string, std::string>& environment, int failed_runs_this_start) {
   RequeueDecision decision;
   const std::string job = lookup(environment, "SLURM_JOB_ID");
   if (signal != policy.requeue_signal) {
@@ -112,6 +112,11 @@ RequeueDecision decide_requeue(int signal, int64_t steps_this_start, const Inter
                       std::to_string(policy.max_restarts);
     return decision;
   }
+  if (failed_runs_this_start > 0) {
+    decision.reason = "not requeued: " + std::to_string(failed_runs_this_start) +
+                      " run(s) failed in this process since it started (a crash is not requeued)";
+    return decision;
+  }
   if (steps_this_start <= 0) {
     decision.reason = "not requeued: no optimizer step was made since this start (a requeue would loop)";
     return decision;
@@ -126,9 +131,10 @@ RequeueDecision decide_requeue(int signal, int64_t steps_this_start, const Inter
   return decision;
 }
 
-int finish_interrupted(int64_t steps_this_start, const InterruptPolicy& policy) {
+int finish_interrupted(int64_t steps_this_start, const InterruptPolicy& policy, int failed_runs_this_start) {
   const int signal = interrupt_signal();
-  const RequeueDecision decision = decide_requeue(signal, steps_this_start, policy, slurm_environment());
+  const RequeueDecision decision =
+      decide_requeue(signal, steps_this_start, policy, slurm_environment(), failed_runs_this_start);
   const int stopped_code = 128 + signal;
   if (!decision.requeue) {
     spdlog::warn("{}; exit code {}", decision.reason, stopped_code);

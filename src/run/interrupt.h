@@ -5,7 +5,7 @@
 // finishes that step, writes a mid-epoch checkpoint and returns "interrupted".
 // Then finish_interrupted() decides what the process does:
 //   - requeue signal under SLURM ($SLURM_JOB_ID set), $SLURM_RESTART_COUNT below
-//     --max-restarts and at least one optimizer step made since this start:
+//     --max-restarts, at least one optimizer step made and no run failed since this start:
 //     `scontrol requeue <array job>_<task>` (or <job>) and exit 0;
 //   - otherwise (SIGTERM, SIGINT, the requeue signal outside SLURM or past the
 //     guards): exit 128 + the signal's number (143 TERM, 130 INT, 138 USR1, 140 USR2);
@@ -54,9 +54,10 @@ struct RequeueDecision {
   std::string target;  // "<array job>_<task>" or "<job>"
   std::string reason;  // one line for the log: why (not)
 };
+// `failed_runs_this_start`: runs of this process recorded `failed` (a crash is never requeued).
 RequeueDecision decide_requeue(int signal, int64_t steps_this_start, const InterruptPolicy& policy,
-                               const std::map<std::string, std::string>& environment);
+                               const std::map<std::string, std::string>& environment, int failed_runs_this_start = 0);
 std::map<std::string, std::string> slurm_environment();  // the four variables above, where set
-int finish_interrupted(int64_t steps_this_start, const InterruptPolicy& policy);
+int finish_interrupted(int64_t steps_this_start, const InterruptPolicy& policy, int failed_runs_this_start = 0);
 
 }  // namespace repro

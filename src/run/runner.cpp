@@ -179,7 +179,7 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
   const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)
   int64_t steps_made = 0;                                              // in this process, for the requeue guard
   for (const size_t i : positions) {
-    if (interrupt_requested()) return finish_interrupted(steps_made, options.interrupt);  // between runs
+    if (interrupt_requested()) return finish_interrupted(steps_made, options.interrupt, tally.failed);  // between runs
     const auto position = static_cast<int64_t>(i);
     const RunFolder folder(options.out / runs[i].relative_dir());
     const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
@@ -194,7 +194,7 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     }
     progress.end_run();
     if (status == "stopped") return kRunStopped;
-    if (status == "interrupted") return finish_interrupted(steps_made, options.interrupt);
+    if (status == "interrupted") return finish_interrupted(steps_made, options.interrupt, tally.failed);
     if (status == "failed") ++tally.failed;
   }
   log_tally(tally, runs.size());

@@ -68,7 +68,7 @@ void read_cgroup2(const std::string& relative, CpuLimits& limits) {
 
 void read_cgroup1(const std::string& relative, CpuLimits& limits) {
   for (const char* mount : {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"}) {
-    for (const fs::path dir : {fs::path(mount) / fs::path(relative).relative_path(), fs::path(mount)}) {
+    for (const fs::path& dir : {fs::path(mount) / fs::path(relative).relative_path(), fs::path(mount)}) {
       const auto quota = read_small_file(dir / "cpu.cfs_quota_us");
       const auto period = read_small_file(dir / "cpu.cfs_period_us");
       if (!quota || !period) continue;
