@@ -3,10 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
 
 #include "report/significance.h"
@@ -115,14 +113,7 @@ std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::st
 }  // namespace
 
 std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& tables) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path.string());
-  } catch (const YAML::BadFile&) {
-    throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-  } catch (const YAML::Exception& e) {
-    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  const YAML::Node root = load_paper_yaml(path);
   std::vector<Claim> claims;
   if (!root.IsMap() || !root["claims"]) return claims;
   if (!root["claims"].IsSequence()) throw Error(at(path, root["claims"]) + "claims must be a list");

@@ -110,14 +110,7 @@ constexpr size_t kRowsPerChart = 8;  // the palette's colours
 // learning curves would repeat that row's, so the learning charts leave it out (the robustness charts show it).
 bool trains_like_another_row(const RunResult& run) {
   if (run.path.empty()) return false;
-  const fs::path spec = fs::path(run.path) / "spec.resolved.yaml";
-  if (!fs::exists(spec)) return false;
-  try {
-    const YAML::Node noise = YAML::LoadFile(spec.string())["data"]["noise"];
-    return noise && noise["split"] && noise["split"].as<std::string>() == "test";
-  } catch (const std::exception&) {
-    return false;
-  }
+  return noise_of(run).split == "test";  // "" when spec.resolved.yaml is missing or unreadable
 }
 
 // The training-loss and accuracy charts of `rows` on `dataset`.

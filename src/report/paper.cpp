@@ -97,15 +97,18 @@ PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
 
 }  // namespace
 
-std::vector<PaperTable> load_paper(const std::filesystem::path& path) {
-  YAML::Node root;
+YAML::Node load_paper_yaml(const std::filesystem::path& path) {
   try {
-    root = YAML::LoadFile(path.string());
+    return YAML::LoadFile(path.string());
   } catch (const YAML::BadFile&) {
     throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   } catch (const YAML::Exception& e) {
     throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
+}
+
+std::vector<PaperTable> load_paper(const std::filesystem::path& path) {
+  const YAML::Node root = load_paper_yaml(path);
   if (!root.IsMap() || !root["tables"] || !root["tables"].IsSequence())
     throw Error(path.string() + ": expected a 'tables' list of {table, experiment, metric, n, cells}");
   std::vector<PaperTable> tables;

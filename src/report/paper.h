@@ -7,6 +7,10 @@
 
 #include "report/collect.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace repro {
 
 struct PaperCell {
@@ -24,6 +28,9 @@ struct PaperTable {
 };
 
 std::vector<PaperTable> load_paper(const std::filesystem::path& path);
+// A paper file's YAML, read once here for load_paper and load_claims: an unreadable
+// file or a YAML syntax error is a repro::Error naming the file (and line).
+YAML::Node load_paper_yaml(const std::filesystem::path& path);
 
 // For each cell of the paper's tables for `results`' experiment and `metric`:
 // ours (mean ± std, n) | paper | Δ, flagged when |Δ| > 2·max(std_ours, std_paper) + 0.5
