@@ -5,6 +5,7 @@
 #include "models/text.h"
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -26,7 +27,7 @@ torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torc
   const auto& ids = input.inputs;                                                      // (B, L) int64
   const auto padding = input.padding_mask.defined() ? input.padding_mask : ids.eq(0);  // (B, L) bool
   auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));                    // (B, L, D)
-  x = torch::dropout(x, emb_dropout_, is_training());
+  x = repro::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, padding, maps);
   if (pool_ == Pool::Cls) return stack_->classify(x.select(1, 0));
   const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)

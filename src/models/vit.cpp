@@ -3,6 +3,8 @@
 // final norm, linear head on the class token (or the token mean).
 #include "models/vit.h"
 
+#include "models/cpu_ops.h"
+
 namespace repro {
 
 VitImpl::VitImpl(const ModelOptions& o, const DatasetInfo& info) : emb_dropout_(o.emb_dropout), pool_(o.pool) {
@@ -21,7 +23,7 @@ torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tenso
   const auto cls = cls_token_.expand({x.size(0), 1, x.size(2)});   // (B, 1, D)
   x = torch::cat({cls, x}, 1);                                     // (B, P+1, D)
   x = x + pos_embed_.slice(1, 0, x.size(1));
-  x = torch::dropout(x, emb_dropout_, is_training());
+  x = repro::dropout(x, emb_dropout_, is_training());
   x = stack_->encode(x, {}, maps);
   const auto pooled = pool_ == Pool::Mean ? x.mean(1) : x.select(1, 0);  // (B, D)
   return stack_->classify(pooled);                                       // (B, classes)

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "models/cpu_ops.h"
+
 namespace repro {
 
 namespace {
@@ -34,7 +36,7 @@ torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::Scalar
 
 torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& padding_mask,
                              double scale) {
-  auto logits = torch::matmul(q, k.transpose(-2, -1)) * scale;  // (B, H, N, N)
+  auto logits = batched_matmul(q, k.transpose(-2, -1)) * scale;  // (B, H, N, N)
   if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
   return torch::softmax(logits, -1);
 }
@@ -52,8 +54,8 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
 #endif
   auto a = attention_maps(q, k, padding_mask, scale);  // (B, H, N, N)
   if (maps) *maps = a;
-  if (p > 0) a = torch::dropout(a, p, true);
-  return torch::matmul(a, v);
+  if (p > 0) a = repro::dropout(a, p, true);
+  return batched_matmul(a, v);
 }
 
 QkvProjections::QkvProjections(torch::nn::Module& owner, int64_t dim, bool qkv_bias, double init_std) {
@@ -64,7 +66,7 @@ QkvProjections::QkvProjections(torch::nn::Module& owner, int64_t dim, bool qkv_b
 }
 
 std::vector<torch::Tensor> QkvProjections::heads(const torch::Tensor& x, int64_t heads) {
-  auto parts = qkv(x).chunk(3, -1);  // 3 x (B, N, D)
+  auto parts = linear(qkv, x).chunk(3, -1);  // 3 x (B, N, D)
   for (auto& part : parts) part = split_heads(part, heads);
   return parts;
 }

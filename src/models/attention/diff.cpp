@@ -10,6 +10,7 @@
 #include "models/attention/diff.h"
 
 #include "models/attention/differential.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -40,7 +41,7 @@ class DiffAttention : public AttentionImpl {
     const auto lam = lambda().to(o1.scalar_type());
     if (maps) *maps = pair_maps.first - lam * pair_maps.second;  // (B, h, N, N)
     const auto y = core_.finish(o1 - lam * o2);                  // (B, N, D)
-    return torch::dropout(y, proj_dropout_, is_training());
+    return repro::dropout(y, proj_dropout_, is_training());
   }
 
  private:

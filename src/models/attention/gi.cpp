@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -41,7 +42,7 @@ class GiAttention : public AttentionImpl {
   // The gated-with-inhibition version of `base` (B, N, D).
   torch::Tensor inhibit(const torch::Tensor& x, const torch::Tensor& base, torch::nn::Linear& gate,
                         torch::nn::Linear& inhibitor, const torch::Tensor& padding_mask) const {
-    const auto s = inhibitor(torch::gelu(gate(x)));  // (B, N, D)
+    const auto s = linear(inhibitor, torch::gelu(linear(gate, x)));  // (B, N, D)
     auto for_max = s;
     if (padding_mask.defined())
       for_max = s.masked_fill(padding_mask.unsqueeze(-1), -std::numeric_limits<double>::infinity());
@@ -55,13 +56,13 @@ class GiAttention : public AttentionImpl {
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const auto qkv = proj_.qkv(x).chunk(3, -1);                                                 // 3 x (B, N, D)
+    const auto qkv = linear(proj_.qkv, x).chunk(3, -1);                                         // 3 x (B, N, D)
     const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
     const auto k = split_heads(inhibit(x, qkv[1], k_gate_, k_inhibit_, padding_mask), heads_);
     const auto v = split_heads(qkv[2], heads_);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), maps);
-    return torch::dropout(proj_.out(merge_heads(y)), proj_dropout_, is_training());
+    return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());
   }
 
  private:

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -63,9 +64,9 @@ class PlugAttention : public AttentionImpl {
 
   // The gating coefficients G: (B, 1 | H, N, N).
   torch::Tensor gate(const torch::Tensor& x) {
-    const auto qk = gate_qk_(x).chunk(2, -1);
+    const auto qk = linear(gate_qk_, x).chunk(2, -1);
     const auto qg = split_heads(qk[0], gate_heads_), kg = split_heads(qk[1], gate_heads_);  // (B, Hg, N, d_g)
-    const auto r = torch::matmul(qg, kg.transpose(-2, -1)) / std::sqrt(static_cast<double>(gate_dim_));
+    const auto r = batched_matmul(qg, kg.transpose(-2, -1)) / std::sqrt(static_cast<double>(gate_dim_));
     if (gml_ == PlugGml::A) return bound(r, activation_);
     auto h = r.unsqueeze(-1);  // (B, Hg, N, N, 1)
     if (gml_ == PlugGml::D) h = torch::gelu(gml_in_(h));
@@ -90,15 +91,15 @@ class PlugAttention : public AttentionImpl {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
     const auto modulation = residual_ ? 1 + gate(x) : gate(x);  // (B, 1 | H, N, N)
-    auto logits = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));  // (B, H, N, N)
+    auto logits = batched_matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));  // (B, H, N, N)
     if (!post_) logits = logits * modulation;
     if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
     auto p = torch::softmax(logits, -1);
     if (post_) p = p * modulation;
     if (maps) *maps = p;
-    if (is_training() && attn_dropout_ > 0) p = torch::dropout(p, attn_dropout_, true);
-    const auto y = proj_.out(merge_heads(torch::matmul(p, v)));  // (B, N, D)
-    return torch::dropout(y, proj_dropout_, is_training());
+    if (is_training() && attn_dropout_ > 0) p = repro::dropout(p, attn_dropout_, true);
+    const auto y = linear(proj_.out, merge_heads(batched_matmul(p, v)));  // (B, N, D)
+    return repro::dropout(y, proj_dropout_, is_training());
   }
 
  private:

@@ -6,6 +6,7 @@
 #include "models/attention/vanilla.h"
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -26,7 +27,7 @@ class VanillaAttention : public AttentionImpl {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const double scale = 1.0 / std::sqrt(static_cast<double>(qkv[0].size(-1)));
     const auto y = scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), maps);
-    return torch::dropout(proj_.out(merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
+    return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
   }
 
  private:

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -28,12 +29,12 @@ class GiMlp : public FeedForwardImpl {
   }
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    const auto trunk = torch::gelu(trunk_(x));       // (B, N, e*D)
-    const auto s = inhibit_(torch::gelu(gate_(x)));  // (B, N, e*D)
+    const auto trunk = torch::gelu(linear(trunk_, x));               // (B, N, e*D)
+    const auto s = linear(inhibit_, torch::gelu(linear(gate_, x)));  // (B, N, e*D)
     const auto inhibition = torch::gelu(s - inh_p_ * s.max());
-    const auto z = torch::dropout(inhibition * trunk + trunk, dropout_, is_training());
-    const auto y = fc2_(z);  // (B, N, D)
-    return dropouts_ >= 2 ? torch::dropout(y, dropout_, is_training()) : y;
+    const auto z = repro::dropout(inhibition * trunk + trunk, dropout_, is_training());
+    const auto y = linear(fc2_, z);  // (B, N, D)
+    return dropouts_ >= 2 ? repro::dropout(y, dropout_, is_training()) : y;
   }
 
  private:

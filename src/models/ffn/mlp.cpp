@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "models/cpu_ops.h"
+
 namespace repro {
 
 namespace {
@@ -17,7 +19,7 @@ class Mlp : public TwoLayerFeedForward {
   explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    return project_out(torch::gelu(fc1_(x)));  // (B, N, hidden) -> (B, N, D)
+    return project_out(torch::gelu(linear(fc1_, x)));  // (B, N, hidden) -> (B, N, D)
   }
 };
 

@@ -1,6 +1,7 @@
 #include "models/ffn/registry.h"
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 #include "models/ffn/gimlp.h"
 #include "models/ffn/mlp.h"
 #include "models/ffn/swiglu.h"
@@ -17,8 +18,8 @@ TwoLayerFeedForward::TwoLayerFeedForward(const FfnOptions& o, int64_t first_widt
 }
 
 torch::Tensor TwoLayerFeedForward::project_out(const torch::Tensor& h) {
-  const auto y = fc2_(torch::dropout(h, dropout_, is_training()));  // (B, N, D)
-  return dropouts_ >= 2 ? torch::dropout(y, dropout_, is_training()) : y;
+  const auto y = linear(fc2_, repro::dropout(h, dropout_, is_training()));  // (B, N, D)
+  return dropouts_ >= 2 ? repro::dropout(y, dropout_, is_training()) : y;
 }
 
 const std::vector<FeedForwardEntry>& ffn_table() {

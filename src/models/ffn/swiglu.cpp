@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include "models/cpu_ops.h"
+
 namespace repro {
 
 namespace {
@@ -19,7 +21,7 @@ class SwiGlu : public TwoLayerFeedForward {
   explicit SwiGlu(const FfnOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    const auto parts = fc1_(x).chunk(2, -1);               // value, gate: 2 x (B, N, e*D/2)
+    const auto parts = linear(fc1_, x).chunk(2, -1);       // value, gate: 2 x (B, N, e*D/2)
     return project_out(parts[0] * torch::silu(parts[1]));  // (B, N, D)
   }
 };

@@ -1,0 +1,48 @@
+#pragma once
+// Linear layers and dropout that use every LibTorch thread on the CPU.
+//
+//   linear(layer, x)   = x Wᵀ + b, as torch::nn::Linear computes it. On the CPU with more
+//                        than one LibTorch thread, each matrix product of the forward and
+//                        backward pass is split into row blocks that LibTorch's own
+//                        (OpenMP) threads compute, each with a one-thread OpenBLAS call:
+//                          forward   y[rows]  = x[rows] Wᵀ + b
+//                          backward  ∂x[rows] = ∂y[rows] W,  ∂W[outs] = ∂y[:, outs]ᵀ x,  ∂b = Σ_rows ∂y
+//                        OpenBLAS's own threads spin (sched_yield) after every call and took
+//                        cores from LibTorch's element-wise work, and a single-thread OpenBLAS
+//                        left one core idle during matrix products (docs/performance.md).
+//                        Elsewhere (CUDA, one thread, small products) it is torch::linear.
+//   batched_matmul(a, b) = a b over the leading (batch, head) dimensions, as torch::matmul without
+//                        broadcasting; on the CPU the products are split into blocks of the
+//                        batch over LibTorch's threads (ATen 1.13's CPU bmm runs them one after
+//                        another on one thread: 2 threads = 1 thread, measured), in the forward
+//                        and backward pass (∂a = ∂y bᵀ, ∂b = aᵀ ∂y per product).
+//   dropout(x, p, on)  = x ⊙ m / (1 − p), m_i ~ Bernoulli(1 − p). On the CPU the mask comes from
+//                        a counter-based generator (SplitMix64 of seed + element index, two
+//                        32-bit draws per 64-bit value) filled by all threads; the seed is one
+//                        draw from LibTorch's default CPU generator, so torch::manual_seed and
+//                        checkpointed generator states decide it, and the mask does not depend
+//                        on the thread count. ATen's CPU bernoulli_ is one serial generator
+//                        (measured: 12% of a ViT training step). On CUDA it is torch::dropout.
+#include <torch/torch.h>
+
+namespace repro {
+
+// x (..., in) -> (..., out) through `layer`'s weight (out, in) and bias (out) if it has one.
+torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x);
+// The same with explicit weight (out, in) and bias (out, or undefined).
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
+
+// a (..., n, k) b (..., k, m) -> (..., n, m); equal leading dimensions (else torch::matmul).
+torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b);
+
+// Inverted dropout (identity when !training or p == 0).
+torch::Tensor dropout(const torch::Tensor& x, double p, bool training);
+
+// The CPU dropout mask: 0 or 1 / (1 − p) per element, of x's shape and dtype (for tests).
+torch::Tensor dropout_mask(const torch::Tensor& like, double p);
+
+// Whether linear() splits a product of this size over threads here (for tests and bench).
+bool splits_linear(const torch::Tensor& x, int64_t out_features);
+bool splits_batched_matmul(const torch::Tensor& a, const torch::Tensor& b);
+
+}  // namespace repro
