@@ -8,6 +8,7 @@
 #include "data/prepare.h"
 #include "data/split_plan.h"
 #include "data/token_cache.h"
+#include "data/word_list.h"
 #include "text/tokenizer.h"
 #include "util/error.h"
 
@@ -64,9 +65,12 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
           encode_split(texts.test, "test", 3), tokenizer.vocab_size()};
 }
 
+// Everything the tokenized splits depend on: the data.* and text.* keys, the splits'
+// sizes and, for a file vocabulary, the word list's size and hash (an edited list is not reused).
 std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  return "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
-         ";test=" + std::to_string(raw.test.size()) + ";" + config.section_text({"data.", "text."});
+  std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
+                    ";test=" + std::to_string(raw.test.size()) + ";" + config.section_text({"data.", "text."});
+  return key + word_list_key(info, raw, config);
 }
 
 }  // namespace
@@ -90,7 +94,7 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   if (!cached) {
     spdlog::info("tokenizing {} ({} tokenizer, {} training texts)", info.name, config.text("text.tokenizer"),
                  texts.train.size());
-    const auto tokenizer = train_tokenizer(texts.train.texts, config);
+    const auto tokenizer = run_tokenizer(info, raw, texts.train.texts, config);
     cached = encode_with_noise(*tokenizer, texts, noise, max_len);
     write_token_cache(key, *cached);
   }
@@ -98,6 +102,8 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   data.val = cached->val;
   data.test = cached->test;
   data.info.vocab_size = cached->vocab_size;
+  if (const std::string note = word_list_note(info, config, cached->vocab_size); !note.empty())
+    data.note(NoteKind::Info, note);
   data.info.max_length = max_len;
   return data;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // From texts to the id tensors one run uses:
 //   1. splits and limits by the planner of both modalities (split_plan.h);
-//   2. the tokenizer trained on the training part only, every split encoded.
+//   2. the tokenizer trained on the training part only (or the dataset's own word
+//      list, text.vocab_source=file), every split encoded.
 // Results are cached on disk (see token_cache.h) keyed by everything above.
 #include "data/dataset.h"
 #include "data/text.h"

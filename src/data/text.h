@@ -1,6 +1,7 @@
 #pragma once
 // Text datasets before tokenization: texts (UTF-8) with integer labels.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct TextSplit {
 struct RawText : DataNotes {             // notes: partial data, known copies, unverified files
   TextSplit train, test;                 // test is empty when the dataset has no official split
   std::vector<std::string> file_checks;  // one line per file: where it was found and what was checked
+  // Word lists shipped with the dataset, by file name (IMDB: "imdb.vocab" from aclImdb/), for
+  // text.vocab_source=file; the bytes as read.
+  std::map<std::string, std::string> word_lists;
 };
 
 // Bytes in Windows-1252 (or Latin-1) -> UTF-8.

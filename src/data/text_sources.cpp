@@ -84,11 +84,16 @@ RawText load_imdb(const std::filesystem::path& root, const FileOptions& options)
   static const std::regex review(R"(aclImdb/(train|test)/(pos|neg)/\d+_\d+\.txt)");
   // std::regex recurses once per character of \d+: an archive member path of 100,000 digits overflowed the
   // stack (docs/reliability.md). Review file names are short, so long paths are not reviews.
-  const auto tree = files.read_tree(
-      "aclImdb", [](const std::string& path) { return path.size() <= 256 && std::regex_match(path, review); });
+  const auto tree = files.read_tree("aclImdb", [](const std::string& path) {
+    return path == "aclImdb/imdb.vocab" || (path.size() <= 256 && std::regex_match(path, review));
+  });
   RawText raw;
   std::map<std::string, int64_t> per_folder;
   for (const auto& [path, bytes] : tree) {
+    if (path == "aclImdb/imdb.vocab") {  // the dataset's word list (text.vocab_source=file)
+      raw.word_lists["imdb.vocab"] = bytes;
+      continue;
+    }
     const auto parts = split(path, '/');
     const std::string text = trim(replace_all(bytes, "<br />", " "));
     (parts[1] == "train" ? raw.train : raw.test).add(text, parts[2] == "pos" ? 1 : 0);

@@ -15,6 +15,12 @@ namespace {
 
 constexpr int64_t kFormatVersion = 1;
 
+std::filesystem::path cache_file(const std::string& key) {
+  return token_cache_dir() / ("tokens-" + fnv1a_hex(key) + ".pt");
+}
+
+}  // namespace
+
 std::string fnv1a_hex(const std::string& text) {
   uint64_t hash = 1469598103934665603ull;
   for (const unsigned char c : text) {
@@ -25,12 +31,6 @@ std::string fnv1a_hex(const std::string& text) {
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
   return buffer;
 }
-
-std::filesystem::path cache_file(const std::string& key) {
-  return token_cache_dir() / ("tokens-" + fnv1a_hex(key) + ".pt");
-}
-
-}  // namespace
 
 std::filesystem::path token_cache_dir() {
   if (const char* dir = std::getenv("REPRO_CACHE"); dir && *dir) return dir;

@@ -18,6 +18,8 @@ struct TokenizedSplits {
 };
 
 std::filesystem::path token_cache_dir();
+// 64-bit FNV-1a of `text` as 16 hex digits (the cache's file names; keys of content).
+std::string fnv1a_hex(const std::string& text);
 std::optional<TokenizedSplits> read_token_cache(const std::string& key);
 void write_token_cache(const std::string& key, const TokenizedSplits& splits);  // atomic; failures only warn
 

@@ -1,5 +1,6 @@
 #include "models/param_count.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace repro {
@@ -34,6 +35,32 @@ std::string format_millions(int64_t count) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.2fM", static_cast<double>(count) / 1e6);
   return buffer;
+}
+
+double printed_half_unit(const std::string& printed) {
+  std::string digits = printed;
+  double scale = 1;
+  if (!digits.empty() &&
+      (digits.back() == 'M' || digits.back() == 'k' || digits.back() == 'K' || digits.back() == 'B')) {
+    scale = digits.back() == 'M' ? 1e6 : digits.back() == 'B' ? 1e9 : 1e3;
+    digits.pop_back();
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789.") != std::string::npos ||
+      digits.find('.') != digits.rfind('.') || digits.front() == '.' || digits.back() == '.')
+    return 0;
+  const auto dot = digits.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(digits.size() - dot - 1);
+  return 0.5 * scale * std::pow(10.0, -decimals);
+}
+
+PrintedMatch match_printed(int64_t count, double paper, const std::string& printed) {
+  PrintedMatch match;
+  const double difference = static_cast<double>(count) - paper;
+  match.delta_percent = paper != 0 ? 100.0 * difference / paper : 0;
+  match.half_unit = printed_half_unit(printed);
+  match.within_1_percent = paper != 0 && std::abs(match.delta_percent) <= 1.0;
+  match.within_rounding = match.half_unit > 0 && std::abs(difference) <= match.half_unit;
+  return match;
 }
 
 }  // namespace repro

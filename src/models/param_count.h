@@ -17,4 +17,18 @@ struct ParamBreakdown {
 ParamBreakdown count_parameters(const torch::nn::Module& model);
 std::string format_millions(int64_t count);  // 3771402 -> "3.77M"
 
+// A count next to a paper's printed number (`paper` its value, `printed` as printed, e.g. "25.7M").
+struct PrintedMatch {
+  double delta_percent = 0;       // 100 (count - paper) / paper
+  double half_unit = 0;           // half a unit of the printed last digit: "25.7M" -> 50000; 0 when unknown
+  bool within_1_percent = false;  // |delta_percent| <= 1
+  bool within_rounding = false;   // |count - paper| <= half_unit: the count rounds to the printed number
+  bool matches() const { return within_1_percent || within_rounding; }
+};
+
+// Half a unit of the last digit of a printed count: "3.77M" -> 5000, "12M" -> 500000,
+// "840k" -> 500, "1234" -> 0.5; 0 for "" or text that is not such a number.
+double printed_half_unit(const std::string& printed);
+PrintedMatch match_printed(int64_t count, double paper, const std::string& printed);
+
 }  // namespace repro

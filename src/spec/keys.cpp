@@ -164,6 +164,12 @@ std::vector<KeyDef> build_table() {
       integer("text.min_freq", 2, 1, 1e9, "word: keep tokens seen at least this often in the training split."),
       integer("text.max_vocab", 60000, 4, 1e8,
               "word: at most this many vocabulary entries (specials included), most frequent first."),
+      choice("text.vocab_source", "train", names_of<VocabSource>(),
+             "word: vocabulary from the training split (text.min_freq, text.max_vocab), or the dataset's own word "
+             "list text.vocab_file in file order (text.max_vocab caps it; text.min_freq does not apply)."),
+      text("text.vocab_file", "imdb.vocab",
+           "word, vocab_source=file: a word list shipped with the dataset, one word per line (IMDB: "
+           "aclImdb/imdb.vocab; the other datasets have none)."),
       boolean("text.lowercase", true, "Lower-case ASCII letters before tokenizing."),
       choice("text.sp_model", "unigram", {"unigram", "bpe"}, "sentencepiece: model type."),
       integer("text.sp_vocab", 8000, 16, 1e7, "sentencepiece: vocabulary size."),

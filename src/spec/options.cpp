@@ -87,6 +87,10 @@ const EnumNames<SaveModel>& enum_names(SaveModel) {
       {SaveModel::Selected, "selected"}, {SaveModel::Last, "last"}, {SaveModel::None, "none"}};
   return names;
 }
+const EnumNames<VocabSource>& enum_names(VocabSource) {
+  static const EnumNames<VocabSource> names = {{VocabSource::Train, "train"}, {VocabSource::File, "file"}};
+  return names;
+}
 
 namespace {
 
@@ -211,6 +215,23 @@ TrainOptions train_options(const Config& c) {
   o.precision = choice<PrecisionChoice>(c, "train.precision");
   o.select = choice<SelectRule>(c, "train.select");
   o.save_model = choice<SaveModel>(c, "train.save_model");
+  return o;
+}
+
+VocabOptions vocab_options(const Config& c) {
+  VocabOptions o;
+  o.source = choice<VocabSource>(c, "text.vocab_source");
+  o.file = c.text("text.vocab_file");
+  o.min_freq = c.integer("text.min_freq");
+  o.max_vocab = c.integer("text.max_vocab");
+  o.lowercase = c.flag("text.lowercase");
+  if (o.source == VocabSource::File && c.text("text.tokenizer") != "word")
+    throw Error("text.vocab_source=file needs text.tokenizer=word (got " + c.text("text.tokenizer") +
+                "): a word list is a word vocabulary");
+  if (o.source == VocabSource::File && trim(o.file).empty())
+    throw Error(
+        "text.vocab_source=file needs text.vocab_file, the name of a word list shipped with the dataset "
+        "(e.g. imdb.vocab)");
   return o;
 }
 

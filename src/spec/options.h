@@ -35,6 +35,7 @@ enum class ScheduleUnit { Step, Epoch };
 enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
 enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
 enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
+enum class VocabSource { Train, File };           // word vocabulary: training texts, or a word-list file
 
 template <typename E>
 using EnumNames = std::vector<std::pair<E, const char*>>;
@@ -55,6 +56,7 @@ const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
 const EnumNames<SelectRule>& enum_names(SelectRule);
 const EnumNames<SaveModel>& enum_names(SaveModel);
+const EnumNames<VocabSource>& enum_names(VocabSource);
 
 // Every spec name of E, in table order (the key table's choice lists).
 template <typename E>
@@ -180,11 +182,26 @@ struct TrainOptions {
   SaveModel save_model = SaveModel::Selected;
 };
 
+// ---- text
+
+// The word tokenizer's vocabulary (text.*): from the training texts (min_freq, then the
+// max_vocab most frequent) or, with source = file, the words of the dataset's word list
+// `file` in file order (max_vocab caps it; min_freq does not apply). Specials 0-2 first.
+struct VocabOptions {
+  VocabSource source = VocabSource::Train;
+  std::string file = "imdb.vocab";  // text.vocab_file, a file shipped with the dataset
+  int64_t min_freq = 2;
+  int64_t max_vocab = 60000;  // specials included
+  bool lowercase = true;
+};
+
 // From a validated Config whose "auto" model settings are resolved
 // (resolve_settings); an unresolved "auto" the options need throws.
 AttentionOptions attention_options(const Config& config);
 FfnOptions ffn_options(const Config& config);
 ModelOptions model_options(const Config& config);
 TrainOptions train_options(const Config& config);
+// Throws when text.vocab_source=file is combined with text.tokenizer=sentencepiece.
+VocabOptions vocab_options(const Config& config);
 
 }  // namespace repro

@@ -1,6 +1,7 @@
 #include "text/word_tokenizer.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace repro {
 
@@ -57,7 +58,31 @@ WordTokenizer::WordTokenizer(const std::vector<std::string>& texts, int64_t min_
     if (static_cast<int64_t>(words_.size()) >= max_vocab) break;
     words_.push_back(token);
   }
-  for (size_t id = 0; id < words_.size(); ++id) ids_[words_[id]] = static_cast<int64_t>(id);
+  index_words();
+}
+
+WordTokenizer::WordTokenizer(std::vector<std::string> words, bool lowercase)
+    : lowercase_(lowercase), words_(std::move(words)) {
+  index_words();
+}
+
+void WordTokenizer::index_words() {
+  for (size_t id = 0; id < words_.size(); ++id) ids_.emplace(words_[id], static_cast<int64_t>(id));
+}
+
+WordTokenizer WordTokenizer::from_word_list(const std::string& word_list, int64_t max_vocab, bool lowercase) {
+  std::vector<std::string> words{"<pad>", "<unk>", "<cls>"};
+  std::unordered_set<std::string> seen(words.begin(), words.end());
+  size_t start = 0;
+  while (start < word_list.size() && static_cast<int64_t>(words.size()) < max_vocab) {
+    const size_t end = std::min(word_list.find('\n', start), word_list.size());
+    std::string word = word_list.substr(start, end - start);
+    start = end + 1;
+    while (!word.empty() && std::isspace(static_cast<unsigned char>(word.back()))) word.pop_back();
+    while (!word.empty() && std::isspace(static_cast<unsigned char>(word.front()))) word.erase(0, 1);
+    if (!word.empty() && seen.insert(word).second) words.push_back(std::move(word));
+  }
+  return WordTokenizer(std::move(words), lowercase);
 }
 
 std::vector<int64_t> WordTokenizer::encode(const std::string& text) const {
