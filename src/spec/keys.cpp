@@ -81,15 +81,21 @@ std::vector<KeyDef> build_table() {
               "model.heads for dgsa."),
       choice("model.attention.lambda_schedule", "auto", auto_or<LambdaSchedule>(),
              "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or "
-             "model.attention.lambda_init (fixed); auto = depth for diff, fixed for dgsa."),
+             "model.attention.lambda_init (fixed); learnable (dgsa only): the (1 - lambda) output scale uses a "
+             "learnable scalar per layer starting at model.attention.lambda_init; auto = depth for diff, fixed for "
+             "dgsa."),
       real("model.attention.lambda_init", "0.8", 0, 0.99,
-           "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8)."),
+           "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8), the start of the "
+           "learnable one."),
       choice("model.attention.q_residual", "auto", {"auto", "on", "off"},
              "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in vit (DGViT), off in text "
              "(DGT)."),
       real("model.attention.gate_bias_init", "0", -20, 20, "dgsa: initial bias of the gate; 0 gives g = 0.5."),
       real("model.attention.gate_weight_std", "0", 0, 1,
            "dgsa: std of the normal init of the gate weights; 0 = zeros."),
+      integer("model.attention.gate_layers", 1, 1, 2,
+              "dgsa: gate depth; 1 = g = sigmoid(x W_g + b_g), W_g: D -> h (the paper's choice, A.5); 2 = "
+              "sigmoid(Linear(D, h)(GELU(Linear(D, D)(x)))) (gate_bias_init and gate_weight_std set the last layer)."),
       real("model.attention.plug_fraction", "1", 0.0625, 4, "plug: gating width d_g as a fraction of the head width."),
       choice("model.attention.plug_gml", "E", names_of<PlugGml>(),
              "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP "

@@ -35,7 +35,8 @@ const EnumNames<FfnKind>& enum_names(FfnKind) {
   return names;
 }
 const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule) {
-  static const EnumNames<LambdaSchedule> names = {{LambdaSchedule::Depth, "depth"}, {LambdaSchedule::Fixed, "fixed"}};
+  static const EnumNames<LambdaSchedule> names = {
+      {LambdaSchedule::Depth, "depth"}, {LambdaSchedule::Fixed, "fixed"}, {LambdaSchedule::Learnable, "learnable"}};
   return names;
 }
 const EnumNames<PlugGml>& enum_names(PlugGml) {
@@ -125,7 +126,22 @@ DgsaOptions dgsa_options(const Config& c, bool used) {
   o.q_residual = residual == "auto" ? DgsaOptions{}.q_residual : residual == "on";
   o.gate_bias_init = c.real("model.attention.gate_bias_init");
   o.gate_weight_std = c.real("model.attention.gate_weight_std");
+  o.gate_layers = c.integer("model.attention.gate_layers");
   return o;
+}
+
+// Settings that exist for dgsa only: refused on the other variants, naming the key.
+void check_dgsa_only(const Config& c, const AttentionOptions& o) {
+  if (o.kind == AttentionKind::Dgsa) return;
+  const std::string kind = name_of(o.kind);
+  if (o.dgsa.gate_layers != DgsaOptions{}.gate_layers)
+    throw Error("model.attention.gate_layers=" + c.text("model.attention.gate_layers") +
+                " applies to model.attention.kind=dgsa only (got " + kind + ")");
+  if (o.diff.lambda_schedule == LambdaSchedule::Learnable)
+    throw Error("model.attention.lambda_schedule=learnable applies to model.attention.kind=dgsa only (got " + kind +
+                (o.kind == AttentionKind::Diff ? "; diff's lambda is learnable already through lambda_q1, lambda_k1, "
+                                                 "lambda_q2, lambda_k2: use depth or fixed)"
+                                               : ")"));
 }
 
 PlugOptions plug_options(const Config& c) {
@@ -162,6 +178,7 @@ AttentionOptions attention_options(const Config& c) {
   o.init_std = c.real("model.init_std");
   o.diff = diff_options(c, o.kind == AttentionKind::Diff || o.kind == AttentionKind::Dgsa);
   o.dgsa = dgsa_options(c, o.kind == AttentionKind::Dgsa);
+  check_dgsa_only(c, o);
   o.plug = plug_options(c);
   o.gi = gi_options(c);
   return o;

@@ -24,7 +24,7 @@ enum class Pool { Cls, Mean };
 enum class NormKind { LayerNorm, RmsNorm };
 enum class AttentionKind { Vanilla, Diff, Dgsa, Plug, Gi };
 enum class FfnKind { Mlp, Swiglu, Gimlp };
-enum class LambdaSchedule { Depth, Fixed };
+enum class LambdaSchedule { Depth, Fixed, Learnable };
 enum class PlugGml { A, B, C, D, E };
 enum class PlugActivation { Tanh, Softsign, Hardtanh, None };
 enum class PlugPosition { Pre, Post };
@@ -87,13 +87,14 @@ E enum_from_name(const std::string& name, const std::string& what) {
 struct DiffOptions {
   int64_t heads = 0;                                       // diff_heads; 0 = model.heads / 2 (diff), model.heads (dgsa)
   LambdaSchedule lambda_schedule = LambdaSchedule::Depth;  // auto resolves to depth (diff), fixed (dgsa)
-  double lambda_init = 0.8;                                // when the schedule is fixed
+  double lambda_init = 0.8;  // when the schedule is fixed; the initial value when learnable (dgsa only)
 };
 
 struct DgsaOptions {
   bool q_residual = true;  // q_residual auto resolves to on for vit, off for text
   double gate_bias_init = 0;
   double gate_weight_std = 0;  // 0 = zeros
+  int64_t gate_layers = 1;     // 1 = W_g: D -> h; 2 = D -> D, GELU, D -> h
 };
 
 struct PlugOptions {

@@ -3,14 +3,17 @@
 //   [Q+; Q-] = x W_q, [K+; K-] = x W_k, V = x W_v         the diff layout: 2h heads of d, V as h heads of 2d
 //   A+ = softmax(Q+ K+^T / sqrt(d)), A- = softmax(Q- K-^T / sqrt(d))     (B, h, N, N)
 //   g = sigmoid(x W_g + b_g)                                (B, N, h): one gate per query token and head
+//     gate_layers 2: g = sigmoid(GELU(x W_1 + b_1) W_g + b_g), W_1: D -> D (A.5's deeper gate)
 //   A = g A+ - (1 - g) A-                                   g broadcast over keys; rows sum to 2g - 1
 //   O = A V = g (A+ V) - (1 - g) (A- V)                     two fused calls
 //   H = (1 - lambda_init) RMSNorm(O)                        per head over 2d; lambda_init fixed at 0.8 by default
+//     lambda_schedule learnable: lambda_init is a () parameter per layer, starting at model.attention.lambda_init
 //   y = [Q+; Q-] + concat_h(H) W_o   (residual from Q: on in DGViT, off in DGT)
 #include "models/attention/dgsa.h"
 
 #include "models/attention/common.h"
 #include "models/attention/differential.h"
+#include "models/cpu_ops.h"
 
 namespace repro {
 
@@ -22,7 +25,13 @@ class DgsaAttention : public AttentionImpl {
       : core_(*this, o, layer_index, /*halve_heads=*/false),
         proj_dropout_(o.proj_dropout),
         q_residual_(o.dgsa.q_residual) {
-    gate_ = register_module("gate", torch::nn::Linear(o.dim, core_.heads()));
+    if (o.dgsa.gate_layers == 2) {
+      gate_hidden_ = register_module("gate_hidden", torch::nn::Linear(o.dim, o.dim));
+      init_linear(gate_hidden_, o.init_std);
+    }
+    gate_ = register_module("gate", torch::nn::Linear(o.dim, core_.heads()));  // the last gate layer
+    if (o.diff.lambda_schedule == LambdaSchedule::Learnable)
+      lambda_ = register_parameter("lambda", torch::scalar_tensor(core_.lambda_init()));  // ()
     torch::NoGradGuard no_grad;
     if (o.dgsa.gate_weight_std > 0)
       gate_->weight.normal_(0, o.dgsa.gate_weight_std);
@@ -35,20 +44,27 @@ class DgsaAttention : public AttentionImpl {
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
     const DifferentialStreams s = core_.project(x);
-    const auto g = torch::sigmoid(gate_(x)).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)
+    const auto g = gate(x).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)
     std::pair<torch::Tensor, torch::Tensor> pair_maps;
     const auto [excite, inhibit] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
-    if (maps) *maps = g * pair_maps.first - (1 - g) * pair_maps.second;  // (B, h, N, N)
-    auto y = core_.finish(g * excite - (1 - g) * inhibit);               // (B, N, D)
+    if (maps) *maps = g * pair_maps.first - (1 - g) * pair_maps.second;                       // (B, h, N, N)
+    const auto heads_out = g * excite - (1 - g) * inhibit;                                    // (B, h, N, 2d)
+    auto y = lambda_.defined() ? core_.finish(heads_out, lambda_) : core_.finish(heads_out);  // (B, N, D)
     if (q_residual_) y = y + s.q;
-    return torch::dropout(y, proj_dropout_, is_training());
+    return repro::dropout(y, proj_dropout_, is_training());
   }
 
  private:
+  torch::Tensor gate(const torch::Tensor& x) {  // (B, N, D) -> (B, N, h)
+    const auto input = gate_hidden_ ? torch::gelu(linear(gate_hidden_, x)) : x;
+    return torch::sigmoid(linear(gate_, input));
+  }
+
   DifferentialCore core_;
   double proj_dropout_;
   bool q_residual_;
-  torch::nn::Linear gate_{nullptr};
+  torch::nn::Linear gate_hidden_{nullptr}, gate_{nullptr};
+  torch::Tensor lambda_;  // () when lambda_schedule is learnable, else undefined
 };
 
 }  // namespace

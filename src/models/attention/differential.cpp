@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/attention/common.h"
+#include "models/cpu_ops.h"
 #include "util/error.h"
 
 namespace repro {
@@ -25,9 +26,9 @@ double choose_lambda_init(const DiffOptions& o, int64_t layer_index) {
 }
 
 torch::nn::Linear projection(int64_t in, int64_t out, double std) {
-  torch::nn::Linear linear(torch::nn::LinearOptions(in, out).bias(false));
-  init_linear(linear, std);
-  return linear;
+  torch::nn::Linear layer(torch::nn::LinearOptions(in, out).bias(false));
+  init_linear(layer, std);
+  return layer;
 }
 
 }  // namespace
@@ -47,15 +48,15 @@ DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOpti
 
 DifferentialStreams DifferentialCore::project(const torch::Tensor& x) {
   DifferentialStreams s;
-  s.q = q_(x);                                    // (B, N, D)
-  const auto q = split_heads(s.q, 2 * heads_);    // (B, 2h, N, d)
-  const auto k = split_heads(k_(x), 2 * heads_);  // (B, 2h, N, d)
+  s.q = linear(q_, x);                                    // (B, N, D)
+  const auto q = split_heads(s.q, 2 * heads_);            // (B, 2h, N, d)
+  const auto k = split_heads(linear(k_, x), 2 * heads_);  // (B, 2h, N, d)
   using torch::indexing::Slice;
   s.q1 = q.index({Slice(), Slice(0, torch::indexing::None, 2)});  // heads 0, 2, 4, ...
   s.q2 = q.index({Slice(), Slice(1, torch::indexing::None, 2)});  // heads 1, 3, 5, ...
   s.k1 = k.index({Slice(), Slice(0, torch::indexing::None, 2)});
   s.k2 = k.index({Slice(), Slice(1, torch::indexing::None, 2)});
-  s.v = split_heads(v_(x), heads_);  // (B, h, N, 2d)
+  s.v = split_heads(linear(v_, x), heads_);  // (B, h, N, 2d)
   return s;
 }
 
@@ -72,7 +73,12 @@ std::pair<torch::Tensor, torch::Tensor> DifferentialCore::attend(const Different
 
 torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out) {
   const auto normed = head_norm_(heads_out) * (1.0 - lambda_init_);  // (B, h, N, 2d)
-  return out_(merge_heads(normed));                                  // (B, N, D)
+  return linear(out_, merge_heads(normed));                          // (B, N, D)
+}
+
+torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out, const torch::Tensor& lambda) {
+  const auto normed = head_norm_(heads_out) * (1 - lambda).to(heads_out.scalar_type());  // (B, h, N, 2d)
+  return linear(out_, merge_heads(normed));                                              // (B, N, D)
 }
 
 }  // namespace repro

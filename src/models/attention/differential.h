@@ -24,7 +24,8 @@ class DifferentialCore {
   // Registers q, k, v, out and head_norm on `owner`. With options.diff.heads = 0, diff
   // halves model.heads (`halve_heads`: the DIFF paper halves the baseline's heads) and
   // dgsa keeps them (the reading Table 5 confirms). `layer_index` (0-based) sets
-  // lambda_init under the depth schedule.
+  // lambda_init under the depth schedule; under the learnable one (dgsa) lambda_init
+  // is the start value of the owner's parameter.
   DifferentialCore(torch::nn::Module& owner, const AttentionOptions& options, int64_t layer_index, bool halve_heads);
 
   DifferentialStreams project(const torch::Tensor& x);  // x: (B, N, D)
@@ -36,6 +37,8 @@ class DifferentialCore {
 
   // (B, h, N, 2d) -> RMSNorm x (1 - lambda_init) -> (B, N, D) -> W_o
   torch::Tensor finish(const torch::Tensor& heads_out);
+  // The same with a tensor lambda (a () learnable scalar) in place of lambda_init.
+  torch::Tensor finish(const torch::Tensor& heads_out, const torch::Tensor& lambda);
 
   // Two maps of h heads: Q1 K1^T + Q2 K2^T over 2h d = D, A1 V + A2 V over 2 x h 2d = 2D.
   double pairwise_flops(int64_t tokens) const {
