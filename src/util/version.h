@@ -13,9 +13,10 @@ bool cuda_available();
 std::string blas_in_use();
 // Sets LibTorch's intra-op threads to `threads` (0 = every CPU of this process's affinity
 // mask; `repro run` passes its thread plan, run/threads.h) and, unless
-// $OPENBLAS_NUM_THREADS says otherwise, OpenBLAS to one thread: LibTorch already
-// parallelises around its BLAS calls, and nested OpenBLAS threads made a ViT
-// training step 3x slower on 2 cores (measured: 13.7 s vs 4.4 s per 10k images).
+// $OPENBLAS_NUM_THREADS says otherwise, OpenBLAS to one thread: the models' matrix
+// products are split over LibTorch's own threads (models/cpu_ops.h), and OpenBLAS's
+// threads, which spin after each call, took cores from LibTorch's (nested, they made a
+// ViT training step 3x slower on 2 cores: 13.7 s vs 4.4 s per 10k images).
 void configure_threads(int threads);
 int blas_threads();                  // OpenBLAS's thread count, or -1 when not OpenBLAS
 void set_blas_threads(int threads);  // no-op when not OpenBLAS
