@@ -1,17 +1,24 @@
 // Attention rollout: the math against hand computations, signed maps, the maps of every
-// variant, and the PNG grid of `repro rollout`.
+// variant, the PNG grid of `repro rollout`, and its text path (token decoding, token strips
+// as PNG and HTML, --match).
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "analysis/figure.h"
+#include "analysis/html.h"
 #include "analysis/rollout.h"
+#include "analysis/text_rollout.h"
+#include "analysis/token_strip.h"
 #include "fixtures.h"
 #include "models/model.h"
 #include "run/runner.h"
 #include "run_repro.h"
 #include "spec/experiment.h"
 #include "spec/options.h"
+#include "text/word_tokenizer.h"
 #include "util/files.h"
 
 using namespace repro;
@@ -168,4 +175,142 @@ models:
                                    (dir.path() / "data").string());
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Contains("--indices: got '99'"));
+}
+
+namespace {
+
+StripBlock strip_block(const std::string& title, const std::vector<std::pair<std::string, double>>& tokens) {
+  StripBlock block{title, "pred sci.space (p 0.50)", true, {}};
+  for (const auto& [text, value] : tokens) block.tokens.push_back({text, value, false});
+  return block;
+}
+
+// The number of times `needle` occurs in `haystack`.
+size_t occurrences(const std::string& haystack, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("word tokenizer: token(id) inverts encode; unknown ids and other tokenizers are refused", "[model]") {
+  const WordTokenizer tokenizer({"the cat sat on the mat.", "the dog sat"}, 1, 100, true);
+  const auto ids = tokenizer.encode("The dog sat on the mat.");
+  std::vector<std::string> decoded;
+  for (const auto id : ids) decoded.push_back(tokenizer.token(id));
+  CHECK(decoded == word_tokens("The dog sat on the mat.", true));
+  CHECK(tokenizer.token(kUnkId) == "<unk>");
+  CHECK(tokenizer.token(tokenizer.encode("zebra").at(0)) == "<unk>");
+  CHECK_THROWS_WITH(tokenizer.token(tokenizer.vocab_size()), Contains("outside the vocabulary"));
+}
+
+TEST_CASE("decode_row: <cls> and padding left out, an <unk> shows the raw word when the text lines up", "[model]") {
+  TestTexts texts;
+  texts.texts = {"Xlib draws lines", "other"};
+  texts.tokenizer = std::make_unique<WordTokenizer>(std::vector<std::string>{"draws lines"}, 1, 100, true);
+  texts.word_level = true;
+  const auto ids = pack({texts.tokenizer->encode(texts.texts[0])}, 6)[0];  // (6,) <cls> <unk> draws lines 0 0
+  const auto tokens = decode_row(texts, 0, ids);
+  REQUIRE(tokens.size() == 3);
+  CHECK(tokens[0].text == "xlib");
+  CHECK(tokens[0].unknown);
+  CHECK(tokens[1].text == "draws");
+  CHECK_FALSE(tokens[1].unknown);
+  CHECK(decode_row(texts, 1, ids)[0].text == "<unk>");  // "other" does not line up with these ids
+  CHECK(find_text(texts.texts, "draws") == 0);
+  CHECK_THROWS_WITH(find_text(texts.texts, "Most graphics"), Contains("'Most graphics'") && Contains("test_limit"));
+}
+
+TEST_CASE("token strip PNG: page width, height grows with the tokens, colours follow the relevance", "[model]") {
+  test::TempDir dir("token_strip");
+  StripFigure figure{"fixture #3: attention rollout", "true label sci.space", "", {}};
+  figure.blocks.push_back(strip_block("Transformer", {{"orbit", 1.0}, {"the", -1.0}, {"moon", 0.0}}));
+  const cv::Mat small = token_strip(figure);
+  write_png(dir.path() / "strip.png", small);
+  const cv::Mat back = cv::imread((dir.path() / "strip.png").string());
+  REQUIRE_FALSE(back.empty());
+  CHECK(back.cols == kStripWidth);
+  CHECK(back.rows > 100);
+  CHECK(back.rows < 300);
+  std::vector<std::pair<std::string, double>> many;
+  for (int i = 0; i < 300; ++i) many.push_back({"token" + std::to_string(i), i % 7 - 3.0});
+  figure.blocks.push_back(strip_block("DGT", many));
+  CHECK(token_strip(figure).rows > small.rows + 200);  // wrapped onto many lines
+  figure.blocks.pop_back();
+  figure.blocks[0].tokens[0].relevance = -1.0;  // orbit now inhibitory
+  const cv::Mat flipped = token_strip(figure);
+  REQUIRE(flipped.size() == small.size());
+  CHECK(cv::norm(flipped, small, cv::NORM_L1) > 0);
+}
+
+TEST_CASE("token strip HTML: every token once, escaped, signed colours and a legend", "[model]") {
+  StripFigure figure{"fixture <#3>", "true label a&b", "truncated at 3 of 9 tokens", {}};
+  figure.blocks.push_back(strip_block("DGT", {{"<b>", 2.0}, {"R&D", -1.0}, {"plain", 0.0}}));
+  figure.blocks[0].tokens[2].unknown = true;
+  const std::string page = token_strip_html(figure);
+  CHECK(occurrences(page, ">&lt;b&gt;</span>") == 1);
+  CHECK(occurrences(page, ">R&amp;D</span>") == 1);
+  CHECK(occurrences(page, ">plain</span>") == 1);
+  CHECK(page.find("<b>") == std::string::npos);  // nothing unescaped
+  CHECK_THAT(page, Contains("fixture &lt;#3&gt;") && Contains("a&amp;b") && Contains("truncated at 3 of 9 tokens"));
+  const cv::Vec3b red = diverging_colour(1), blue = diverging_colour(-0.5);
+  CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", red[2], red[1], red[0])));
+  CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", blue[2], blue[1], blue[0])));
+  CHECK_THAT(page, Contains("background:rgb(255,255,255);"));
+  CHECK_THAT(page, Contains("title=\"+2 (+1.00 of the largest |relevance|)\""));
+  CHECK_THAT(page, Contains("not in the vocabulary") && Contains("linear-gradient") && Contains("inhibitory"));
+}
+
+TEST_CASE("repro rollout of text runs: token strips by position and by --match", "[cli]") {
+  test::TempDir dir("rollout_text");
+  test::ScopedCache cache;
+  test::write_bytes(dir.path() / "data/ag_news/ag_news_csv/train.csv", test::ag_news_csv(64), false);
+  test::write_bytes(dir.path() / "data/ag_news/ag_news_csv/test.csv", test::ag_news_csv(40), false);
+  test::write_text(dir.path() / "text.yaml", R"(experiment: text
+datasets: [ag_news]
+seeds: [0]
+model: {dim: 16, depth: 2, heads: 2, ffn: {ratio: 2}}
+data: {val_fraction: 0.25, verify: off, test_limit: 20}
+text: {max_len: 6}
+train: {epochs: 1, batch_size: 16}
+models:
+  - name: Transformer
+    model.preset: transformer
+  - name: DGT
+    model.preset: dgt
+)");
+  RunnerOptions options;
+  options.out = dir.path() / "runs";
+  options.data_root = (dir.path() / "data").string();
+  options.device = "cpu";
+  REQUIRE(run_experiment(load_experiment((dir.path() / "text.yaml").string()), options) == 0);
+  const auto runs = dir.path() / "runs/text/ag_news";
+  const std::string both = (runs / "Transformer/seed_0").string() + " " + (runs / "DGT/seed_0").string();
+  const std::string data = " --data-root " + (dir.path() / "data").string();
+  const auto out = dir.path() / "figures";
+  const auto result = test::run_repro("rollout " + both + " data.test_limit=0 --indices 2 --match 'title 17 ' --out " +
+                                      out.string() + data);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto index = nlohmann::json::parse(read_file(out / "ag_news_rollout.json"));
+  REQUIRE(index["indices"].size() == 2);
+  CHECK(index["indices"][0] == 2);
+  const int64_t matched = index["indices"][1].get<int64_t>();
+  CHECK(index["runs"].size() == 2);
+  const auto& example = index["examples"][1];
+  CHECK(example["tokens"] == 5);  // max_len 6 minus <cls>
+  CHECK(example["tokens_in_text"].get<int64_t>() > 5);
+  const cv::Mat png = cv::imread((out / fmt::format("ag_news_rollout_{}.png", matched)).string());
+  REQUIRE_FALSE(png.empty());
+  CHECK(png.cols == kStripWidth);
+  const std::string page = read_file(out / fmt::format("ag_news_rollout_{}.html", matched));
+  CHECK_THAT(page, Contains("(a) Transformer") && Contains("(b) DGT") && Contains("truncated at 5 of"));
+  CHECK(occurrences(page, ">17</span>") == 2);  // the matched title's number, once per run
+  const auto missing = test::run_repro("rollout " + both + " --match 'Most graphics systems'" + data);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Contains("no test text contains 'Most graphics systems'"));
+  const auto bad_key = test::run_repro("rollout " + both + " model.dim=8" + data);
+  CHECK(bad_key.exit_code == 2);
+  CHECK_THAT(bad_key.output, Contains("model.dim"));
 }

@@ -1,11 +1,14 @@
-// repro rollout RUN_DIR [RUN_DIR...]: attention rollout of trained image runs (their model.pt) on the
-// same test examples, side by side in one PNG (Figure 2 of the DGSA paper), with an index JSON.
+// repro rollout RUN_DIR [RUN_DIR...] [KEY=VALUE...]: attention rollout of trained runs (their model.pt) on
+// the same test examples: images side by side in one PNG (Figure 2 of the DGSA paper), text as token
+// strips, a PNG and an HTML page per example (Figure 3), each with an index JSON.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "analysis/figure.h"
 #include "analysis/rollout.h"
+#include "analysis/rollout_run.h"
+#include "analysis/text_rollout.h"
 #include "cli/cli.h"
 #include "data/batcher.h"
 #include "data/registry.h"
@@ -25,40 +28,16 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RolloutArguments {
-  std::vector<std::string> runs;
+  std::vector<std::string> targets;  // run folders and KEY=VALUE data overrides
+  std::vector<std::string> matches;  // --match TEXT (text runs)
   int64_t examples = 4;
   std::string indices, method = "rollout", out = "rollout", data_root, device = "cpu";
   int threads = 0;
 };
 
-struct LoadedRun {
-  fs::path dir;
-  RunSpec spec;
-  RunData data;
-  ClassifierPtr model;
-  ModelOptions options;
-  ModelFileInfo file;
-};
-
-LoadedRun load_run(const fs::path& dir, DataLoader& loader, torch::Device device) {
-  const std::string why = why_not_evaluable(dir);
-  if (!why.empty()) throw Error(dir.string() + ": " + why);
-  LoadedRun run{dir, read_run_spec(dir / "spec.resolved.yaml"), {}, nullptr, {}, {}};
-  if (find_dataset(run.spec.dataset).is_text())
-    throw Error(dir.string() + ": a text run (" + run.spec.dataset +
-                "); rollout renders image runs only so far (token strips are not implemented)");
-  run.data = loader.run_data(run.spec.dataset, run.spec.config);
-  run.options = model_options(run.spec.config);
-  run.model = build_model(run.options, run.data.info);
-  run.file = load_model_file(model_file_path(dir), *run.model);
-  run.model->to(device);
-  run.model->eval();
-  return run;
-}
-
 std::vector<int64_t> example_indices(const RolloutArguments& args, int64_t test_size) {
   std::vector<int64_t> indices;
-  if (args.indices.empty())
+  if (args.indices.empty() && args.matches.empty())
     for (int64_t i = 0; i < std::min(args.examples, test_size); ++i) indices.push_back(i);
   for (const auto& text : split(args.indices, ',')) {
     if (trim(text).empty()) continue;
@@ -69,19 +48,17 @@ std::vector<int64_t> example_indices(const RolloutArguments& args, int64_t test_
                   " (positions in the test split)");
     indices.push_back(value);
   }
-  if (indices.empty()) throw Error("no examples: the test split is empty or --examples is 0");
+  if (indices.empty() && args.matches.empty())
+    throw Error("no examples: the test split is empty or --examples is 0");
   return indices;
 }
 
-std::string class_name(const DatasetInfo& info, int64_t label) {
-  return label < static_cast<int64_t>(info.class_names.size()) ? info.class_names[label] : std::to_string(label);
-}
-
 // One column of the figure: the run's relevance map of each example and its predictions.
-RolloutColumn rollout_column(LoadedRun& run, const torch::Tensor& indices, RolloutMethod method, torch::Device device) {
+RolloutColumn rollout_column(RolloutRun& run, const torch::Tensor& indices, RolloutMethod method,
+                             torch::Device device) {
   torch::NoGradGuard no_grad;
   const Split test = resident_split(run.data.test, device);
-  const auto batcher = make_batcher(run.data.info, run.spec.config, device);
+  const auto batcher = make_batcher(run.data.info, run.config, device);
   const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);
   std::vector<torch::Tensor> maps;                                                  // per block (B, H, N, N)
   const auto predictions = run.model->forward(x, &maps).argmax(1).to(torch::kCPU);  // (B,)
@@ -102,22 +79,10 @@ RolloutColumn rollout_column(LoadedRun& run, const torch::Tensor& indices, Rollo
   return column;
 }
 
-void run_rollout(const RolloutArguments& args) {
-  configure_threads(args.threads);
-  const RolloutMethod method = rollout_method(args.method);
-  DataLoader loader(resolve_data_root(args.data_root));
-  const torch::Device device = resolve_device(args.device);
-  std::vector<LoadedRun> runs;
-  for (const auto& dir : args.runs) {
-    runs.push_back(load_run(dir, loader, device));
-    if (runs.back().spec.dataset != runs.front().spec.dataset ||
-        runs.back().data.test.size() != runs.front().data.test.size())
-      throw Error(dir + ": its test split (" + runs.back().spec.dataset + ", " +
-                  std::to_string(runs.back().data.test.size()) + " examples) is not the one of " + args.runs.front() +
-                  "; rollout compares runs on the same examples");
-  }
-  const LoadedRun& first = runs.front();
-  const auto picked = example_indices(args, first.data.test.size());
+// The image figure: one PNG grid of every run's maps and an index JSON.
+void render_image_rollout(std::vector<RolloutRun>& runs, const std::vector<int64_t>& picked, RolloutMethod method,
+                          const RolloutArguments& args, torch::Device device) {
+  const RolloutRun& first = runs.front();
   const auto indices = torch::tensor(picked, torch::kInt64);
   std::vector<RolloutExample> examples;
   for (const auto i : picked)
@@ -143,18 +108,76 @@ void run_rollout(const RolloutArguments& args) {
   std::cout << (fs::path(args.out) / (stem + ".png")).string() << " (" << grid.cols << "x" << grid.rows << ")\n";
 }
 
+// Run folders and KEY=VALUE data overrides (the keys `repro eval` may change) from the arguments.
+std::vector<Setting> split_targets(const std::vector<std::string>& targets, std::vector<std::string>* runs) {
+  EvalRequest request;
+  request.name = "rollout";
+  for (const auto& target : targets)
+    if (target.find('=') != std::string::npos && !fs::exists(target))
+      request.overrides.push_back(parse_override(target));
+    else
+      runs->push_back(target);
+  check_eval_request(request);
+  if (runs->empty()) throw Error("no run folder given (only KEY=VALUE overrides)");
+  return eval_points(request).front();
+}
+
+bool same_test_split(const RolloutRun& a, const RolloutRun& b) {
+  if (a.spec.dataset != b.spec.dataset || a.data.test.size() != b.data.test.size()) return false;
+  return !find_dataset(a.spec.dataset).is_text() || torch::equal(a.data.test.inputs, b.data.test.inputs);
+}
+
+void run_rollout(const RolloutArguments& args) {
+  configure_threads(args.threads);
+  const RolloutMethod method = rollout_method(args.method);
+  std::vector<std::string> dirs;
+  const std::vector<Setting> overrides = split_targets(args.targets, &dirs);
+  DataLoader loader(resolve_data_root(args.data_root));
+  const torch::Device device = resolve_device(args.device);
+  std::vector<RolloutRun> runs;
+  for (const auto& dir : dirs) {
+    runs.push_back(load_rollout_run(dir, overrides, loader, device));
+    if (!same_test_split(runs.back(), runs.front()))
+      throw Error(dir + ": its test split (" + runs.back().spec.dataset + ", " +
+                  std::to_string(runs.back().data.test.size()) + " examples) is not the one of " + dirs.front() +
+                  "; rollout compares runs on the same examples (text runs: the same tokens)");
+  }
+  const RolloutRun& first = runs.front();
+  std::vector<int64_t> picked = example_indices(args, first.data.test.size());
+  if (!find_dataset(first.spec.dataset).is_text()) {
+    if (!args.matches.empty())
+      throw Error("--match picks text examples; " + first.spec.dataset + " is an image dataset");
+    render_image_rollout(runs, picked, method, args, device);
+    return;
+  }
+  const TestTexts texts = test_texts(loader, first.spec.dataset, first.config);
+  for (const auto& needle : args.matches) picked.push_back(find_text(texts.texts, needle));
+  for (const auto& path : render_text_rollout(runs, texts, {picked, method, args.method, args.out}, device))
+    std::cout << path.string() << "\n";
+}
+
 }  // namespace
 
 void add_rollout_command(CLI::App& app, int& exit_code) {
-  auto* command = app.add_subcommand("rollout", "Attention rollout of trained image runs on the same test examples");
+  auto* command = app.add_subcommand("rollout", "Attention rollout of trained runs on the same test examples");
   auto args = std::make_shared<RolloutArguments>();
-  command->add_option("runs", args->runs, "Run folders with model.pt (image datasets), one column each")->required();
+  command
+      ->add_option("targets", args->targets,
+                   "Run folders with model.pt (one column or block each), and data overrides KEY=VALUE "
+                   "(data.test_limit=0, data.noise.*: the keys repro eval takes)")
+      ->required();
   auto* examples = command->add_option("--examples", args->examples, "The first N test examples (default 4)")
                        ->check(CLI::PositiveNumber);
   command->add_option("--indices", args->indices, "Test examples by position, e.g. 3,17,42")->excludes(examples);
+  command
+      ->add_option("--match", args->matches,
+                   "Text runs: the first test example whose text contains TEXT (repeatable; with --indices)")
+      ->excludes(examples);
   command->add_option("--method", args->method, "rollout | last-layer | excitatory (docs/models.md)")
       ->check(CLI::IsMember({"rollout", "last-layer", "excitatory"}));
-  command->add_option("--out", args->out, "Folder for <dataset>_<method>.png and .json (default rollout/)");
+  command->add_option("--out", args->out,
+                      "Folder for <dataset>_<method>.png and .json; text: <dataset>_<method>_<position>.png and "
+                      ".html per example (default rollout/)");
   command->add_option("--data-root", args->data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")

@@ -31,20 +31,24 @@ RunData DataLoader::run_data(const std::string& dataset, const Config& config) {
 RunData DataLoader::prepare(const std::string& dataset, const Config& config) {
   const DatasetEntry& entry = find_dataset(dataset);
   const std::string key = load_key(dataset, config);
-  if (entry.is_text()) {
-    auto it = texts_.find(key);
-    if (it == texts_.end()) {
-      spdlog::info("loading {} from {}", dataset, root_.string());
-      it = texts_.emplace(key, entry.load_text(root_, config)).first;
-    }
-    return prepare_text_run_data(entry.info(), it->second, config);
-  }
+  if (entry.is_text()) return prepare_text_run_data(entry.info(), raw_text(dataset, config), config);
   auto it = images_.find(key);
   if (it == images_.end()) {
     spdlog::info("loading {} from {}", dataset, root_.string());
     it = images_.emplace(key, entry.load_images(root_, config)).first;
   }
   return prepare_run_data(entry.info(), it->second, config);
+}
+
+const RawText& DataLoader::raw_text(const std::string& dataset, const Config& config) {
+  const DatasetEntry& entry = find_dataset(dataset);
+  const std::string key = load_key(dataset, config);
+  auto it = texts_.find(key);
+  if (it == texts_.end()) {
+    spdlog::info("loading {} from {}", dataset, root_.string());
+    it = texts_.emplace(key, entry.load_text(root_, config)).first;
+  }
+  return it->second;
 }
 
 DatasetInfo DataLoader::model_info(const std::string& dataset, const Config& config) {

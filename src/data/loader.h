@@ -22,6 +22,9 @@ class DataLoader {
   // without reading any file; for text the vocabulary needs the tokenized data.
   DatasetInfo model_info(const std::string& dataset, const Config& config);
 
+  // A text dataset's official splits as read (and cleaned) for `config`; read once.
+  const RawText& raw_text(const std::string& dataset, const Config& config);
+
  private:
   RunData prepare(const std::string& dataset, const Config& config);
 

@@ -22,25 +22,6 @@ TextSplit take(const TextSplit& split, const std::vector<int64_t>& indices) {
   return out;
 }
 
-struct TextSplits : DataNotes {
-  TextSplit train, val, test;
-};
-
-TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  const SplitPlan plan =
-      plan_splits(info, raw.train.labels, raw.test.labels, SplitSettings::from_config(config), raw.notes);
-  TextSplits out;
-  out.add_notes(raw);
-  out.add_notes(plan);
-  const auto pool = [&](const PlannedSplit& s) -> const TextSplit& {
-    return s.pool == Pool::Train ? raw.train : raw.test;
-  };
-  out.train = take(pool(plan.train), plan.train.indices);
-  out.val = take(pool(plan.val), plan.val.indices);
-  out.test = take(pool(plan.test), plan.test.indices);
-  return out;
-}
-
 Split encode(const Tokenizer& tokenizer, const TextSplit& split, int64_t max_len) {
   return {tokenizer.encode_all(split.texts, max_len), torch::tensor(split.labels, torch::kInt64)};
 }
@@ -74,6 +55,21 @@ std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config&
 }
 
 }  // namespace
+
+TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config) {
+  const SplitPlan plan =
+      plan_splits(info, raw.train.labels, raw.test.labels, SplitSettings::from_config(config), raw.notes);
+  TextSplits out;
+  out.add_notes(raw);
+  out.add_notes(plan);
+  const auto pool = [&](const PlannedSplit& s) -> const TextSplit& {
+    return s.pool == Pool::Train ? raw.train : raw.test;
+  };
+  out.train = take(pool(plan.train), plan.train.indices);
+  out.val = take(pool(plan.val), plan.val.indices);
+  out.test = take(pool(plan.test), plan.test.indices);
+  return out;
+}
 
 RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const Config& config) {
   RunData data;

@@ -12,4 +12,11 @@ namespace repro {
 
 RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const Config& config);
 
+// The texts behind a run's splits (step 1), in the order of its id tensors; the
+// tokenizer of step 2 is run_tokenizer(info, raw, train.texts, config) (data/word_list.h).
+struct TextSplits : DataNotes {
+  TextSplit train, val, test;
+};
+TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config);
+
 }  // namespace repro

@@ -4,6 +4,7 @@
 
 #include "text/sentencepiece_tokenizer.h"
 #include "text/word_tokenizer.h"
+#include "util/error.h"
 
 namespace repro {
 
@@ -18,6 +19,11 @@ torch::Tensor pack(const std::vector<std::vector<int64_t>>& token_lists, int64_t
     std::copy(tokens.begin(), tokens.begin() + kept, row + 1);
   }
   return ids;
+}
+
+std::string Tokenizer::token(int64_t id) const {
+  throw Error("token " + std::to_string(id) +
+              ": this tokenizer cannot turn ids back into text (text.tokenizer=word can)");
 }
 
 torch::Tensor Tokenizer::encode_all(const std::vector<std::string>& texts, int64_t max_len) const {

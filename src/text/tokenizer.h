@@ -19,6 +19,9 @@ class Tokenizer {
   virtual ~Tokenizer() = default;
   virtual std::vector<int64_t> encode(const std::string& text) const = 0;  // without <cls>, not truncated
   virtual int64_t vocab_size() const = 0;
+  // The token of an id (encode's inverse, token by token); throws repro::Error for an id outside
+  // the vocabulary or a tokenizer that cannot decode.
+  virtual std::string token(int64_t id) const;
   // (N, max_len) int64: <cls>, tokens, then padding.
   virtual torch::Tensor encode_all(const std::vector<std::string>& texts, int64_t max_len) const;
 };

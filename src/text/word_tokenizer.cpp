@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "util/error.h"
+
 namespace repro {
 
 namespace {
@@ -92,6 +94,13 @@ std::vector<int64_t> WordTokenizer::encode(const std::string& text) const {
     ids.push_back(it == ids_.end() ? kUnkId : it->second);
   }
   return ids;
+}
+
+std::string WordTokenizer::token(int64_t id) const {
+  if (id < 0 || id >= vocab_size())
+    throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0 to " +
+                std::to_string(vocab_size() - 1) + ")");
+  return words_[static_cast<size_t>(id)];
 }
 
 }  // namespace repro

@@ -28,6 +28,7 @@ class WordTokenizer : public Tokenizer {
   static WordTokenizer from_word_list(const std::string& word_list, int64_t max_vocab, bool lowercase);
   std::vector<int64_t> encode(const std::string& text) const override;
   int64_t vocab_size() const override { return static_cast<int64_t>(words_.size()); }
+  std::string token(int64_t id) const override;  // words()[id]: "<pad>", "<unk>", "<cls>", then the words
   const std::vector<std::string>& words() const { return words_; }
 
  private:

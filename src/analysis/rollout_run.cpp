@@ -1,0 +1,27 @@
+#include "analysis/rollout_run.h"
+
+#include "util/error.h"
+
+namespace repro {
+
+RolloutRun load_rollout_run(const std::filesystem::path& dir, const std::vector<Setting>& overrides, DataLoader& loader,
+                            torch::Device device) {
+  const std::string why = why_not_evaluable(dir);
+  if (!why.empty()) throw Error(dir.string() + ": " + why);
+  RolloutRun run{dir, read_run_spec(dir / "spec.resolved.yaml"), {}, {}, nullptr, {}, {}};
+  run.config = run.spec.config;
+  for (const auto& s : overrides) run.config.set(s.key, s.raw, s.where);
+  run.data = loader.run_data(run.spec.dataset, run.config);
+  run.options = model_options(run.config);
+  run.model = build_model(run.options, run.data.info);
+  run.file = load_model_file(model_file_path(dir), *run.model);
+  run.model->to(device);
+  run.model->eval();
+  return run;
+}
+
+std::string class_name(const DatasetInfo& info, int64_t label) {
+  return label < static_cast<int64_t>(info.class_names.size()) ? info.class_names[label] : std::to_string(label);
+}
+
+}  // namespace repro

@@ -1,0 +1,142 @@
+#include "analysis/token_strip.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+#include "analysis/figure.h"
+
+namespace repro {
+
+namespace {
+
+constexpr int kMargin = 16;       // left, right, top and bottom
+constexpr int kLine = 26;         // height of one line of tokens
+constexpr int kBox = 21;          // height of a token's background
+constexpr int kPad = 3;           // text inset in its box
+constexpr int kSpace = 4;         // between tokens
+constexpr int kTitle = 30;        // a block's title line
+constexpr int kBlockGap = 14;     // between blocks
+constexpr int kHeadingBand = 58;  // heading and label lines
+constexpr int kBarBand = 56;      // colour bar and its labels
+constexpr double kScale = 0.5;    // token font scale
+constexpr size_t kLongest = 40;   // longer tokens are cut with "..."
+constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+const cv::Scalar kInk(20, 20, 20), kGreen(40, 140, 40), kRed(40, 40, 200), kGrey(110, 110, 110);
+
+// OpenCV's Hershey fonts draw ASCII only: other characters become '?'.
+std::string drawable(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out += c >= 0x20 ? static_cast<char>(c) : ' ';
+    } else if ((c & 0xC0) != 0x80) {  // the first byte of a UTF-8 character
+      out += '?';
+    }
+  }
+  return out;
+}
+
+// A token as drawn: ASCII, cut with "..." past kLongest characters.
+std::string drawable_token(const std::string& text) {
+  const std::string out = drawable(text);
+  return out.size() > kLongest ? out.substr(0, kLongest - 3) + "..." : out;
+}
+
+int font_of(const StripToken& token) { return token.unknown ? kFont | cv::FONT_ITALIC : kFont; }
+
+int text_width(const std::string& text, int font, double scale, int thickness = 1) {
+  int baseline = 0;
+  return cv::getTextSize(text, font, scale, thickness, &baseline).width;
+}
+
+// Top-left corner of each token's box, lines wrapped at `width`; returns the height used.
+int layout(const std::vector<StripToken>& tokens, int width, std::vector<cv::Rect>* boxes) {
+  int x = 0, y = 0;
+  for (const auto& token : tokens) {
+    const int w = text_width(drawable_token(token.text), font_of(token), kScale) + 2 * kPad;
+    if (x > 0 && x + w > width) {
+      x = 0;
+      y += kLine;
+    }
+    if (boxes) boxes->push_back({x, y, w, kBox});
+    x += w + kSpace;
+  }
+  return tokens.empty() ? 0 : y + kLine;
+}
+
+int block_height(const StripBlock& block) {
+  return kTitle + layout(block.tokens, kStripWidth - 2 * kMargin, nullptr) + kBlockGap;
+}
+
+void draw_block(cv::Mat& canvas, const StripBlock& block, char letter, int top) {
+  const std::string title = std::string("(") + letter + ") " + drawable(block.title);
+  cv::putText(canvas, title, {kMargin, top + 20}, kFont, 0.6, kInk, 2, cv::LINE_AA);
+  const int after_title = kMargin + text_width(title, kFont, 0.6, 2) + 16;
+  cv::putText(canvas, drawable(block.caption), {after_title, top + 20}, kFont, 0.5, block.correct ? kGreen : kRed, 1,
+              cv::LINE_AA);
+  std::vector<cv::Rect> boxes;
+  layout(block.tokens, kStripWidth - 2 * kMargin, &boxes);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const StripToken& token = block.tokens[i];
+    const double t = scaled_relevance(block, token);
+    const cv::Rect box = boxes[i] + cv::Point(kMargin, top + kTitle);
+    cv::rectangle(canvas, box, cv::Scalar(diverging_colour(t)), cv::FILLED);
+    const cv::Scalar ink = std::abs(t) > 0.6 ? cv::Scalar(255, 255, 255) : (token.unknown ? kGrey : kInk);
+    cv::putText(canvas, drawable_token(token.text), {box.x + kPad, box.y + kBox - 6}, font_of(token), kScale, ink, 1,
+                cv::LINE_AA);
+    if (token.unknown)  // underlined, as in the HTML
+      cv::line(canvas, {box.x + kPad, box.y + kBox - 3}, {box.x + box.width - kPad, box.y + kBox - 3}, ink, 1);
+  }
+}
+
+// A horizontal colour bar from -max (left) to +max (right), centred under the blocks.
+void colour_bar(cv::Mat& canvas, int top) {
+  const int width = 360, height = 14, left = (kStripWidth - width) / 2;
+  for (int x = 0; x < width; ++x) {
+    const double t = -1.0 + 2.0 * x / (width - 1);
+    cv::line(canvas, {left + x, top}, {left + x, top + height}, cv::Scalar(diverging_colour(t)), 1);
+  }
+  cv::rectangle(canvas, {left, top}, {left + width, top + height}, kInk, 1);
+  const int y = top + height + 16;
+  const auto label = [&](const std::string& text, int x) {
+    cv::putText(canvas, text, {x, y}, kFont, 0.45, kInk, 1, cv::LINE_AA);
+  };
+  label("-max (inhibitory)", left - 40);
+  label("0", left + width / 2 - 4);
+  label("+max (excitatory)", left + width - 100);
+  const std::string key =
+      "each block scaled by its largest |relevance|; italic underlined = not in the vocabulary (<unk>)";
+  cv::putText(canvas, key, {(kStripWidth - text_width(key, kFont, 0.4)) / 2, y + 18}, kFont, 0.4, kGrey, 1,
+              cv::LINE_AA);
+}
+
+}  // namespace
+
+double scaled_relevance(const StripBlock& block, const StripToken& token) {
+  double largest = 0;
+  for (const auto& t : block.tokens) largest = std::max(largest, std::abs(t.relevance));
+  return largest > 0 ? std::clamp(token.relevance / largest, -1.0, 1.0) : 0.0;
+}
+
+cv::Mat token_strip(const StripFigure& figure) {
+  int height = kMargin + kHeadingBand;
+  for (const auto& block : figure.blocks) height += block_height(block);
+  height += kBarBand + kMargin;
+  cv::Mat canvas(height, kStripWidth, CV_8UC3, cv::Scalar(255, 255, 255));
+  cv::putText(canvas, drawable(figure.heading), {kMargin, kMargin + 18}, kFont, 0.65, kInk, 2, cv::LINE_AA);
+  std::string second = drawable(figure.label);
+  if (!figure.note.empty()) second += "   (" + drawable(figure.note) + ")";
+  cv::putText(canvas, second, {kMargin, kMargin + 44}, kFont, 0.5, kInk, 1, cv::LINE_AA);
+  int top = kMargin + kHeadingBand;
+  char letter = 'a';
+  for (const auto& block : figure.blocks) {
+    draw_block(canvas, block, letter++, top);
+    top += block_height(block);
+  }
+  colour_bar(canvas, top + 4);
+  return canvas;
+}
+
+}  // namespace repro
