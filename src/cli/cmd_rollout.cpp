@@ -7,9 +7,9 @@
 
 #include "analysis/figure.h"
 #include "analysis/rollout.h"
-#include "analysis/rollout_run.h"
-#include "analysis/text_rollout.h"
 #include "cli/cli.h"
+#include "cli/rollout_run.h"
+#include "cli/rollout_text.h"
 #include "data/batcher.h"
 #include "data/registry.h"
 #include "models/model.h"
@@ -48,8 +48,7 @@ std::vector<int64_t> example_indices(const RolloutArguments& args, int64_t test_
                   " (positions in the test split)");
     indices.push_back(value);
   }
-  if (indices.empty() && args.matches.empty())
-    throw Error("no examples: the test split is empty or --examples is 0");
+  if (indices.empty() && args.matches.empty()) throw Error("no examples: the test split is empty or --examples is 0");
   return indices;
 }
 

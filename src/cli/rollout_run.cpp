@@ -1,4 +1,4 @@
-#include "analysis/rollout_run.h"
+#include "cli/rollout_run.h"
 
 #include "util/error.h"
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/rollout.h"
-#include "analysis/rollout_run.h"
 #include "analysis/token_strip.h"
+#include "cli/rollout_run.h"
 #include "text/tokenizer.h"
 
 namespace repro {

@@ -1,4 +1,4 @@
-#include "analysis/text_rollout.h"
+#include "cli/rollout_text.h"
 
 #include <fmt/format.h>
 
