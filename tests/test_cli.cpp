@@ -158,6 +158,13 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   const Result bad = run_repro("bench " + spec + " --only no_such_model --out " + json_path.string());
   CHECK(bad.exit_code != 0);
   CHECK_THAT(bad.output, Contains("--only 'no_such_model'"));
+
+  // A "no cap" vocabulary (as experiments/params_text.yaml's readings write it) is refused, not allocated.
+  const std::string bench_spec = std::string(REPRO_SOURCE_DIR) + "/experiments/bench.yaml";
+  const Result huge = run_repro("bench " + bench_spec + " --only imdb/vanilla --device cpu --out " +
+                                json_path.string() + " text.max_vocab=100000000");
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.output, Contains("text.max_vocab = 100000000") && Contains("at most 10000000"));
 }
 
 TEST_CASE("repro data info takes the dataset name and then data.* settings", "[cli]") {

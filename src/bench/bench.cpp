@@ -11,6 +11,7 @@
 #include "models/param_count.h"
 #include "train/optimizer.h"
 #include "train/step.h"
+#include "util/error.h"
 #include "util/version.h"
 
 #ifdef REPRO_CUDA
@@ -82,7 +83,13 @@ void train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int
 DatasetInfo synthetic_info(const PlannedRun& run) {
   DatasetInfo info = find_dataset(run.dataset).info();
   if (info.modality == "text") {
+    // Synthetic ids: the vocabulary is text.max_vocab words (60,000 when 0), never read from data.
+    constexpr int64_t kLargestSyntheticVocab = 10'000'000;
     const int64_t vocab = run.config.integer("text.max_vocab");
+    if (vocab > kLargestSyntheticVocab)
+      throw Error(run.model_config + " / " + run.dataset + ": text.max_vocab = " + std::to_string(vocab) +
+                  " is the synthetic vocabulary repro bench times; expected at most " +
+                  std::to_string(kLargestSyntheticVocab) + " (set it to the size to time, e.g. text.max_vocab=89530)");
     info.vocab_size = vocab > 0 ? vocab : 60000;
     info.max_length = run.config.integer("text.max_len");
   }
