@@ -110,6 +110,19 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
   }
 }
 
+TEST_CASE("gi's per-token threshold is finite on padded tokens and leaves real tokens as without padding", "[model]") {
+  // The per-token max is over a token's own features: masking a padded token's features gave it -inf
+  // and the padded rows NaN, which mean pooling (0 x NaN) carried into the loss.
+  AttentionOptions o = variant_options(AttentionKind::Gi);
+  o.gi.max = GiMax::Token;
+  const auto m = build(o);
+  const auto x = inputs(), pad = padding();
+  const auto y = m->forward(x, pad, nullptr);  // (2, 5, D)
+  CHECK(torch::isfinite(y).all().item<bool>());
+  // Batch 0 has no padding: its output does not depend on batch 1's padding.
+  CHECK(max_diff(y[0], m->forward(x, torch::Tensor(), nullptr)[0]) <= 1e-12);
+}
+
 TEST_CASE("with and without maps every variant gives the same output (float32)", "[model]") {
   // diff and dgsa combine the maps first with maps, the two outputs first without.
   const auto x = inputs().to(torch::kFloat32), pad = padding();

@@ -43,8 +43,10 @@ class GiAttention : public AttentionImpl {
   torch::Tensor inhibit(const torch::Tensor& x, const torch::Tensor& base, torch::nn::Linear& gate,
                         torch::nn::Linear& inhibitor, const torch::Tensor& padding_mask) const {
     const auto s = linear(inhibitor, torch::gelu(linear(gate, x)));  // (B, N, D)
+    // A token's own max needs no mask; the batch-wide max leaves padded tokens out (masking a
+    // padded token's own features gave it a max of -inf and the step a NaN loss).
     auto for_max = s;
-    if (padding_mask.defined())
+    if (padding_mask.defined() && !per_token_)
       for_max = s.masked_fill(padding_mask.unsqueeze(-1), -std::numeric_limits<double>::infinity());
     auto peak = per_token_ ? std::get<0>(for_max.max(-1, /*keepdim=*/true)) : for_max.max();  // (B, N, 1) or ()
     if (detach_) peak = peak.detach();
