@@ -1,5 +1,6 @@
 // models/cpu_ops: the thread-split linear layer equals torch::linear (values and gradients),
-// and the counter-based CPU dropout is a correct, seeded, thread-count-independent dropout.
+// the counter-based CPU dropout is a correct, seeded, thread-count-independent dropout, and
+// GELU's float32 gradient is right whatever the layout of the incoming gradient.
 #include <ATen/Parallel.h>
 
 #include <catch2/catch.hpp>
@@ -128,4 +129,20 @@ TEST_CASE("the thread-split batched product equals torch::matmul in value and gr
   CHECK(torch::allclose(grads[1][0], grads[0][0], 1e-12, 1e-12));
   CHECK(torch::allclose(grads[1][1], grads[0][1], 1e-12, 1e-12));
   CHECK_FALSE(repro::splits_batched_matmul(q0, torch::randn({1, 4, 32, 64}, options)));  // broadcasting
+}
+
+TEST_CASE("GELU's float32 gradient is right when the incoming gradient is a transposed view", "[model]") {
+  // LibTorch 1.13's CPU gelu_backward is wrong here in float32 (errors of order 1) and right in
+  // float64: the float64 gradient is the reference.
+  ThreadCount one(1);
+  torch::manual_seed(6);
+  const auto x64 = torch::randn({4, 5, 6}, torch::kFloat64);
+  const auto grad64 = torch::randn({4, 6, 5}, torch::kFloat64).transpose(1, 2);  // (4, 5, 6), not contiguous
+  auto reference_x = x64.clone().requires_grad_(true);
+  torch::gelu(reference_x).backward(grad64);
+  auto x = x64.to(torch::kFloat32).requires_grad_(true);
+  const auto y = repro::gelu(x);
+  CHECK(torch::allclose(y.to(torch::kFloat64), torch::gelu(x64), 1e-6, 1e-6));
+  y.backward(grad64.to(torch::kFloat32));
+  CHECK((x.grad().to(torch::kFloat64) - reference_x.grad()).abs().max().item<double>() <= 1e-5);
 }

@@ -1,4 +1,5 @@
-// Linear layers and dropout that use every LibTorch thread on the CPU (formulas in cpu_ops.h).
+// Linear layers and dropout that use every LibTorch thread on the CPU, and a GELU whose gradient is
+// right on the CPU (formulas and reasons in cpu_ops.h).
 #include "models/cpu_ops.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -170,6 +171,27 @@ torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
   shape.back() = b.size(-1);
   const auto a3 = a.reshape({-1, a.size(-2), a.size(-1)}), b3 = b.reshape({-1, b.size(-2), b.size(-1)});
   return SplitBatchedMatmul::apply(a3, b3).view(shape);  // (..., n, m)
+}
+
+namespace {
+
+// GELU whose backward gets its gradient and input in the same (contiguous) layout.
+struct ContiguousGradGelu : public torch::autograd::Function<ContiguousGradGelu> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
+    ctx->save_for_backward({x});
+    return at::gelu(x);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto x = ctx->get_saved_variables()[0];
+    return {at::gelu_backward(grads[0].contiguous(), x.contiguous())};
+  }
+};
+
+}  // namespace
+
+torch::Tensor gelu(const torch::Tensor& x) {
+  if (!x.device().is_cpu()) return torch::gelu(x);
+  return ContiguousGradGelu::apply(x);
 }
 
 torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {

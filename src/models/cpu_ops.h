@@ -1,5 +1,6 @@
 #pragma once
-// Linear layers and dropout that use every LibTorch thread on the CPU.
+// Linear layers and dropout that use every LibTorch thread on the CPU, and a GELU whose
+// gradient is right on the CPU.
 //
 //   linear(layer, x)   = x Wᵀ + b, as torch::nn::Linear computes it. On the CPU with more
 //                        than one LibTorch thread, each matrix product of the forward and
@@ -23,6 +24,12 @@
 //                        checkpointed generator states decide it, and the mask does not depend
 //                        on the thread count. ATen's CPU bernoulli_ is one serial generator
 //                        (measured: 12% of a ViT training step). On CUDA it is torch::dropout.
+//   gelu(x)            = x Φ(x) (exact), as torch::gelu. LibTorch 1.13's CPU gelu_backward is wrong
+//                        in float32 and bfloat16 when the incoming gradient's memory layout differs
+//                        from the input's (a transposed view's gradient, e.g. gi's key side):
+//                        measured errors up to 16 in place of values below 3, and values read from
+//                        uninitialised memory (valgrind), so training was not even repeatable;
+//                        float64 is right. On the CPU the backward makes both contiguous first.
 #include <torch/torch.h>
 
 namespace repro {
@@ -34,6 +41,9 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 
 // a (..., n, k) b (..., k, m) -> (..., n, m); equal leading dimensions (else torch::matmul).
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b);
+
+// GELU (exact); x of any shape.
+torch::Tensor gelu(const torch::Tensor& x);
 
 // Inverted dropout (identity when !training or p == 0).
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training);

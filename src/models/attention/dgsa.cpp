@@ -56,7 +56,7 @@ class DgsaAttention : public AttentionImpl {
 
  private:
   torch::Tensor gate(const torch::Tensor& x) {  // (B, N, D) -> (B, N, h)
-    const auto input = gate_hidden_ ? torch::gelu(linear(gate_hidden_, x)) : x;
+    const auto input = gate_hidden_ ? repro::gelu(linear(gate_hidden_, x)) : x;
     return torch::sigmoid(linear(gate_, input));
   }
 

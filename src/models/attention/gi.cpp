@@ -42,7 +42,7 @@ class GiAttention : public AttentionImpl {
   // The gated-with-inhibition version of `base` (B, N, D).
   torch::Tensor inhibit(const torch::Tensor& x, const torch::Tensor& base, torch::nn::Linear& gate,
                         torch::nn::Linear& inhibitor, const torch::Tensor& padding_mask) const {
-    const auto s = linear(inhibitor, torch::gelu(linear(gate, x)));  // (B, N, D)
+    const auto s = linear(inhibitor, repro::gelu(linear(gate, x)));  // (B, N, D)
     // A token's own max needs no mask; the batch-wide max leaves padded tokens out (masking a
     // padded token's own features gave it a max of -inf and the step a NaN loss).
     auto for_max = s;
@@ -50,7 +50,7 @@ class GiAttention : public AttentionImpl {
       for_max = s.masked_fill(padding_mask.unsqueeze(-1), -std::numeric_limits<double>::infinity());
     auto peak = per_token_ ? std::get<0>(for_max.max(-1, /*keepdim=*/true)) : for_max.max();  // (B, N, 1) or ()
     if (detach_) peak = peak.detach();
-    const auto inhibition = torch::gelu(s - inh_p_ * peak);
+    const auto inhibition = repro::gelu(s - inh_p_ * peak);
     return multiplicative_ ? base * (inhibition + 1) : base + inhibition;
   }
 

@@ -69,7 +69,7 @@ class PlugAttention : public AttentionImpl {
     const auto r = batched_matmul(qg, kg.transpose(-2, -1)) / std::sqrt(static_cast<double>(gate_dim_));
     if (gml_ == PlugGml::A) return bound(r, activation_);
     auto h = r.unsqueeze(-1);  // (B, Hg, N, N, 1)
-    if (gml_ == PlugGml::D) h = torch::gelu(gml_in_(h));
+    if (gml_ == PlugGml::D) h = repro::gelu(gml_in_(h));
     const auto factors = gml_out_(h);  // (B, Hg, N, N, 1 | 2)
     if (gml_ == PlugGml::C) return bound(factors.squeeze(-1), activation_);
     const auto a = factors.select(-1, 0), b = factors.select(-1, 1);

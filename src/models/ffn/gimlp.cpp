@@ -29,9 +29,9 @@ class GiMlp : public FeedForwardImpl {
   }
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    const auto trunk = torch::gelu(linear(trunk_, x));               // (B, N, e*D)
-    const auto s = linear(inhibit_, torch::gelu(linear(gate_, x)));  // (B, N, e*D)
-    const auto inhibition = torch::gelu(s - inh_p_ * s.max());
+    const auto trunk = repro::gelu(linear(trunk_, x));               // (B, N, e*D)
+    const auto s = linear(inhibit_, repro::gelu(linear(gate_, x)));  // (B, N, e*D)
+    const auto inhibition = repro::gelu(s - inh_p_ * s.max());
     const auto z = repro::dropout(inhibition * trunk + trunk, dropout_, is_training());
     const auto y = linear(fc2_, z);  // (B, N, D)
     return dropouts_ >= 2 ? repro::dropout(y, dropout_, is_training()) : y;

@@ -19,7 +19,7 @@ class Mlp : public TwoLayerFeedForward {
   explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
-    return project_out(torch::gelu(linear(fc1_, x)));  // (B, N, hidden) -> (B, N, D)
+    return project_out(repro::gelu(linear(fc1_, x)));  // (B, N, hidden) -> (B, N, D)
   }
 };
 
