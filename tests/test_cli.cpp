@@ -153,6 +153,8 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   CHECK(first["forward_flops_per_example"].get<double>() > 0);
   CHECK(first["settings"]["model.attention.kind"].is_string());
   CHECK(bench["environment"]["device"] == "cpu");
+  CHECK(bench["environment"]["kernel_threads"].get<int>() >= 1);
+  CHECK(bench["environment"]["kernel_threads"].get<int>() <= bench["environment"]["threads"].get<int>());
   CHECK(bench["peak_tflops"].get<double>() > 0);
 
   const Result bad = run_repro("bench " + spec + " --only no_such_model --out " + json_path.string());

@@ -48,6 +48,20 @@ TEST_CASE("the thread-split linear layer equals torch::linear in value and gradi
   }
 }
 
+TEST_CASE("repro's CPU kernels reach every LibTorch thread (OpenMP builds)", "[model]") {
+  // ATen's parallel_for is an inline template: in a file compiled without OpenMP it runs
+  // serially, as all of these kernels did before the build enabled OpenMP.
+  ThreadCount two(2);
+#ifdef REPRO_OPENMP
+  CHECK(repro::kernel_threads() == 2);
+#else
+  WARN("built with REPRO_OPENMP=OFF: repro's CPU kernels run on one thread");
+  CHECK(repro::kernel_threads() == 1);
+#endif
+  ThreadCount one(1);
+  CHECK(repro::kernel_threads() == 1);
+}
+
 TEST_CASE("the linear layer is not split on one thread or for small products", "[model]") {
   const auto x = torch::randn({4, 70, 48});
   {

@@ -4,8 +4,10 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <ATen/ThreadLocalState.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace repro {
@@ -18,11 +20,18 @@ using torch::autograd::variable_list;
 constexpr int64_t kMinRowsPerThread = 32;
 constexpr double kMinFlops = 4e6;  // below this a product is faster on one thread than woken threads
 
-// Splits [0, size) into one block per LibTorch thread and runs `block(begin, end)` on each.
+// Splits [0, size) into one block per LibTorch thread and runs `block(begin, end)` on each, with
+// the caller's thread-local state (grad mode, dispatch keys): the blocks call ATen operators, and
+// an OpenMP worker would otherwise run them with grad mode on (out= ops then refuse inputs that
+// require grad).
 template <typename Block>
 void per_thread_blocks(int64_t size, const Block& block) {
   const int64_t threads = at::get_num_threads();
-  at::parallel_for(0, size, (size + threads - 1) / threads, block);
+  const at::ThreadLocalState caller_state;
+  at::parallel_for(0, size, (size + threads - 1) / threads, [&](int64_t begin, int64_t end) {
+    at::ThreadLocalStateGuard guard(caller_state);
+    block(begin, end);
+  });
 }
 
 // y (M, N) = x (M, K) Wᵀ + b, rows in blocks.
@@ -188,6 +197,14 @@ struct ContiguousGradGelu : public torch::autograd::Function<ContiguousGradGelu>
 };
 
 }  // namespace
+
+int kernel_threads() {
+  std::atomic<uint64_t> seen{0};  // bit t: LibTorch thread t ran a block
+  per_thread_blocks(at::get_num_threads(), [&](int64_t, int64_t) {
+    seen.fetch_or(uint64_t{1} << (at::get_thread_num() % 64));
+  });
+  return __builtin_popcountll(seen.load());
+}
 
 torch::Tensor gelu(const torch::Tensor& x) {
   if (!x.device().is_cpu()) return torch::gelu(x);

@@ -51,6 +51,11 @@ torch::Tensor dropout(const torch::Tensor& x, double p, bool training);
 // The CPU dropout mask: 0 or 1 / (1 − p) per element, of x's shape and dtype (for tests).
 torch::Tensor dropout_mask(const torch::Tensor& like, double p);
 
+// How many LibTorch threads one parallel block of these kernels reaches now: the thread count,
+// or 1 where repro was built without OpenMP (REPRO_OPENMP=OFF: ATen's inline parallel_for then
+// runs serially in repro's own code). Recorded in every environment record; tested.
+int kernel_threads();
+
 // Whether linear() splits a product of this size over threads here (for tests and bench).
 bool splits_linear(const torch::Tensor& x, int64_t out_features);
 bool splits_batched_matmul(const torch::Tensor& a, const torch::Tensor& b);

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "models/cpu_ops.h"
 #include "util/error.h"
 #include "util/version.h"
 
@@ -46,6 +47,7 @@ nlohmann::json environment_record(torch::Device device) {
   ::gethostname(host, sizeof host - 1);
   return {{"device", device.str()},
           {"threads", torch::get_num_threads()},
+          {"kernel_threads", kernel_threads()},  // threads repro's own CPU kernels reach (1: built without OpenMP)
           {"blas", blas_in_use()},
           {"blas_threads", blas_threads()},
           {"libtorch", torch_version()},
