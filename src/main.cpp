@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cli/cli.h"
+#include "util/memory.h"
 
 namespace {
 
@@ -31,5 +32,6 @@ void prefer_passive_openmp(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   prefer_passive_openmp(argc, argv);
+  if (trains(argc, argv)) repro::keep_freed_memory();  // src/util/memory.h
   return repro::cli_main(argc, argv);
 }

@@ -8,6 +8,7 @@
 #include "run/lock.h"
 #include "run_repro.h"
 #include "util/files.h"
+#include "util/memory.h"
 #include "util/strings.h"
 
 using namespace repro;
@@ -137,6 +138,20 @@ TEST_CASE("a run that fails while training is recorded as failed; the others go 
              Contains("\"status\": \"complete\""));
 }
 
+TEST_CASE("training keeps freed memory unless the user tuned glibc's malloc", "[cli]") {
+  const char* before = std::getenv("MALLOC_TRIM_THRESHOLD_");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("MALLOC_TRIM_THRESHOLD_", "131072", 1);
+  repro::keep_freed_memory();
+  CHECK(repro::malloc_policy() == "set by the environment");
+  ::unsetenv("MALLOC_TRIM_THRESHOLD_");
+  if (std::getenv("GLIBC_TUNABLES") == nullptr) {
+    repro::keep_freed_memory();
+    CHECK(repro::malloc_policy() == "mmap/trim thresholds 1 GiB (repro)");
+  }
+  if (!saved.empty()) ::setenv("MALLOC_TRIM_THRESHOLD_", saved.c_str(), 1);
+}
+
 TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]") {
   test::TempDir dir("bench");
   const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
@@ -155,6 +170,8 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   CHECK(bench["environment"]["device"] == "cpu");
   CHECK(bench["environment"]["kernel_threads"].get<int>() >= 1);
   CHECK(bench["environment"]["kernel_threads"].get<int>() <= bench["environment"]["threads"].get<int>());
+  if (std::getenv("GLIBC_TUNABLES") == nullptr && std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr)
+    CHECK(bench["environment"]["malloc"] == "mmap/trim thresholds 1 GiB (repro)");
   CHECK(bench["peak_tflops"].get<double>() > 0);
 
   const Result bad = run_repro("bench " + spec + " --only no_such_model --out " + json_path.string());

@@ -6,6 +6,7 @@
 
 #include "models/cpu_ops.h"
 #include "util/error.h"
+#include "util/memory.h"
 #include "util/version.h"
 
 namespace repro {
@@ -57,7 +58,8 @@ nlohmann::json environment_record(torch::Device device) {
           {"host", host},
           {"cuda_visible_devices", env_or_null("CUDA_VISIBLE_DEVICES")},  // as SLURM (gres) or --jobs assigned them
           {"slurm_job", slurm_job()},
-          {"omp_wait_policy", env_or_null("OMP_WAIT_POLICY")}};  // passive unless the user set it (src/main.cpp)
+          {"omp_wait_policy", env_or_null("OMP_WAIT_POLICY")},  // passive unless the user set it (src/main.cpp)
+          {"malloc", malloc_policy()}};                        // src/util/memory.h
 }
 
 }  // namespace repro
