@@ -1,5 +1,8 @@
 #pragma once
-// Tiny generated datasets in the exact official formats, and temporary folders.
+// Tiny generated datasets in the exact official formats, temporary folders, and a scoped
+// LibTorch thread count.
+#include <ATen/Parallel.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -35,6 +38,13 @@ class ScopedCache {
 
  private:
   TempDir dir_;
+};
+
+// Sets LibTorch's thread count while it lives, then restores the one before.
+struct ThreadCount {
+  int before = at::get_num_threads();
+  explicit ThreadCount(int threads) { at::set_num_threads(threads); }
+  ~ThreadCount() { at::set_num_threads(before); }
 };
 
 // Writes bytes, gzip-compressed when `gzip` is true.

@@ -1,13 +1,12 @@
 // The five attention variants against independent recomputations (float64),
 // fused vs explicit paths, finite-difference gradients, identities between
 // variants, float32 gradients against float64, padding invariance and map row sums.
-#include <ATen/Parallel.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 
 #include "attention_reference.h"
+#include "fixtures.h"
 #include "models/attention/common.h"
 #include "models/attention/differential.h"
 #include "models/attention/registry.h"
@@ -198,8 +197,7 @@ TEST_CASE("float32 gradients equal the float64 gradients of the same weights", "
   // Catches float32-only kernel faults that the float64 tests above cannot see: LibTorch 1.13's
   // CPU GELU backward was wrong in float32 for gi's key side (a transposed view's gradient), which
   // made gi's training diverge or differ from run to run. One thread, as `--threads 1` runs.
-  const int threads_before = at::get_num_threads();
-  at::set_num_threads(1);
+  test::ThreadCount one_thread(1);
   const auto pad = padding();
   std::vector<std::pair<std::string, AttentionOptions>> cases;
   for (const auto& kind : kKinds) cases.emplace_back(name_of(kind), variant_options(kind));
@@ -229,7 +227,6 @@ TEST_CASE("float32 gradients equal the float64 gradients of the same weights", "
       CHECK((grads[1].at(name) - reference).abs().max().item<double>() <= 1e-4 * scale);
     }
   }
-  at::set_num_threads(threads_before);
 }
 
 TEST_CASE("identities between variants", "[model]") {

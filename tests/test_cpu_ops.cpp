@@ -5,16 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "fixtures.h"
 #include "models/cpu_ops.h"
 
 namespace {
 
-// Restores LibTorch's thread count at the end of a test.
-struct ThreadCount {
-  int before = at::get_num_threads();
-  explicit ThreadCount(int threads) { at::set_num_threads(threads); }
-  ~ThreadCount() { at::set_num_threads(before); }
-};
+using repro::test::ThreadCount;
 
 struct LinearGradients {
   torch::Tensor y, x, weight, bias;
