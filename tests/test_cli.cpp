@@ -195,3 +195,48 @@ TEST_CASE("repro data info takes the dataset name and then data.* settings", "[c
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.output, Contains("train: 30 examples"));
 }
+
+TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the other parts", "[cli]") {
+  const std::string table2 = std::string(REPRO_SOURCE_DIR) + "/experiments/table2.yaml --profile smoke";
+  test::TempDir dir("cli-select");
+  const std::string out = " --out " + (dir.path() / "none").string();
+  // status of a spec expands the grid without data: 7 rows x 2 datasets x 1 seed, then the selected parts.
+  CHECK_THAT(run_repro("status " + table2 + out).output, Contains("14 runs: 0 complete"));
+  CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output, Contains("7 runs: 0 complete"));
+  const Result two_rows = run_repro("status " + table2 + " --datasets ag_news --rows 'Transformer,DGT x2'" + out);
+  CHECK_THAT(two_rows.output, Contains("2 runs: 0 complete") && Contains("ag_news/Transformer/seed_0") &&
+                                  Contains("ag_news/DGT_x2/seed_0") && !Contains("rotten_tomatoes"));
+  // Names are checked against the grid (after the profile), with the names it has and the closest one.
+  const Result not_in_profile = run_repro("status " + table2 + " --datasets imdb" + out);
+  CHECK(not_in_profile.exit_code != 0);
+  CHECK_THAT(not_in_profile.output, Contains("--datasets 'imdb': not one of the datasets of the table2/smoke grid "
+                                             "(rotten_tomatoes, ag_news)"));
+  const Result typo = run_repro("run " + table2 + " --datasets rotten_tomatos --dry-run" + out);
+  CHECK(typo.exit_code != 0);
+  CHECK_THAT(typo.output, Contains("did you mean 'rotten_tomatoes'?"));
+  const Result bad_row = run_repro("run " + table2 + " --rows Transfomer --dry-run" + out);
+  CHECK(bad_row.exit_code != 0);
+  CHECK_THAT(bad_row.output, Contains("--rows 'Transfomer'") && Contains("DIFF Transformer x16/3") &&
+                                 Contains("did you mean 'Transformer'?"));
+  CHECK(run_repro("launch slurm " + table2 + " --rows '' --dry-run" + out).exit_code != 0);
+
+  // Trained row by row (the second with --jobs 2: its children plan the same part): one table of both rows.
+  test::write_fashion_fixture(dir.path() / "data", 600, 300);
+  const std::string smoke = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml data.verify=off --data-root " +
+                            (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string();
+  const Result first = run_repro("run " + smoke + " --rows vit --threads 1");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs/smoke/fashion_mnist/vit-mlp4"));
+  const Result second = run_repro("run " + smoke + " --rows vit-mlp4 --jobs 2 --threads-per-job 1");
+  INFO(second.output);
+  REQUIRE(second.exit_code == 0);
+  CHECK_THAT(second.output, Contains("| vit |") && Contains("| vit-mlp4 |"));
+  const auto plan = nlohmann::json::parse(read_file(dir.path() / "runs/smoke/plan.json"));
+  REQUIRE(plan["runs"].size() == 4);
+  CHECK(plan["runs"][0]["dir"] == "fashion_mnist/vit/seed_0");  // grid order, however it was assembled
+  CHECK(plan["runs"][3]["dir"] == "fashion_mnist/vit-mlp4/seed_1");
+  CHECK(plan["runs"][3]["row_index"] == 1);
+  // The whole grid is now finished: nothing trains.
+  CHECK_THAT(run_repro("run " + smoke).output, Contains("4 of 4 runs were already finished"));
+}

@@ -274,6 +274,45 @@ TEST_CASE("one planner: train_limit is what is trained on, for images and text",
       Contains("the test split (1 examples) has no example of class") && Contains("after data.test_limit=1"));
 }
 
+// Rotten Tomatoes' three readings at its real size (5,331 snippets per class, negatives first as the loader reads
+// them): the counts each gives, and data.val_fraction used by all of them.
+TEST_CASE("split rules of an unsplit dataset: standard, standard_with_val, random; val_fraction is used", "[data]") {
+  std::vector<int64_t> labels(5331, 0);
+  labels.resize(10662, 1);
+  Config config = Config::defaults();
+  config.set("model.kind", "text", "t");
+  resolve_settings(config, rotten_tomatoes_info().traits());
+  const auto plan_for = [&](const std::string& rule, const std::string& val_fraction) {
+    config.set("data.rotten_tomatoes_split", rule, "t");
+    config.set("data.val_fraction", val_fraction, "t");
+    return plan_splits(rotten_tomatoes_info(), labels, {}, SplitSettings::from_config(config), {});
+  };
+  const auto sizes = [](const SplitPlan& p) {
+    return std::vector<size_t>{p.train.indices.size(), p.val.indices.size(), p.test.indices.size()};
+  };
+  const SplitPlan standard = plan_for("standard", "0.2");
+  CHECK(sizes(standard) == std::vector<size_t>{6824, 1706, 1066});  // paper A.2 on the TFDS / Hugging Face split
+  // Test: positions 4798..5330 of each class, the split Hugging Face's rotten_tomatoes calls test.
+  CHECK(standard.test.indices.front() == 4798);
+  CHECK(standard.test.indices.at(532) == 5330);
+  CHECK(standard.test.indices.at(533) == 5331 + 4798);
+  for (const auto i : standard.train.indices) CHECK(i % 5331 < 4265);  // the fold is the first 4,265 of a class
+  for (const auto i : standard.val.indices) CHECK(i % 5331 < 4265);
+  CHECK(sizes(plan_for("standard", "0")) == std::vector<size_t>{8530, 0, 1066});  // the standard train split
+  CHECK(sizes(plan_for("standard_with_val", "0.2")) == std::vector<size_t>{7676, 1920, 1066});
+  const SplitPlan random = plan_for("random", "0.2");
+  CHECK(sizes(random) == std::vector<size_t>{7676, 1920, 1066});
+  CHECK(random.test.indices != standard.test.indices);
+  // random with val_fraction 1/9: the 80/10/10 split of earlier versions.
+  CHECK(sizes(plan_for("random", "0.1111111111111111")) == std::vector<size_t>{8530, 1066, 1066});
+  // A split_seed moves the validation split of the standard fold, never its test split.
+  config.set("data.split_seed", "3", "t");
+  const SplitPlan reseeded = plan_for("standard", "0.2");
+  CHECK(reseeded.test.indices == standard.test.indices);
+  CHECK(reseeded.val.indices != standard.val.indices);
+  CHECK_THROWS_WITH(plan_for("tfds", "0.2"), Contains("data.rotten_tomatoes_split") && Contains("standard"));
+}
+
 TEST_CASE("partial is a typed flag, not the wording of a note", "[data]") {
   RunData data;
   data.notes.push_back("partial: test split has 1000 of 10000 records");  // text alone marks nothing

@@ -60,7 +60,7 @@ TEST_CASE("word vocabulary: frequency cut, cap, tie order, unknowns, cls, trunca
   CHECK(ids[1].equal(torch::tensor(std::vector<int64_t>{kClsId, 5, kPadId, kPadId})));
 }
 
-TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded stratified 80/10/10", "[data]") {
+TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, the standard split's last 10% as test", "[data]") {
   test::TempDir dir("rt");
   CacheDir cache;
   test::write_tar(dir.path() / "rotten_tomatoes/rt-polaritydata.tar.gz",
@@ -71,19 +71,22 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, seeded strati
   CHECK(raw.train.texts.back() == "caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d");  // UTF-8 é “ ”
   Config config = text_config();
   resolve_settings(config, rotten_tomatoes_info().traits());
+  CHECK(config.real("data.val_fraction") == 0.2);
   const RunData a = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
+  // 51 per class: the first int(40.8 + 0.5) = 41 are the training fold, 46..50 the test split.
   CHECK(a.test.size() == 10);
-  CHECK(a.val.size() == 10);
-  CHECK(a.train.size() == 82);
+  CHECK(a.val.size() == 16);  // data.val_fraction 0.2 of the fold: round(8.2) per class
+  CHECK(a.train.size() == 66);
   CHECK(torch::bincount(a.test.labels).eq(5).all().item<bool>());
   const RunData b = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
   CHECK(torch::equal(a.test.inputs, b.test.inputs));
   CHECK(a.incomplete);  // 102 of the official 10,662 snippets
-  // The 80/10/10 split itself is the documented protocol, not missing data.
+  // The split itself is the documented protocol, not missing data; the test split is the last lines.
   const SplitPlan plan =
       plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, SplitSettings::from_config(config), {});
   CHECK_FALSE(plan.partial());
-  CHECK_THAT(plan.notes.at(0), Contains("no official split"));
+  CHECK_THAT(plan.notes.at(0), Contains("no official split") && Contains("data.val_fraction 0.2"));
+  CHECK(plan.test.indices == std::vector<int64_t>{46, 47, 48, 49, 50, 97, 98, 99, 100, 101});
 }
 
 TEST_CASE("Rotten Tomatoes of the official size must have the official snippets per class", "[data]") {

@@ -15,6 +15,7 @@
 #include "run/slurm.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -25,6 +26,7 @@ namespace fs = std::filesystem;
 struct LaunchCommand {
   std::string spec_path, profile, out = "runs", data_root, device = "auto";
   std::vector<std::string> arguments;  // overrides, then (after --) sbatch options
+  std::vector<std::string> datasets, rows;  // --datasets / --rows
   LaunchOptions launch;
   std::string requeue_signal = "USR1";
   int max_restarts = 3;
@@ -46,6 +48,8 @@ std::vector<std::string> task_run_arguments(const LaunchCommand& c, const std::v
   std::vector<std::string> args{fs::absolute(c.spec_path).lexically_normal().string()};
   args.insert(args.end(), overrides.begin(), overrides.end());
   if (!c.profile.empty()) args.insert(args.end(), {"--profile", c.profile});
+  if (!c.datasets.empty()) args.insert(args.end(), {"--datasets", join(c.datasets, ",")});
+  if (!c.rows.empty()) args.insert(args.end(), {"--rows", join(c.rows, ",")});
   args.insert(args.end(), {"--out", fs::absolute(c.out).lexically_normal().string()});
   if (!c.data_root.empty()) args.insert(args.end(), {"--data-root", fs::absolute(c.data_root).string()});
   if (c.device != "auto") args.insert(args.end(), {"--device", c.device});
@@ -76,7 +80,7 @@ int launch_slurm(LaunchCommand& c) {
     else
       c.launch.sbatch_args.back() += " " + argument;
   }
-  const Experiment experiment = load_spec(c.spec_path, overrides, c.profile);
+  const Experiment experiment = load_spec(c.spec_path, overrides, c.profile, c.datasets, c.rows);
   const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
   validate_plan(runs);
   const std::vector<PlanStatus> statuses = check_plan(runs, c.out);  // throws on changed specs
@@ -138,6 +142,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   slurm->add_option("arguments", c->arguments,
                     "Spec overrides KEY=VALUE; after --, extra sbatch options (written as #SBATCH lines)");
   slurm->add_option("--profile", c->profile, "A budget profile of the spec (e.g. smoke, short, paper)");
+  add_selection_options(*slurm, c->datasets, c->rows);
   slurm->add_option("--out", c->out, "Folder of run records (default runs/; must be shared with the nodes)");
   slurm->add_option("--data-root", c->data_root, "Dataset folder as the nodes see it (default $REPRO_DATA there)");
   slurm->add_option("--device", c->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));

@@ -13,14 +13,14 @@ namespace {
 
 struct StatusCommand {
   std::string target, profile, out = "runs";
-  std::vector<std::string> overrides;
+  std::vector<std::string> overrides, datasets, rows;
   bool all = false;
 };
 
 int show_status(const StatusCommand& c) {
   std::vector<ExperimentStatus> experiments;
   if (std::filesystem::is_regular_file(c.target)) {  // a spec: its plan under --out
-    const Experiment experiment = load_spec(c.target, c.overrides, c.profile);
+    const Experiment experiment = load_spec(c.target, c.overrides, c.profile, c.datasets, c.rows);
     std::vector<std::string> dirs;
     for (const auto& run : expand_grid(experiment, dataset_catalog())) dirs.push_back(run.run_subdir());
     experiments.push_back(
@@ -42,6 +42,7 @@ void add_status_command(CLI::App& app, int& exit_code) {
   command->add_option("target", c->target, "A --out folder of runs, or a spec (its runs under --out)")->required();
   command->add_option("overrides", c->overrides, "With a spec: overrides KEY=VALUE as given to repro run");
   command->add_option("--profile", c->profile, "With a spec: its profile");
+  add_selection_options(*command, c->datasets, c->rows);
   command->add_option("--out", c->out, "With a spec: the folder of run records (default runs/)");
   command->add_flag("--all", c->all, "List complete runs too");
   command->callback([c, &exit_code] { exit_code = show_status(*c); });

@@ -12,6 +12,7 @@
 #include "run/threads.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 #include "util/version.h"
 
 namespace repro {
@@ -66,6 +67,8 @@ std::vector<std::string> child_arguments(const RunArguments& args) {
   out.insert(out.end(), {"--out", args.out, "--device", args.device, "--requeue-signal", args.requeue_signal,
                          "--max-restarts", std::to_string(args.max_restarts)});
   if (!args.profile.empty()) out.insert(out.end(), {"--profile", args.profile});
+  if (!args.datasets.empty()) out.insert(out.end(), {"--datasets", join(args.datasets, ",")});
+  if (!args.rows.empty()) out.insert(out.end(), {"--rows", join(args.rows, ",")});
   if (!args.data_root.empty()) out.insert(out.end(), {"--data-root", args.data_root});
   if (args.stop_after_epoch > 0) out.insert(out.end(), {"--stop-after-epoch", std::to_string(args.stop_after_epoch)});
   if (args.interrupt_at_step > 0)
@@ -123,6 +126,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
   command.add_option("--out", args.out, "Folder of run records (default runs/)");
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
+  add_selection_options(command, args.datasets, args.rows);
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   command
@@ -149,7 +153,20 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
                      "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
 }
 
-Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile) {
+void add_selection_options(CLI::App& command, std::vector<std::string>& datasets, std::vector<std::string>& rows) {
+  command
+      .add_option("--datasets", datasets,
+                  "Only these datasets (table columns) of the spec's grid, e.g. rotten_tomatoes,imdb (default: all)")
+      ->delimiter(',');
+  command
+      .add_option("--rows", rows,
+                  "Only these rows (model configurations, by their spec name) of the grid, comma-separated (default: "
+                  "all)")
+      ->delimiter(',');
+}
+
+Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile,
+                     const std::vector<std::string>& datasets, const std::vector<std::string>& rows) {
   Experiment experiment = load_experiment(path);
   for (const auto& text : overrides) {
     const Setting setting = parse_override(text);
@@ -160,11 +177,12 @@ Experiment load_spec(const std::string& path, const std::vector<std::string>& ov
     experiment.overrides.push_back(setting);
   }
   experiment.choose_profile(profile);
+  experiment.select(datasets, rows);
   return experiment;
 }
 
 Experiment load_with_overrides(const RunArguments& args) {
-  return load_spec(args.spec_path, args.overrides, args.profile);
+  return load_spec(args.spec_path, args.overrides, args.profile, args.datasets, args.rows);
 }
 
 void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,

@@ -15,6 +15,7 @@ struct RunArguments {
   std::vector<std::string> overrides;  // key=value
   std::string out = "runs";
   std::string profile;
+  std::vector<std::string> datasets, rows;  // --datasets / --rows: a part of the grid
   std::string data_root;
   std::string device = "auto";
   int threads = 0;
@@ -36,8 +37,12 @@ struct RunArguments {
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
-// Loads the spec, applies the `key=value` overrides and chooses the profile ("" = none).
-Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile);
+// Loads the spec, applies the `key=value` overrides, chooses the profile ("" = none) and
+// keeps the --datasets / --rows part of the grid (empty = all).
+Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile,
+                     const std::vector<std::string>& datasets = {}, const std::vector<std::string>& rows = {});
+// --datasets and --rows on `command`, comma-separated or repeated.
+void add_selection_options(CLI::App& command, std::vector<std::string>& datasets, std::vector<std::string>& rows);
 Experiment load_with_overrides(const RunArguments& args);
 // `repro sweep`'s --seeds (when given, even as '') and --set axes, replacing the spec's seeds and adding axes.
 void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,

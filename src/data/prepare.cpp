@@ -47,7 +47,7 @@ RunData split_run_data(const DatasetInfo& info, const RawData& raw, const Config
   data.info = info;
   data.add_notes(raw);
   data.add_notes(plan);
-  const auto pool = [&](const PlannedSplit& s) -> const Split& { return s.pool == Pool::Train ? raw.train : raw.test; };
+  const auto pool = [&](const PlannedSplit& s) -> const Split& { return s.pool == SourceSplit::Train ? raw.train : raw.test; };
   data.train = take(pool(plan.train), plan.train.indices);
   data.val = take(pool(plan.val), plan.val.indices);
   data.test = take(pool(plan.test), plan.test.indices);

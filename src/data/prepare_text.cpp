@@ -50,7 +50,8 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
 // sizes and, for a file vocabulary, the word list's size and hash (an edited list is not reused).
 std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
   std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
-                    ";test=" + std::to_string(raw.test.size()) + ";" + config.section_text({"data.", "text."});
+                    ";test=" + std::to_string(raw.test.size()) + ";split_rules=" + std::to_string(kSplitRulesVersion) + ";" +
+                    config.section_text({"data.", "text."});
   return key + word_list_key(info, raw, config);
 }
 
@@ -63,7 +64,7 @@ TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config
   out.add_notes(raw);
   out.add_notes(plan);
   const auto pool = [&](const PlannedSplit& s) -> const TextSplit& {
-    return s.pool == Pool::Train ? raw.train : raw.test;
+    return s.pool == SourceSplit::Train ? raw.train : raw.test;
   };
   out.train = take(pool(plan.train), plan.train.indices);
   out.val = take(pool(plan.val), plan.val.indices);

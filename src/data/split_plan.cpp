@@ -32,14 +32,62 @@ std::vector<int64_t> complement(int64_t n, const std::vector<int64_t>& taken) {
 
 std::vector<int64_t> all_indices(int64_t n) { return complement(n, {}); }
 
-// 80/10/10 of a pool: test = a stratified 10%, val = 1/9 of the rest (10% of all).
-void three_way(const std::vector<int64_t>& labels, int64_t classes, int64_t seed, Pool pool, SplitPlan& plan) {
-  const auto test = stratified_indices(labels, classes, 0.1, seed);
+// A test hold-out of a pool (`test`), then validation = a stratified val_fraction of the rest.
+void hold_out(const std::vector<int64_t>& labels, const std::vector<int64_t>& test, int64_t classes,
+              const SplitSettings& s, SourceSplit pool, SplitPlan& plan) {
   const auto rest = complement(static_cast<int64_t>(labels.size()), test);
-  const auto val = stratified_indices(pick(labels, rest), classes, 1.0 / 9.0, seed + 1);
+  const auto val = stratified_indices(pick(labels, rest), classes, s.val_fraction, s.seed + 1);
   plan.test = {pool, test};
   plan.val = {pool, pick(rest, val)};
   plan.train = {pool, pick(rest, complement(static_cast<int64_t>(rest.size()), val))};
+}
+
+// The standard split of a dataset distributed unsplit, as TensorFlow Datasets and Hugging Face `datasets` cut
+// Rotten Tomatoes: per class, in file order, the first round(0.8 n) examples are train, the next up to
+// round(0.9 n) validation, the rest test. `with_val`: the training fold is train + validation.
+void standard_fold(const std::vector<int64_t>& labels, int64_t classes, bool with_val, const SplitSettings& s,
+                   SplitPlan& plan) {
+  std::vector<int64_t> size(classes, 0), seen(classes, 0);
+  for (const auto label : labels) ++size[label];
+  std::vector<int64_t> fold, test;  // positions in the pool
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const int64_t n = size[labels[i]], k = seen[labels[i]]++;
+    const auto train_end = static_cast<int64_t>(0.8 * static_cast<double>(n) + 0.5);  // int(n * 0.8 + 0.5)
+    const auto val_end = static_cast<int64_t>(0.9 * static_cast<double>(n) + 0.5);
+    if (k >= val_end)
+      test.push_back(static_cast<int64_t>(i));
+    else if (k < train_end || with_val)
+      fold.push_back(static_cast<int64_t>(i));
+  }
+  const auto val = stratified_indices(pick(labels, fold), classes, s.val_fraction, s.seed);
+  plan.test = {SourceSplit::Train, test};
+  plan.val = {SourceSplit::Train, pick(fold, val)};
+  plan.train = {SourceSplit::Train, pick(fold, complement(static_cast<int64_t>(fold.size()), val))};
+}
+
+void split_unsplit(const DatasetInfo& info, const std::vector<int64_t>& labels, const SplitSettings& s,
+                   SplitPlan& plan) {
+  const std::string val = " (data.val_fraction " + format_number(s.val_fraction) + ")";
+  switch (s.unsplit) {
+    case UnsplitRule::Standard:
+      standard_fold(labels, info.num_classes, false, s, plan);
+      plan.note(NoteKind::Info, info.name +
+                                    ": no official split; test = the standard split's last 10% of each class, "
+                                    "validation drawn from its first 80%" + val + " (data.rotten_tomatoes_split)");
+      return;
+    case UnsplitRule::StandardWithVal:
+      standard_fold(labels, info.num_classes, true, s, plan);
+      plan.note(NoteKind::Info, info.name +
+                                    ": no official split; test = the standard split's last 10% of each class, "
+                                    "validation drawn from its first 90%" + val + " (data.rotten_tomatoes_split)");
+      return;
+    case UnsplitRule::Random:
+      hold_out(labels, stratified_indices(labels, info.num_classes, 0.1, s.seed), info.num_classes, s, SourceSplit::Train,
+               plan);
+      plan.note(NoteKind::Info, info.name + ": no official split; seeded stratified 10% test, validation from the "
+                                            "rest" + val + " (data.rotten_tomatoes_split, data.split_seed)");
+      return;
+  }
 }
 
 // Step 3: a seeded subset of `limit` examples of a planned split.
@@ -68,7 +116,7 @@ void check_classes(const DatasetInfo& info, const SplitPlan& plan, const std::ve
   for (const auto& [name, split, limit_value, key] : splits) {
     if (split.indices.empty()) continue;
     const auto counts =
-        count_classes(pick(split.pool == Pool::Train ? train_labels : test_labels, split.indices), info.num_classes);
+        count_classes(pick(split.pool == SourceSplit::Train ? train_labels : test_labels, split.indices), info.num_classes);
     std::vector<std::string> absent;
     for (int64_t c = 0; c < info.num_classes; ++c)
       if (present[c] > 0 && counts[c] == 0) absent.push_back(class_label(info, c));
@@ -93,6 +141,7 @@ SplitSettings SplitSettings::from_config(const Config& config) {
   s.val_limit = config.integer("data.val_limit");
   s.test_limit = config.integer("data.test_limit");
   s.split_test_when_no_train = config.text("data.missing_train") == "split_test";
+  s.unsplit = enum_from_name<UnsplitRule>(config.text("data.rotten_tomatoes_split"), "data.rotten_tomatoes_split");
   return s;
 }
 
@@ -128,23 +177,24 @@ SplitPlan plan_splits(const DatasetInfo& info, const std::vector<int64_t>& train
   const std::string why = raw_notes.empty() ? "" : " (" + join(raw_notes, "; ") + ")";
   if (test_labels.empty() && info.official_test == 0) {  // no official split (Rotten Tomatoes)
     if (train_labels.empty()) throw Error(info.name + ": no examples were read" + why);
-    three_way(train_labels, info.num_classes, s.seed, Pool::Train, plan);
-    plan.note(NoteKind::Info,
-              info.name + ": no official split; seeded stratified 80/10/10 train/val/test (data.split_seed)");
+    split_unsplit(info, train_labels, s, plan);
   } else if (test_labels.empty()) {
     throw Error(info.name + ": the official test split is missing" + why + "; a run needs it");
   } else if (train_labels.empty()) {
     if (!s.split_test_when_no_train)
       throw Error(info.name + ": the official training split is missing" + why +
-                  ". Get it, or set data.missing_train=split_test to train on 80% of the test split (partial).");
-    three_way(test_labels, info.num_classes, s.seed, Pool::Test, plan);
-    plan.note(NoteKind::Incomplete,
-              "partial data: " + info.name + " train/val/test drawn 80/10/10 from the official test split");
+                  ". Get it, or set data.missing_train=split_test to hold out 10% of the test split as test and train on the rest (partial).");
+    hold_out(test_labels, stratified_indices(test_labels, info.num_classes, 0.1, s.seed), info.num_classes, s,
+             SourceSplit::Test, plan);
+    plan.note(NoteKind::Incomplete, "partial data: " + info.name +
+                                        " test = a stratified 10% of the official test split, training and "
+                                        "validation (data.val_fraction " +
+                                        format_number(s.val_fraction) + ") from the rest");
   } else {
     const auto val = stratified_indices(train_labels, info.num_classes, s.val_fraction, s.seed);
-    plan.val = {Pool::Train, val};
-    plan.train = {Pool::Train, complement(static_cast<int64_t>(train_labels.size()), val)};
-    plan.test = {Pool::Test, all_indices(static_cast<int64_t>(test_labels.size()))};
+    plan.val = {SourceSplit::Train, val};
+    plan.train = {SourceSplit::Train, complement(static_cast<int64_t>(train_labels.size()), val)};
+    plan.test = {SourceSplit::Test, all_indices(static_cast<int64_t>(test_labels.size()))};
   }
   limit(plan.train, s.train_limit, s.seed, "training", "data.train_limit", plan);
   limit(plan.val, s.val_limit, s.seed + 2, "validation", "data.val_limit", plan);

@@ -1,11 +1,13 @@
 #pragma once
 // The one split/limit planner of both modalities: which examples of the official
 // splits form a run's train, validation and test splits. In this order:
-//  1. pools: validation is held out of the official training split, test is the
-//     official test split; a dataset without an official test split (Rotten
-//     Tomatoes), or without its training split under data.missing_train=split_test,
-//     gets a seeded stratified 80/10/10 train/val/test split of the split it has;
-//  2. validation: a stratified data.val_fraction of each class of the training split;
+//  1. pools: test is the official test split, the training fold the official training
+//     split. A dataset without an official split (Rotten Tomatoes) gets its test split
+//     and training fold by data.rotten_tomatoes_split (standard: the last 10% of each
+//     class in file order, as TFDS and Hugging Face cut it); one without its training
+//     split under data.missing_train=split_test: test = a seeded stratified 10% of the
+//     official test split, the training fold the rest;
+//  2. validation: a stratified data.val_fraction of each class of the training fold;
 //  3. limits: data.train_limit, data.val_limit and data.test_limit take seeded random
 //     subsets of the splits of 1-2, so train_limit is the number of examples trained on;
 //  4. every class of the data read must be present in every non-empty split: an
@@ -18,22 +20,28 @@
 
 #include "data/dataset.h"
 #include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
+
+// Changes whenever the same settings would plan other splits (caches of tokenized splits key on it).
+// 2: Rotten Tomatoes' standard split, data.val_fraction used by every rule (2026-11-23).
+constexpr int kSplitRulesVersion = 2;
 
 struct SplitSettings {
   int64_t seed = 0;                                        // data.split_seed
   double val_fraction = 0;                                 // data.val_fraction (resolved)
   int64_t train_limit = 0, val_limit = 0, test_limit = 0;  // 0 = all
   bool split_test_when_no_train = false;                   // data.missing_train=split_test
+  UnsplitRule unsplit = UnsplitRule::Standard;             // data.rotten_tomatoes_split
 
   static SplitSettings from_config(const Config& config);
 };
 
-enum class Pool { Train, Test };  // the official split a planned split's indices point into
+enum class SourceSplit { Train, Test };  // the official split a planned split's indices point into
 
 struct PlannedSplit {
-  Pool pool = Pool::Train;
+  SourceSplit pool = SourceSplit::Train;
   std::vector<int64_t> indices;  // sorted positions in the pool
 };
 

@@ -71,7 +71,7 @@ DatasetInfo newsgroups_info() { return text_info("newsgroups", 20, 11314, 7532, 
 RawText load_rotten_tomatoes(const std::filesystem::path& root, const FileOptions& options) {
   DatasetFiles files(manifest("rotten_tomatoes"), root, options);
   const auto bytes = files.read({"pos", "neg"});
-  RawText raw;  // no official test split: the split planner draws a seeded 80/10/10 split
+  RawText raw;  // no official test split: the split planner cuts it by data.rotten_tomatoes_split
   if (bytes.count("neg")) add_lines(bytes.at("neg"), 0, raw.train);
   if (bytes.count("pos")) add_lines(bytes.at("pos"), 1, raw.train);
   finish_loading(rotten_tomatoes_info(), files, {files.name_of("neg") + ", " + files.name_of("pos"), bytes.size() < 2},

@@ -1,8 +1,11 @@
 #include "run/plan.h"
 
+#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -142,20 +145,55 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
   return statuses;
 }
 
+namespace {
+
+// The entries of an earlier plan.json of this experiment that a --datasets / --rows selection does not cover
+// (another column or row planned by another command); none when it cannot be read.
+nlohmann::json entries_outside(const Experiment& experiment, const std::filesystem::path& path) {
+  nlohmann::json kept = nlohmann::json::array();
+  if (!experiment.is_selection() || !std::filesystem::exists(path)) return kept;
+  try {
+    const nlohmann::json earlier = nlohmann::json::parse(read_file(path));
+    if (earlier.value("experiment", "") != experiment.name || earlier.value("profile", "") != experiment.profile)
+      return kept;
+    for (const auto& entry : earlier.at("runs")) {
+      const std::string row = entry.value("row", entry.value("model_config", ""));
+      if (!experiment.dataset_selected(entry.value("dataset", "")) || !experiment.row_selected(row))
+        kept.push_back(entry);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("{}: not readable ({}): rewritten with this command's runs only", path.string(), e.what());
+  }
+  return kept;
+}
+
+}  // namespace
+
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+  const std::filesystem::path path = out / experiment.folder() / "plan.json";
   nlohmann::json plan = {{"experiment", experiment.name},
                          {"profile", experiment.profile},
                          {"spec_file", experiment.source_file},
                          {"description", experiment.description},
                          {"report", {{"baseline", experiment.report_baseline}}},
-                         {"runs", nlohmann::json::array()}};
+                         {"runs", entries_outside(experiment, path)}};
   for (const auto& run : runs)
     plan["runs"].push_back({{"dir", run.run_subdir()},
                             {"model_config", run.model_config},
+                            {"row", run.row},
                             {"row_index", run.row_index},
                             {"dataset", run.dataset},
                             {"seed", run.seed}});
-  write_file_atomic(out / experiment.folder() / "plan.json", plan.dump(2) + "\n");
+  // Grid order (rows, then datasets in the spec's order, then seeds), however the plan was assembled.
+  const auto column = [&](const nlohmann::json& entry) {
+    const auto& names = experiment.datasets;
+    return std::find(names.begin(), names.end(), entry.value("dataset", "")) - names.begin();
+  };
+  std::stable_sort(plan["runs"].begin(), plan["runs"].end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
+    return std::make_tuple(a.value("row_index", 0), column(a), a.value("seed", int64_t{0})) <
+           std::make_tuple(b.value("row_index", 0), column(b), b.value("seed", int64_t{0}));
+  });
+  write_file_atomic(path, plan.dump(2) + "\n");
 }
 
 std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader) {

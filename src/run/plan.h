@@ -26,7 +26,8 @@ enum class PlanStatus { Fresh, Resumable, Finished };
 std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // Writes <out>/<experiment folder>/plan.json listing every planned run (folders
-// relative to the plan's own folder).
+// relative to the plan's own folder). Under --datasets / --rows, the earlier plan's
+// runs outside the selection are kept: a table run column by column lists them all.
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // The dry-run listing: each model configuration x dataset with its settings

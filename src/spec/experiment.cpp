@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -475,6 +476,45 @@ void Experiment::choose_profile(const std::string& wanted) {
     seeds = chosen.seeds;
     seeds_where = chosen.seeds_where;
   }
+}
+
+namespace {
+
+// The names of `given` (a comma list was split by the CLI), each checked against `known`; duplicates dropped.
+std::vector<std::string> checked_names(const std::vector<std::string>& given, const std::vector<std::string>& known,
+                                       const std::string& option, const std::string& what) {
+  std::vector<std::string> out;
+  for (const auto& raw : given) {
+    const std::string name = trim(raw);
+    if (name.empty()) throw Error(option + ": an empty name; expected " + what + ": " + join(known, ", "));
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      const std::string guess = closest_match(name, known);
+      throw Error(option + " '" + name + "': not one of " + what + " (" + join(known, ", ") + ")" +
+                  (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+void Experiment::select(const std::vector<std::string>& wanted_datasets, const std::vector<std::string>& wanted_rows) {
+  const std::string of = "the " + folder() + " grid";
+  selected_datasets = checked_names(wanted_datasets, datasets, "--datasets", "the datasets of " + of);
+  std::vector<std::string> row_names;
+  for (const auto& row : rows) row_names.push_back(row.name);
+  selected_rows = checked_names(wanted_rows, row_names, "--rows", "the rows (model configurations) of " + of);
+}
+
+bool Experiment::dataset_selected(const std::string& dataset) const {
+  return selected_datasets.empty() ||
+         std::find(selected_datasets.begin(), selected_datasets.end(), dataset) != selected_datasets.end();
+}
+
+bool Experiment::row_selected(const std::string& row_name) const {
+  return selected_rows.empty() ||
+         std::find(selected_rows.begin(), selected_rows.end(), row_name) != selected_rows.end();
 }
 
 }  // namespace repro

@@ -52,6 +52,9 @@ struct Experiment {
   std::map<std::string, Profile> profiles;  // `profiles:` budget overlays by name
   std::string profile;                      // the chosen one (--profile), or ""
   std::vector<Setting> overrides;           // `key=value` on the command line, applied last
+  // --datasets / --rows: only these columns / rows of the grid are planned (empty = all). Rows keep their
+  // position (row_index) in the spec, so a table assembled column by column keeps the spec's row order.
+  std::vector<std::string> selected_datasets, selected_rows;
   // `report: {baseline: ROW}`: the row `repro report --stats` compares the others with ("" = the first row);
   // a report setting, so not part of any run's spec (changing it re-runs nothing).
   std::string report_baseline;
@@ -60,6 +63,12 @@ struct Experiment {
   std::string folder() const { return profile.empty() ? name : name + "/" + profile; }
   // Chooses a profile; throws naming the spec and the profiles it has.
   void choose_profile(const std::string& name);
+  // Keeps only these datasets (after the profile's) and rows of the grid; throws naming the option, the name
+  // and what the spec has. Call after choose_profile.
+  void select(const std::vector<std::string>& datasets, const std::vector<std::string>& rows);
+  bool is_selection() const { return !selected_datasets.empty() || !selected_rows.empty(); }
+  bool dataset_selected(const std::string& dataset) const;
+  bool row_selected(const std::string& row_name) const;
 };
 
 // Parses and validates a spec file (every key and value is checked here, so a

@@ -145,6 +145,10 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
   const auto combos = combinations(experiment.axes);
   int row_index = 0;
   for (const auto& row : experiment.rows) {
+    if (!experiment.row_selected(row.name)) {  // --rows: not planned, but its configurations keep their index
+      row_index += static_cast<int>(combos.size());
+      continue;
+    }
     for (const auto& combo : combos) {
       Config config = Config::defaults();
       apply(config, experiment.base);
@@ -156,6 +160,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         name += "+" + axis_label(axis.key) + "=" + config.text(axis.key);
       }
       for (const auto& dataset : experiment.datasets) {
+        if (!experiment.dataset_selected(dataset)) continue;  // --datasets
         Config resolved = config;
         if (experiment.per_dataset.count(dataset)) apply(resolved, experiment.per_dataset.at(dataset));
         if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
@@ -163,7 +168,8 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         resolve_settings(resolved, catalog.datasets.at(dataset));
         const std::string origin = row.where + ": model configuration '" + name + "'";
         for (const auto seed : experiment.seeds)
-          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin});
+          runs.push_back(
+              {experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin, row.name});
       }
       ++row_index;
     }

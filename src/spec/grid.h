@@ -20,6 +20,7 @@ struct PlannedRun {
   int64_t seed = 0;
   Config config;       // every key resolved
   std::string origin;  // where it comes from, for messages: "spec.yaml:12: model configuration 'wide'"
+  std::string row;     // the spec row's name (model_config without sweep values)
 
   // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
   std::string run_subdir() const;

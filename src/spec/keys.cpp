@@ -140,8 +140,15 @@ std::vector<KeyDef> build_table() {
                    "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), "
                    "0.2 for text (paper A.2)."),
       choice("data.missing_train", "error", {"error", "split_test"},
-             "When the official training split is absent (AG News here): error, or draw train/val/test 80/10/10 from "
-             "the test split (stratified, data.split_seed) and mark results partial."),
+             "When the official training split is absent (AG News here): error, or hold out a stratified 10% of the "
+             "test split as test and train on the rest (data.val_fraction of it for validation; data.split_seed), "
+             "marked partial."),
+      choice("data.rotten_tomatoes_split", "standard", names_of<UnsplitRule>(),
+             "Rotten Tomatoes has no official split. standard (paper A.2's reading): test = the last 10% of each "
+             "class in file order, as TensorFlow Datasets and Hugging Face `datasets` split it (1,066); the first "
+             "80% is the training fold, data.val_fraction of it validation (0.2: 6,824 / 1,706); the 10% between "
+             "is unused. standard_with_val: the training fold is the first 90% (0.2: 7,676 / 1,920). random: a "
+             "seeded stratified 10% test, data.val_fraction of the rest (1/9 = the 80/10/10 split before 2026-11-23)."),
       choice("data.newsgroups_remove", "all", {"none", "headers", "all"},
              "20 Newsgroups: keep posts whole, drop their headers, or drop headers, signatures and quoted lines "
              "(scikit-learn's remove=)."),

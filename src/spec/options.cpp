@@ -92,6 +92,11 @@ const EnumNames<VocabSource>& enum_names(VocabSource) {
   static const EnumNames<VocabSource> names = {{VocabSource::Train, "train"}, {VocabSource::File, "file"}};
   return names;
 }
+const EnumNames<UnsplitRule>& enum_names(UnsplitRule) {
+  static const EnumNames<UnsplitRule> names = {
+      {UnsplitRule::Standard, "standard"}, {UnsplitRule::StandardWithVal, "standard_with_val"}, {UnsplitRule::Random, "random"}};
+  return names;
+}
 
 namespace {
 

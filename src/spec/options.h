@@ -36,6 +36,7 @@ enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (
 enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
 enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
 enum class VocabSource { Train, File };           // word vocabulary: training texts, or a word-list file
+enum class UnsplitRule { Standard, StandardWithVal, Random };  // test split of a dataset distributed unsplit
 
 template <typename E>
 using EnumNames = std::vector<std::pair<E, const char*>>;
@@ -57,6 +58,7 @@ const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
 const EnumNames<SelectRule>& enum_names(SelectRule);
 const EnumNames<SaveModel>& enum_names(SaveModel);
 const EnumNames<VocabSource>& enum_names(VocabSource);
+const EnumNames<UnsplitRule>& enum_names(UnsplitRule);
 
 // Every spec name of E, in table order (the key table's choice lists).
 template <typename E>
