@@ -1,7 +1,7 @@
 // The DGSA paper's A.5 ablation options: a 2-layer gate (model.attention.gate_layers)
 // and a learnable lambda_init (model.attention.lambda_schedule: learnable) for dgsa;
 // their refusal on other variants; and the grids of experiments/ablations_*.yaml.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <map>
 
 #include "cli/common.h"
@@ -18,7 +18,7 @@
 #include "util/error.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

@@ -5,7 +5,7 @@
 // key words, and that no LibTorch stack trace reaches the output.
 #include <sys/wait.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -331,6 +331,11 @@ std::vector<Row> rows() {
        kReport + " -o {root}/plain/table.md",
        2,
        {"cannot write", "plain/table.md", "Not a directory"}},
+      {"report -o naming a folder: the rename's own reason, not the cleanup's ('Success')",
+       [](const fs::path& r) { fs::create_directories(r / "folder"); },
+       kReport + " -o {root}/folder",
+       2,
+       {"cannot write", "/folder: renaming", "Is a directory"}},
       {"report -o on a full disk (file-size limit)",
        no_setup,
        "ulimit -f 0; exec " + std::string(REPRO_BINARY) + " " + kReport + " -o {root}/table.md",
@@ -390,9 +395,9 @@ TEST_CASE(
     const auto result = run_shell(command);
     INFO(row.name << "\n$ " << command << "\n" << result.output);
     CHECK(result.exit_code == row.exit_code);
-    for (const auto& word : row.words) CHECK_THAT(result.output, Catch::Matchers::Contains(word));
+    for (const auto& word : row.words) CHECK_THAT(result.output, repro::test::Contains(word));
     for (const char* trace : {"Exception raised from", "frame #", "terminate called", "unexpected pos"})
-      CHECK_THAT(result.output, !Catch::Matchers::Contains(trace));
+      CHECK_THAT(result.output, !repro::test::Contains(trace));
   }
 }
 
@@ -409,7 +414,7 @@ TEST_CASE("two profiles of one experiment are two tables; the same seed in each 
   const auto result = run_shell(std::string(REPRO_BINARY) + " report " + (dir.path() / "runs").string());
   INFO(result.output);
   CHECK(result.exit_code == 0);
-  CHECK_THAT(result.output, Catch::Matchers::Contains("### t (profile short): test_acc (%)") &&
-                                Catch::Matchers::Contains("### t (profile smoke): test_acc (%)"));
-  CHECK_THAT(result.output, !Catch::Matchers::Contains("two run records"));
+  CHECK_THAT(result.output, repro::test::Contains("### t (profile short): test_acc (%)") &&
+                                repro::test::Contains("### t (profile smoke): test_acc (%)"));
+  CHECK_THAT(result.output, !repro::test::Contains("two run records"));
 }

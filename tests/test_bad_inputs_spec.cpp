@@ -1,7 +1,7 @@
 // Bad spec inputs, table-driven: spec files, KEY=VALUE overrides, --seeds, --set and CLI
 // options. Each must be refused before anything trains, with a message naming where
 // (file:line or the argument), the key or value and what was expected.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 #include <optional>
 
@@ -14,7 +14,7 @@
 #include "util/error.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -243,6 +243,21 @@ TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cl
       {"run " + spec + " --profile paper" + out, {"--profile paper", "defines no profiles"}},
       {"run " + spec + " --device tpu" + out, {"--device", "tpu"}},
       {"run " + spec + " --threads -1" + out, {"--threads"}},
+      // More threads or jobs than usable CPUs: refused at once (these started thousands of threads before).
+      {"run " + spec + " seeds=0 --dry-run" + out, {"'seeds' is a part of the spec, not a setting", "--seeds"}},
+      {"sweep " + spec + " --set datasets=a,b --dry-run" + out, {"'datasets' is a part of the spec", "--datasets"}},
+      {"run " + spec + " --threads 100000" + out, {"--threads 100000: more than the", "usable CPU", "at most"}},
+      {"run " + spec + " --jobs 2 --threads-per-job 100000" + out, {"--threads-per-job 100000", "usable CPU"}},
+      {"run " + spec + " --jobs 100000" + out, {"--jobs 100000: more than the", "needs a CPU"}},
+      {"sweep " + spec + " --seeds 0 --threads 100000 --dry-run" + out, {"--threads 100000"}},
+      {"eval " + (dir.path() / "runs").string() + " --threads 100000", {"--threads 100000: more than the"}},
+      {"rollout " + (dir.path() / "runs").string() + " --threads 100000", {"--threads 100000: more than the"}},
+      {"bench " + spec + " --threads 100000", {"--threads 100000: more than the"}},
+      // Every whole-number option: its name, the value, what is allowed (not CLI11's "Value 0 not in range 0 to 1.8e308").
+      {"rollout " + (dir.path() / "runs").string() + " --examples 0", {"--examples: got 0: must be ≥ 1"}},
+      {"run " + spec + " --manifest m.tsv --index -1" + out, {"--index: got -1: must be ≥ 0"}},
+      {"run " + spec + " --jobs two" + out, {"--jobs: got 'two', expected a whole number ≥ 0"}},
+      {"eval " + (dir.path() / "runs").string() + " --threads -2", {"--threads: got -2: must be ≥ 0"}},
       {"run " + spec + " --no-such-option" + out, {"--no-such-option"}},
   };
   for (const auto& [arguments, expected] : rows) {

@@ -1,5 +1,5 @@
 // End to end: the repro binary on a generated Fashion-MNIST, as a user runs it.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -12,7 +12,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 using test::Result;
 using test::run_repro;
@@ -201,9 +201,11 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   test::TempDir dir("cli-select");
   const std::string out = " --out " + (dir.path() / "none").string();
   // status of a spec expands the grid without data: 7 rows x 2 datasets x 1 seed, then the selected parts.
-  CHECK_THAT(run_repro("status " + table2 + out).output, Contains("14 runs: 0 complete"));
+  const Result nothing = run_repro("status " + table2 + out);
+  CHECK_THAT(nothing.output, Contains("14 runs: 0 complete") && Contains("nothing has started") &&
+                                 Contains("does not exist (is --out right?)") && !Contains("pending     "));
   CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output, Contains("7 runs: 0 complete"));
-  const Result two_rows = run_repro("status " + table2 + " --datasets ag_news --rows 'Transformer,DGT x2'" + out);
+  const Result two_rows = run_repro("status " + table2 + " --datasets ag_news --rows 'Transformer,DGT x2' --all" + out);
   CHECK_THAT(two_rows.output, Contains("2 runs: 0 complete") && Contains("ag_news/Transformer/seed_0") &&
                                   Contains("ag_news/DGT_x2/seed_0") && !Contains("rotten_tomatoes"));
   // Names are checked against the grid (after the profile), with the names it has and the closest one.
@@ -239,4 +241,35 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   CHECK(plan["runs"][3]["row_index"] == 1);
   // The whole grid is now finished: nothing trains.
   CHECK_THAT(run_repro("run " + smoke).output, Contains("4 of 4 runs were already finished"));
+}
+
+// 12 runs used to repeat the same data notes 12 times; now each is said once per command, and every run's
+// log.txt still has it. In process and with --jobs 2 (whose children each say it once).
+TEST_CASE("a data note is said once per command, in-process and with --jobs; each log.txt keeps it", "[cli]") {
+  test::TempDir dir("cli-notes");
+  test::write_bytes(dir.path() / "data/ag_news/ag_news_csv/test.csv", test::ag_news_csv(80), false);
+  test::write_text(dir.path() / "notes.yaml", R"(experiment: notes
+datasets: [ag_news]
+seeds: [0, 1, 2]
+model: {preset: transformer, dim: 16, depth: 1, heads: 2}
+data: {missing_train: split_test, verify: off}
+text: {max_len: 16}
+train: {epochs: 1, batch_size: 16}
+)");
+  const std::string note = "partial data: ag_news has no train.csv";
+  const auto count = [](const std::string& text, const std::string& what) {  // warning lines (the table lists it too)
+    size_t n = 0;
+    for (const auto& line : split_lines(text)) n += line.find("[warning]") != std::string::npos && line.find(what) != std::string::npos;
+    return n;
+  };
+  for (const std::string& how : {std::string(" --threads 1"), std::string(" --jobs 2 --threads-per-job 1")}) {
+    const std::string out = (dir.path() / ("runs" + std::to_string(how.size()))).string();
+    const Result result = run_repro("run " + (dir.path() / "notes.yaml").string() + " --data-root " +
+                                    (dir.path() / "data").string() + " --out " + out + how);
+    INFO(how << "\n" << result.output);
+    REQUIRE(result.exit_code == 0);
+    CHECK(count(result.output, note) == 1);
+    for (int seed = 0; seed < 3; ++seed)
+      CHECK_THAT(read_file(out + "/notes/ag_news/model/seed_" + std::to_string(seed) + "/log.txt"), Contains(note));
+  }
 }

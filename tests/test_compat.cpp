@@ -1,7 +1,7 @@
 // Compatibility with records written by earlier versions of repro: the committed
 // results must stay readable, skippable and reportable (issue "a house to live in":
 // the CLI and spec keys stay compatible).
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 
 #include "fixtures.h"
@@ -9,7 +9,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 TEST_CASE("committed records of an earlier version are recognised as finished and reported", "[cli]") {
   // results/probes/dgt_init was written before data.verify existed: its spec.resolved.yaml lacks that key.

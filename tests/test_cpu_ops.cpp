@@ -3,7 +3,7 @@
 // GELU's float32 gradient is right whatever the layout of the incoming gradient.
 #include <ATen/Parallel.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "fixtures.h"
 #include "models/cpu_ops.h"

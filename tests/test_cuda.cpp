@@ -1,7 +1,7 @@
 // CUDA-only tests: the same numerics as on the CPU with bf16 tolerances, and a
 // tiny training run whose loss falls. Hidden from plain runs ([.cuda]); the ctest
 // entry `cuda` runs them and reports "Skipped" without a CUDA device.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <iostream>
 
 #include "data/batcher.h"

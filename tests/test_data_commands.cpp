@@ -1,5 +1,5 @@
 // repro data fetch (against a local HTTP server), verify and preview.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -14,7 +14,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

@@ -2,7 +2,7 @@
 // test metrics exactly; noisy evaluations differ and are deterministic.
 #include <fmt/format.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 
 #include "data/registry.h"
@@ -21,7 +21,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -70,7 +70,7 @@ EpochRow row(int64_t epoch, double val_acc) {
 // model.pt's weight of a one-layer module.
 torch::Tensor stored_weight(const std::filesystem::path& path) {
   torch::nn::Linear probe(2, 2);
-  load_model_file(path, *probe);
+  load_model_file(path, *probe, "t/ds/m/seed_0");
   return probe->weight.detach().clone();
 }
 
@@ -78,7 +78,8 @@ torch::Tensor stored_weight(const std::filesystem::path& path) {
 std::vector<torch::Tensor> stored_parameters(const std::filesystem::path& run_dir) {
   const RunSpec spec = read_run_spec(run_dir / "spec.resolved.yaml");
   const auto model = build_model(model_options(spec.config), find_dataset(spec.dataset).info());
-  load_model_file(model_file_path(run_dir), *model);
+  load_model_file(model_file_path(run_dir), *model,
+                  run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
   std::vector<torch::Tensor> out;
   for (const auto& p : model->parameters()) out.push_back(p.detach().clone());
   return out;
@@ -97,7 +98,8 @@ TEST_CASE("model.pt follows the selected epoch: written when an epoch becomes th
   test::TempDir dir("model_hook");
   const auto path = dir.path() / "model.pt";
   torch::nn::Linear model(2, 2);
-  auto hook = keep_model_hook(path, SaveModel::Selected, SelectRule::Auto, /*has_validation=*/true);
+  auto hook = keep_model_hook(path, SaveModel::Selected, SelectRule::Auto, /*has_validation=*/true,
+                              {0, "", "t/ds/m/seed_0", "0123"});
   test::write_text(path, "stale");
   hook(*model, {});  // a fresh start removes a stale file
   CHECK_FALSE(std::filesystem::exists(path));
@@ -106,6 +108,8 @@ TEST_CASE("model.pt follows the selected epoch: written when an epoch becomes th
   hook(*model, history);
   REQUIRE(read_model_file_info(path).epoch == 1);
   CHECK(read_model_file_info(path).rule == "best_val");
+  CHECK(read_model_file_info(path).run == "t/ds/m/seed_0");  // which run wrote it
+  CHECK(read_model_file_info(path).spec_sha256 == "0123");
   const auto epoch1 = model->weight.detach().clone();
   CHECK(torch::equal(stored_weight(path), epoch1));
 
@@ -144,8 +148,28 @@ TEST_CASE("a loaded model.pt of the wrong shape is refused naming the parameter"
   test::TempDir dir("model_shape");
   torch::nn::Linear small(2, 2), large(3, 2);
   write_model_file(dir.path() / "model.pt", *small, {1, "last"});
-  CHECK_THROWS_WITH(load_model_file(dir.path() / "model.pt", *large),
+  CHECK_THROWS_WITH(load_model_file(dir.path() / "model.pt", *large, "t/ds/m/seed_0"),
                     Contains("model.pt: 'weight' has shape [2, 2] but the run's spec builds [2, 3]"));
+}
+
+// A seed_1 model.pt copied into seed_0's folder evaluated with exit 0 and showed seed_1's accuracy as seed_0's.
+TEST_CASE("eval refuses a model.pt that another run wrote, naming both runs", "[train]") {
+  test::TempDir dir("model_owner");
+  const auto seed3 = train_tiny(dir, "out", {}, 0, {3, 4});
+  const auto seed4 = seed3.parent_path() / "seed_4";
+  CHECK(read_model_file_info(model_file_path(seed3)).run == "tiny/fashion_mnist/model/seed_3");
+  std::filesystem::copy_file(model_file_path(seed4), model_file_path(seed3),
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto copied = test::run_repro("eval " + seed3.string() + " --data-root " + (dir.path() / "data").string());
+  CHECK(copied.exit_code == 2);
+  CHECK_THAT(copied.output, Contains("written by the run tiny/fashion_mnist/model/seed_4, not by this folder's run "
+                                     "tiny/fashion_mnist/model/seed_3"));
+  const auto rollout = test::run_repro("rollout " + seed3.string() + " --data-root " + (dir.path() / "data").string() +
+                                       " --out " + (dir.path() / "rollout").string());
+  CHECK(rollout.exit_code == 2);
+  CHECK_THAT(rollout.output, Contains("written by the run tiny/fashion_mnist/model/seed_4"));
+  const auto own = test::run_repro("eval " + seed4.string() + " --data-root " + (dir.path() / "data").string());
+  CHECK(own.exit_code == 0);
 }
 
 TEST_CASE("spec.resolved.yaml reads back into the run's config", "[spec]") {
@@ -330,6 +354,18 @@ TEST_CASE("report --eval: mean and std over seeds per level; runs without the ev
   const auto cli = test::run_repro("report " + (dir.path() / "out").string() + " --eval speckle");
   CHECK(cli.exit_code == 0);
   CHECK_THAT(cli.output, Contains("| model | speckle 0.5 | speckle 2 |"));
+  // --plots with --eval: the table and the evaluation's figure, embedded (it wrote nothing before).
+  const auto report = dir.path() / "eval_report.md";
+  const auto plots =
+      test::run_repro("report " + (dir.path() / "out").string() + " --eval speckle --plots -o " + report.string());
+  INFO(plots.output);
+  CHECK(plots.exit_code == 0);
+  const std::string markdown = read_file(report);
+  CHECK_THAT(markdown, Contains("| model | speckle 0.5 | speckle 2 |") && Contains("_eval_speckle.png"));
+  CHECK(std::filesystem::exists(dir.path() / "figures"));
+  const auto with_compare = test::run_repro("report " + (dir.path() / "out").string() + " --eval speckle --stats");
+  CHECK(with_compare.exit_code == 2);
+  CHECK_THAT(with_compare.output, Contains("--eval speckle: not with --stats"));
 }
 
 TEST_CASE("eval of a text run (DGT): clean reproduces the record, token noise differs and repeats", "[train]") {

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <csignal>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -23,7 +23,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 namespace fs = std::filesystem;
 
 namespace {

@@ -3,7 +3,7 @@
 // through the same function the target calls. Each used to crash, hang, trip a
 // sanitizer or escape as an exception other than repro::Error; each test asserts
 // the outcome the fix gives.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdio>
 #include <string>
 
@@ -65,13 +65,13 @@ TEST_CASE("fuzz spec: an alias bomb is checked once per node, not once per expan
   }
   test::write_text(dir.path() / "bomb.yaml", text);
   CHECK_THROWS_WITH(load_experiment((dir.path() / "bomb.yaml").string()),
-                    Catch::Contains("unknown top-level key 'x0'"));
+                    repro::test::Contains("unknown top-level key 'x0'"));
 }
 
 TEST_CASE("fuzz spec: a duplicate key inside an aliased mapping is still reported", "[spec][fuzz]") {
   test::TempDir dir("fuzz-alias-duplicate");
   test::write_text(dir.path() / "spec.yaml", "datasets: [fashion_mnist]\nmodel: &m {dim: 32, dim: 64}\n");
-  CHECK_THROWS_WITH(load_experiment((dir.path() / "spec.yaml").string()), Catch::Contains("duplicate key 'model.dim'"));
+  CHECK_THROWS_WITH(load_experiment((dir.path() / "spec.yaml").string()), repro::test::Contains("duplicate key 'model.dim'"));
 }
 
 TEST_CASE("fuzz archive: a member claiming 2^63-2 bytes is a clean error (was std::length_error)", "[data][fuzz]") {
@@ -81,7 +81,7 @@ TEST_CASE("fuzz archive: a member claiming 2^63-2 bytes is a clean error (was st
   const auto read_all = [&] {
     for_each_member(archive, [](const std::string&, const std::function<std::string()>& read) { read(); });
   };
-  CHECK_THROWS_WITH(read_all(), Catch::Contains("a.bin is truncated or corrupt"));
+  CHECK_THROWS_WITH(read_all(), repro::test::Contains("a.bin is truncated or corrupt"));
   // The same header with its true size reads normally.
   test::write_bytes(archive, ustar_claiming("a.bin", "0123456789", 10), false);
   std::string bytes;
@@ -95,7 +95,7 @@ TEST_CASE("fuzz archive: an IMDB member path of 100,000 digits is skipped (was a
   test::write_tar(dir.path() / "imdb.tar.gz", {{"aclImdb/train/pos/" + std::string(100000, '7') + "_1.txt", "good"}});
   Config config = Config::defaults();
   config.set("data.verify", "off", "test");
-  CHECK_THROWS_WITH(find_dataset("imdb").load_text(dir.path(), config), Catch::Contains("aclImdb"));
+  CHECK_THROWS_WITH(find_dataset("imdb").load_text(dir.path(), config), repro::test::Contains("aclImdb"));
 }
 
 TEST_CASE("fuzz paper: a table number or n beyond int's range is an error (was an undefined double-to-int cast)",
@@ -104,9 +104,9 @@ TEST_CASE("fuzz paper: a table number or n beyond int's range is an error (was a
   const auto paper = dir.path() / "paper.yaml";
   const std::string cells = "    cells: [{row: ViT, column: cifar10, mean: 80}]\n";
   test::write_text(paper, "tables:\n  - table: 5.66667e19\n    experiment: table1\n" + cells);
-  CHECK_THROWS_WITH(load_paper(paper), Catch::Contains("paper.yaml:2: table '5.66667e19' is not a whole number"));
+  CHECK_THROWS_WITH(load_paper(paper), repro::test::Contains("paper.yaml:2: table '5.66667e19' is not a whole number"));
   test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: -1e300\n" + cells);
-  CHECK_THROWS_WITH(load_paper(paper), Catch::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
+  CHECK_THROWS_WITH(load_paper(paper), repro::test::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
   test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: 3\n" + cells);
   CHECK(load_paper(paper).at(0).n == 3);
 }
@@ -130,6 +130,6 @@ TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt reco
     const RecordRead read = read_run_record(run, "test_acc", nullptr);
     INFO(fields);
     CHECK(read.result.status == "corrupt");
-    CHECK_THAT(read.result.problem, Catch::Contains("summary.json") && Catch::Contains(expected));
+    CHECK_THAT(read.result.problem, repro::test::Contains("summary.json") && repro::test::Contains(expected));
   }
 }

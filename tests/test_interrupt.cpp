@@ -4,7 +4,7 @@
 // guards; old end-of-epoch checkpoints still load.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -19,7 +19,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -144,6 +144,10 @@ TEST_CASE("the requeue decision: only the requeue signal, under SLURM, below --m
   CHECK_FALSE(after_crash.requeue);
   CHECK_THAT(after_crash.reason, Contains("1 run(s) failed") && Contains("not requeued"));
   CHECK_THAT(decide_requeue(SIGUSR1, 10, policy, {}).reason, Contains("outside SLURM"));
+  // Ctrl-C outside SLURM: how to go on, without requeue talk; under SLURM the requeue rule is named.
+  const std::string ctrl_c = decide_requeue(SIGINT, 10, policy, {}).reason;
+  CHECK(ctrl_c == "SIGINT: stopped with a checkpoint; the same command resumes where it stopped");
+  CHECK_THAT(decide_requeue(SIGINT, 10, policy, array_task).reason, Contains("not requeued (only SIGUSR1 requeues)"));
   auto restarted = array_task;
   restarted["SLURM_RESTART_COUNT"] = "3";
   CHECK_THAT(decide_requeue(SIGUSR1, 10, policy, restarted).reason, Contains("--max-restarts is 3"));

@@ -2,7 +2,7 @@
 // kill, and two repro processes on one --out training each run exactly once.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdio>
 #include <filesystem>
 
@@ -13,7 +13,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

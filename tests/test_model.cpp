@@ -2,7 +2,7 @@
 // registries, presets, and the typed options: their defaults, their names and
 // that models/ and train/ read no spec key by name.
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -325,7 +325,7 @@ TEST_CASE("options carry every key's value; an unresolved auto is refused", "[sp
   CHECK(t.precision == PrecisionChoice::Bf16);
   CHECK(t.select == SelectRule::Last);
 
-  using Catch::Matchers::Contains;
+  using repro::test::Contains;
   CHECK_THROWS_WITH(model_options(Config::defaults()), Contains("'model.kind' is still auto"));
   config.set("model.attention.q_residual", "auto", "t");
   CHECK_THROWS_WITH(model_options(config), Contains("'model.attention.q_residual' is still auto"));

@@ -1,10 +1,10 @@
 // Noise injection: determinism per example and the documented level semantics.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/noise.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

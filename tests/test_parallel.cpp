@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -22,7 +22,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -89,6 +89,27 @@ TEST_CASE("the thread plan splits the usable CPUs between jobs", "[spec]") {
   CHECK(s.usable == 6);
   CHECK(s.threads_per_job == 2);
   CHECK_THAT(s.describe(), Contains("SLURM_CPUS_PER_TASK 6"));
+}
+
+TEST_CASE("threads and jobs beyond the usable CPUs are refused, naming the option and the limit", "[spec]") {
+  CpuLimits two;
+  two.affinity = 2;
+  CHECK_NOTHROW(check_cpu_request(plan_threads(two, 2, 1), 1, "--threads-per-job"));
+  CHECK_NOTHROW(check_cpu_request(plan_threads(two, 1, 2), 2, "--threads"));
+  CHECK_THROWS_WITH(check_cpu_request(plan_threads(two, 1, 3), 3, "--threads"),
+                    "--threads 3: more than the 2 usable CPUs (affinity 2, no cgroup quota); give at most 2, or "
+                    "leave it out for the default");
+  CHECK_THROWS_WITH(check_cpu_request(plan_threads(two, 3, 0), 0, "--threads"),
+                    Contains("--jobs 3: more than the 2 usable CPUs") && Contains("give at most 2"));
+  // With CUDA devices, jobs up to the device slots: the extra ones wait for a device, not a CPU.
+  CHECK_NOTHROW(check_cpu_request(plan_threads(two, 8, 0), 0, "--threads", 8));
+  CHECK_THROWS_WITH(check_cpu_request(plan_threads(two, 9, 0), 0, "--threads", 8),
+                    Contains("--jobs 9: more than the 8 device slots and the 2 usable CPUs"));
+  CpuLimits slurm;
+  slurm.affinity = 64;
+  slurm.slurm_cpus = 4;
+  CHECK_THROWS_WITH(check_cpu_request(plan_threads(slurm, 1, 8), 8, "--threads"),
+                    Contains("more than the 4 usable CPUs") && Contains("SLURM_CPUS_PER_TASK 4"));
 }
 
 TEST_CASE("cgroup quotas and SLURM_CPUS_PER_TASK are read exactly", "[spec]") {

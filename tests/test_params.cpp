@@ -1,6 +1,6 @@
 // Vocabulary readings of Table 6: a dataset's own word list as the vocabulary
 // (text.vocab_source=file), and `repro params` saying which reading matches each paper cell.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 #include <regex>
 
@@ -14,7 +14,7 @@
 #include "text/word_tokenizer.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Opt-in checks on the real files: run when $REPRO_DATA is set.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 
 #include "data/fashion_mnist.h"
@@ -9,7 +9,7 @@
 #include "util/sha256.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 TEST_CASE("real Fashion-MNIST has the official counts", "[real]") {
   const char* root = std::getenv("REPRO_DATA");

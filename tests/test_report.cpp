@@ -1,5 +1,5 @@
 // Mean, sample std and the markdown table, against hand-computed values.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "report/paper.h"
@@ -7,7 +7,7 @@
 #include "report/table.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

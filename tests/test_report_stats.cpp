@@ -2,7 +2,7 @@
 // --baseline) and the paper's claims (experiments/paper/dgsa.yaml) judged on
 // synthetic records with a known outcome. Expected numbers of the paper's own
 // tables: mpmath (see tests/welch_reference.py), written in below.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "fixtures.h"
@@ -15,7 +15,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -70,18 +70,43 @@ TEST_CASE("stats table: each row minus the baseline with CI and p; 'n too small'
 
   const ExperimentResults single = two_rows({75}, {79});
   CHECK_FALSE(stats_by_default(single));
-  CHECK_THAT(render_results_stats(single, "test_acc", "ViT"), Contains("| +4.00 (n too small) |"));
+  CHECK_THAT(render_results_stats(single, "test_acc", {"ViT", {}}), Contains("| +4.00 (n too small) |"));
 }
 
 TEST_CASE("the baseline row: --baseline, then the plan's report.baseline, then the first row", "[report]") {
   ExperimentResults r = two_rows({75, 76}, {79, 80});
-  CHECK(resolve_baseline(r, "") == "ViT");
+  CHECK(resolve_baseline(r, "").row == "ViT");
   r.baseline = "DGViT x4 drop x2", r.baseline_source = "runs/table1/plan.json";
-  CHECK(resolve_baseline(r, "") == "DGViT x4 drop x2");
-  CHECK(resolve_baseline(r, "ViT") == "ViT");
+  CHECK(resolve_baseline(r, "").row == "DGViT x4 drop x2");
+  CHECK(resolve_baseline(r, "ViT").row == "ViT");
   r.baseline = "DGVIT";
   CHECK_THROWS_WITH(resolve_baseline(r, ""), Contains("report.baseline in runs/table1/plan.json") &&
                                                  Contains("'DGVIT' is not a row") && Contains("ViT, DGViT x4 drop x2"));
+}
+
+// A sweep over train.lr turns the spec's rows "vanilla" and "dgsa" into "vanilla+lr=0.001", …: report.baseline
+// 'vanilla' (a spec row) then compares each row with vanilla at the same learning rate (it threw away the
+// table before, after every run had trained).
+TEST_CASE("in a sweep, the baseline spec row is compared at the same sweep values", "[report]") {
+  ExperimentResults r;
+  r.name = "sweep";
+  r.datasets = {"cifar10"};
+  r.model_configs = {"vanilla+lr=0.001", "vanilla+lr=0.003", "dgsa+lr=0.001", "dgsa+lr=0.003"};
+  const std::vector<std::vector<double>> values = {{70, 71}, {60, 61}, {75, 76}, {62, 63}};
+  for (size_t row = 0; row < values.size(); ++row)
+    for (size_t seed = 0; seed < 2; ++seed)
+      r.runs.push_back(complete(r.model_configs[row], "cifar10", static_cast<long long>(seed), values[row][seed]));
+  r.baseline = "vanilla", r.baseline_source = "runs/sweep/plan.json";
+  const Baseline baseline = resolve_baseline(r, "");
+  CHECK(baseline.row == "vanilla");
+  CHECK(baseline.row_of.at("dgsa+lr=0.003") == "vanilla+lr=0.003");
+  const std::string md = render_results_stats(r, "test_acc", baseline);
+  CHECK_THAT(md, Contains("each row − vanilla at the same sweep values"));
+  CHECK_THAT(md, Contains("| vanilla+lr=0.001 | baseline |") && Contains("| vanilla+lr=0.003 | baseline |"));
+  CHECK_THAT(md, Contains("| dgsa+lr=0.001 | **+5.00") && Contains("| dgsa+lr=0.003 | +2.00"));
+  CHECK(resolve_baseline(r, "dgsa").row_of.at("vanilla+lr=0.001") == "dgsa+lr=0.001");  // --baseline too
+  r.baseline = "gone";  // a stale plan: the table keeps its Welch part out, the report goes on
+  CHECK_THROWS_WITH(resolve_baseline(r, ""), Contains("'gone' is not a row of experiment sweep"));
 }
 
 TEST_CASE("report.baseline in a spec must name a row (file:line)", "[report]") {

@@ -3,7 +3,7 @@
 // as PNG and HTML, --match).
 #include <fmt/format.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -22,7 +22,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -254,12 +254,38 @@ TEST_CASE("token strip HTML: every token once, escaped, signed colours and a leg
   CHECK(occurrences(page, ">plain</span>") == 1);
   CHECK(page.find("<b>") == std::string::npos);  // nothing unescaped
   CHECK_THAT(page, Contains("fixture &lt;#3&gt;") && Contains("a&amp;b") && Contains("truncated at 3 of 9 tokens"));
-  const cv::Vec3b red = diverging_colour(1), blue = diverging_colour(-0.5);
+  // Mean 1/3; |deviations| 5/3, 4/3, 1/3, the 95th percentile 5/3: t = +1, -0.8, -0.2.
+  const cv::Vec3b red = diverging_colour(1), blue = diverging_colour(-0.8), pale = diverging_colour(-0.2);
   CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", red[2], red[1], red[0])));
   CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", blue[2], blue[1], blue[0])));
-  CHECK_THAT(page, Contains("background:rgb(255,255,255);"));
-  CHECK_THAT(page, Contains("title=\"+2 (+1.00 of the largest |relevance|)\""));
-  CHECK_THAT(page, Contains("not in the vocabulary") && Contains("linear-gradient") && Contains("inhibitory"));
+  CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", pale[2], pale[1], pale[0])));
+  CHECK_THAT(page, Contains("title=\"+2 (block mean +0.3333; +1.00 on the colour scale)\""));
+  CHECK_THAT(page, Contains("not in the vocabulary") && Contains("linear-gradient") &&
+                       Contains("above the block's mean"));
+}
+
+// The committed strips were one saturated colour: mean-pooled rollouts put every token at 0.7-1.0 of the block's
+// largest relevance. Deviation from the block's mean, on a robust range, shows the differences.
+TEST_CASE("token strip colours: deviation from the block's mean, robust to one outlier", "[model]") {
+  const StripBlock narrow = strip_block("Transformer", {{"a", 0.72}, {"b", 0.86}, {"c", 1.0}});
+  const StripScale scale = strip_scale(narrow);
+  CHECK(scale.mean == Approx(0.86));
+  CHECK(scaled_relevance(scale, narrow.tokens[0]) == Approx(-1.0));
+  CHECK(scaled_relevance(scale, narrow.tokens[1]) == Approx(0.0).margin(1e-12));
+  CHECK(scaled_relevance(scale, narrow.tokens[2]) == Approx(1.0));
+  std::vector<std::pair<std::string, double>> tokens;
+  for (int i = 0; i < 40; ++i) tokens.push_back({"t" + std::to_string(i), 1.0 + 0.01 * (i % 5)});
+  tokens.push_back({"outlier", 50.0});
+  const StripBlock skewed = strip_block("DGT", tokens);
+  const StripScale robust = strip_scale(skewed);
+  CHECK(scaled_relevance(robust, skewed.tokens.back()) == 1.0);  // clipped, not the scale
+  double lowest = 1, highest = -1;
+  for (size_t i = 0; i + 1 < skewed.tokens.size(); ++i) {
+    lowest = std::min(lowest, scaled_relevance(robust, skewed.tokens[i]));
+    highest = std::max(highest, scaled_relevance(robust, skewed.tokens[i]));
+  }
+  CHECK(highest - lowest > 0);  // the ordinary tokens still differ (the outlier sets no scale)
+  CHECK(scaled_relevance(strip_scale(strip_block("x", {{"a", 2.0}, {"b", 2.0}})), {"a", 2.0, false}) == 0.0);
 }
 
 TEST_CASE("repro rollout of text runs: token strips by position and by --match", "[cli]") {

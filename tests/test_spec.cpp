@@ -1,5 +1,5 @@
 // Spec parsing, validation messages, overrides, grid expansion and docs/spec.md.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <set>
 
 #include "cli/listing.h"
@@ -12,7 +12,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -116,6 +116,10 @@ TEST_CASE("overrides and sweep axes go through the same validation", "[spec]") {
   REQUIRE(axis.values.size() == 3);
   CHECK_THROWS_WITH(parse_axis("model.ffn.ratio=2,x"), Contains("got 'x'"));
   CHECK(parse_axis("train.betas=[0.9,0.99],[0.8,0.9]").values.size() == 2);
+  CHECK(parse_axis("train.betas=[0.9,0.99]").values.size() == 1);  // one list value, not an axis in brackets
+  // Brackets around the axis of a key that takes one value, as the --set help shows (refused before).
+  CHECK(parse_axis("train.lr=[1e-3, 3e-3]").values == std::vector<std::string>{"1e-3", "3e-3"});
+  CHECK_THROWS_WITH(parse_axis("seeds=0,1"), Contains("'seeds' is a part of the spec") && Contains("--seeds"));
 }
 
 TEST_CASE("grid expansion: rows x axes x datasets x seeds, with precedence", "[spec]") {
@@ -199,12 +203,17 @@ TEST_CASE("run identity: every planned run has its own folder and names where it
   Experiment e = load_experiment(spec_file(dir, kValid));
   CHECK(e.seeds_where == (dir.path() / "spec.yaml").string() + ":3");
   CHECK(e.rows[1].where == (dir.path() / "spec.yaml").string() + ":13");
-  e.axes.push_back(parse_axis("train.lr=1e-3,2e-3"));
+  Experiment lr_sweep = e;  // row 'wide' sets train.lr itself: a sweep over it would make 'wide' train other rates
+  lr_sweep.axes.push_back(parse_axis("train.lr=1e-3,2e-3"));
+  CHECK_THROWS_WITH(expand_grid(lr_sweep, dataset_catalog()),
+                    Contains("--set 'train.lr=1e-3,2e-3': model configuration 'wide' (") &&
+                        Contains("spec.yaml:15) sets 'train.lr' itself"));
+  e.axes.push_back(parse_axis("train.epochs=1,2"));
   const auto runs = expand_grid(e, dataset_catalog());
   std::set<std::string> folders;
   for (const auto& run : runs) folders.insert(run.relative_dir());
   CHECK(folders.size() == runs.size());
-  CHECK_THAT(runs.back().origin, Contains("spec.yaml:13: model configuration 'wide+lr=0.002'"));
+  CHECK_THAT(runs.back().origin, Contains("spec.yaml:13: model configuration 'wide+epochs=2'"));
   // The same key in different mappings is not a duplicate; a section given as dotted keys is fine.
   CHECK_NOTHROW(
       load_experiment(spec_file(dir,

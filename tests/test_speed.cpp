@@ -1,7 +1,7 @@
 // The GPU-path mechanics, checked on the CPU: the autocast wrapper, bf16
 // numerics of every variant, gradient clipping without host reads, the FLOP
 // count, device-resident splits, and `repro bench` end to end.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include "data/batcher.h"
@@ -16,7 +16,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

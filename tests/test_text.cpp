@@ -1,6 +1,6 @@
 // Text datasets on generated fixtures in the official layouts, the word and
 // SentencePiece tokenizers, splits and the token cache.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 
 #include "data/loader.h"
@@ -14,7 +14,7 @@
 #include "util/files.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Schedules, resume-equals-uninterrupted, skip-if-complete and changed specs.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "fixtures.h"
 #include "run/runner.h"
@@ -9,7 +9,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
@@ -114,5 +114,18 @@ TEST_CASE("finished runs are skipped; a changed spec is refused without touching
   CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")), Contains("holds a run of a different spec") &&
                                                                              Contains("train.lr: 0.003 -> 0.01") &&
                                                                              Contains("Nothing was overwritten"));
+  CHECK(read_file(summary) == before);
+  // The way out is named: the new value as a one-value sweep axis beside the old runs, or another --out.
+  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
+                    Contains("repro sweep with --set train.lr=0.01") && Contains("another --out"));
+  // A dry run says it before anything starts, and returns.
+  RunnerOptions dry = options_for(dir, "out");
+  dry.dry_run = true;
+  CHECK(run_experiment(experiment, dry) == 0);
+  // More epochs for a finished run: why it is another run.
+  experiment.overrides.pop_back();
+  experiment.overrides.push_back(parse_override("train.epochs=2"));
+  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
+                    Contains("train.epochs: 1 -> 2") && Contains("not extended to more epochs"));
   CHECK(read_file(summary) == before);
 }

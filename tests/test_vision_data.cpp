@@ -1,5 +1,5 @@
 // CIFAR-10/100 (plain files and archives) and SVHN (MATLAB) on generated fixtures.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 
 #include "data/cifar.h"
@@ -9,7 +9,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 

@@ -116,7 +116,7 @@ cv::Mat rollout_grid(const std::vector<RolloutExample>& examples, const std::vec
 
 void write_png(const std::filesystem::path& path, const cv::Mat& image) {
   std::vector<uchar> bytes;
-  if (!cv::imencode(".png", image, bytes)) throw Error("cannot write " + path.string() + ": PNG encoding failed");
+  if (!cv::imencode(".png", image, bytes)) throw WriteError(path.string(), "PNG encoding failed");
   write_file_atomic(path, std::string(bytes.begin(), bytes.end()));
 }
 

@@ -16,12 +16,13 @@ std::string css_colour(double t) {
   return fmt::format("rgb({},{},{})", bgr[2], bgr[1], bgr[0]);
 }
 
-std::string token_span(const StripBlock& block, const StripToken& token) {
-  const double t = scaled_relevance(block, token);
+std::string token_span(const StripScale& scale, const StripToken& token) {
+  const double t = scaled_relevance(scale, token);
   std::string style = "background:" + css_colour(t) + ";padding:1px 3px;margin:1px;border-radius:3px";
   if (std::abs(t) > 0.6) style += ";color:#fff";
   if (token.unknown) style += ";font-style:italic;text-decoration:underline dotted";
-  const std::string title = fmt::format("{:+.4g} ({:+.2f} of the largest |relevance|){}", token.relevance, t,
+  const std::string title = fmt::format("{:+.4g} (block mean {:+.4g}; {:+.2f} on the colour scale){}", token.relevance,
+                                        scale.mean, t,
                                         token.unknown ? "; <unk>: not in the vocabulary" : "");
   return "<span style=\"" + style + "\" title=\"" + html_escape(title) + "\">" + html_escape(token.text) + "</span>";
 }
@@ -33,10 +34,11 @@ std::string legend() {
          "background:linear-gradient(to right," +
          bar +
          ")\"></div><div style=\"width:360px;display:flex;justify-content:space-between;font-size:0.85em\">"
-         "<span>&minus;max (inhibitory)</span><span>0</span><span>+max (excitatory)</span></div>"
-         "<p style=\"font-size:0.85em;color:#555\">Signed attention-rollout relevance of each token (hover for the "
-         "value); each block scaled by its largest |relevance|; italic underlined = not in the vocabulary (the "
-         "model saw &lt;unk&gt;).</p></div>\n";
+         "<span>below the block's mean</span><span>mean</span><span>above the block's mean</span></div>"
+         "<p style=\"font-size:0.85em;color:#555\">Signed attention-rollout relevance of each token minus its "
+         "block's mean (the relevance of uniform attention), scaled by the block's 95th percentile of "
+         "|relevance &minus; mean| (beyond it: full colour); hover for the value. Italic underlined = not in the "
+         "vocabulary (the model saw &lt;unk&gt;).</p></div>\n";
 }
 
 }  // namespace
@@ -79,7 +81,8 @@ std::string token_strip_html(const StripFigure& figure) {
             html_escape(block.title) + " <span style=\"font-weight:normal;color:" + (block.correct ? "#282" : "#c22") +
             "\">" + html_escape(block.caption) + "</span></h2>\n";
     page += "<p style=\"line-height:1.9\">";
-    for (const auto& token : block.tokens) page += token_span(block, token) + " ";
+    const StripScale scale = strip_scale(block);
+    for (const auto& token : block.tokens) page += token_span(scale, token) + " ";
     page += "</p>\n";
   }
   return page + "</body></html>\n";

@@ -78,9 +78,10 @@ void draw_block(cv::Mat& canvas, const StripBlock& block, char letter, int top) 
               cv::LINE_AA);
   std::vector<cv::Rect> boxes;
   layout(block.tokens, kStripWidth - 2 * kMargin, &boxes);
+  const StripScale scale = strip_scale(block);
   for (size_t i = 0; i < boxes.size(); ++i) {
     const StripToken& token = block.tokens[i];
-    const double t = scaled_relevance(block, token);
+    const double t = scaled_relevance(scale, token);
     const cv::Rect box = boxes[i] + cv::Point(kMargin, top + kTitle);
     cv::rectangle(canvas, box, cv::Scalar(diverging_colour(t)), cv::FILLED);
     const cv::Scalar ink = std::abs(t) > 0.6 ? cv::Scalar(255, 255, 255) : (token.unknown ? kGrey : kInk);
@@ -103,21 +104,34 @@ void colour_bar(cv::Mat& canvas, int top) {
   const auto label = [&](const std::string& text, int x) {
     cv::putText(canvas, text, {x, y}, kFont, 0.45, kInk, 1, cv::LINE_AA);
   };
-  label("-max (inhibitory)", left - 40);
-  label("0", left + width / 2 - 4);
-  label("+max (excitatory)", left + width - 100);
-  const std::string key =
-      "each block scaled by its largest |relevance|; italic underlined = not in the vocabulary (<unk>)";
+  label("below the block's mean", left - 60);
+  label("mean", left + width / 2 - 14);
+  label("above the block's mean", left + width - 110);
+  const std::string key = "relevance - its block's mean (uniform attention), scaled by the block's 95th percentile "
+                          "of |deviation| (beyond: full colour); italic underlined = not in the vocabulary (<unk>)";
   cv::putText(canvas, key, {(kStripWidth - text_width(key, kFont, 0.4)) / 2, y + 18}, kFont, 0.4, kGrey, 1,
               cv::LINE_AA);
 }
 
 }  // namespace
 
-double scaled_relevance(const StripBlock& block, const StripToken& token) {
-  double largest = 0;
-  for (const auto& t : block.tokens) largest = std::max(largest, std::abs(t.relevance));
-  return largest > 0 ? std::clamp(token.relevance / largest, -1.0, 1.0) : 0.0;
+StripScale strip_scale(const StripBlock& block) {
+  StripScale scale;
+  if (block.tokens.empty()) return scale;
+  for (const auto& t : block.tokens) scale.mean += t.relevance;
+  scale.mean /= static_cast<double>(block.tokens.size());
+  std::vector<double> deviations;
+  for (const auto& t : block.tokens) deviations.push_back(std::abs(t.relevance - scale.mean));
+  std::sort(deviations.begin(), deviations.end());
+  // The 95th percentile (nearest rank): one outlier token no longer washes out the others.
+  const auto rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(deviations.size())));
+  scale.range = deviations[std::max<size_t>(rank, 1) - 1];
+  if (scale.range <= 0) scale.range = deviations.back();
+  return scale;
+}
+
+double scaled_relevance(const StripScale& scale, const StripToken& token) {
+  return scale.range > 0 ? std::clamp((token.relevance - scale.mean) / scale.range, -1.0, 1.0) : 0.0;
 }
 
 cv::Mat token_strip(const StripFigure& figure) {

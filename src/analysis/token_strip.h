@@ -1,9 +1,11 @@
 #pragma once
 // Figure-3-style token strips (OpenCV PNG): one block per run, the example's tokens
-// laid out in lines wrapped to the page width, each on a background coloured by its
-// signed relevance with the image figures' diverging colour map (blue = negative /
-// inhibitory, white = 0, red = positive / excitatory), each block scaled by its own
-// largest |relevance|, and a colour bar under the blocks.
+// laid out in lines wrapped to the page width, each on a background coloured by how far
+// its relevance lies from its block's mean (the relevance of uniform attention) with the
+// image figures' diverging colour map (blue = below, white = the mean, red = above),
+// scaled per block by the 95th percentile of |relevance - mean|, and a colour bar under
+// the blocks. (Scaled 0..max, a block whose tokens all sit at 0.7-1.0 of its largest
+// relevance, as mean-pooled rollouts do, was one saturated colour.)
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
@@ -35,7 +37,12 @@ constexpr int kStripWidth = 1000;  // page width of a token strip, pixels
 // The figure as a BGR image kStripWidth wide; its height grows with the tokens.
 cv::Mat token_strip(const StripFigure& figure);
 
-// t = relevance / max |relevance| of its block, in [-1, 1] (0 when the block is all 0).
-double scaled_relevance(const StripBlock& block, const StripToken& token);
+// A block's colour scale: its mean relevance and the 95th percentile of |relevance - mean|.
+struct StripScale {
+  double mean = 0, range = 0;
+};
+StripScale strip_scale(const StripBlock& block);
+// t = (relevance - mean) / range, clamped to [-1, 1] (0 when every token has the same relevance).
+double scaled_relevance(const StripScale& scale, const StripToken& token);
 
 }  // namespace repro

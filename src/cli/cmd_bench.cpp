@@ -41,22 +41,6 @@ std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::stri
   if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
   return runs;
 }
-
-// A count option's check: a whole number ≥ minimum ("--steps: got 0: must be ≥ 1").
-CLI::Validator whole_number_at_least(int64_t minimum) {
-  const std::string bound = "≥ " + std::to_string(minimum);
-  return CLI::Validator(
-      [minimum, bound](std::string& text) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const long long value = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || errno == ERANGE)
-          return "got '" + text + "', expected a whole number " + bound;
-        return value < minimum ? "got " + text + ": must be " + bound : std::string();
-      },
-      "INT " + bound);
-}
-
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
@@ -76,11 +60,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->check(whole_number_at_least(0));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")
+  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
   command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
   command->callback([args, &exit_code] {
-    configure_threads(args->threads);
+    configure_threads(checked_threads(args->threads));
     const auto runs = bench_runs(load_spec(args->spec_path, args->overrides, args->profile), args->only);
     BenchOptions options;
     options.steps = args->steps;

@@ -1,4 +1,6 @@
 // repro data verify|info|fetch|preview: the datasets as repro sees them.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "cli/cli.h"

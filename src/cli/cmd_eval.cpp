@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "data/registry.h"
 #include "run/device.h"
 #include "run/evaluate.h"
@@ -43,7 +44,7 @@ void print_result(const std::filesystem::path& run_dir, const nlohmann::json& re
 }
 
 int run_eval(EvalArguments& args) {
-  configure_threads(args.threads);
+  configure_threads(checked_threads(args.threads));
   EvalRequest request;
   request.split = args.split;
   request.name = args.name;
@@ -94,8 +95,8 @@ void add_eval_command(CLI::App& app, int& exit_code) {
   command->add_option("--levels", args->levels, "One evaluation per value, e.g. data.noise.level=0,0.05,0.1,0.2");
   command->add_option("--data-root", args->data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
+      ->check(whole_number_at_least(0));
   command->callback([args, &exit_code] { exit_code = run_eval(*args); });
 }
 

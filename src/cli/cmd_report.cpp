@@ -21,6 +21,7 @@ namespace {
 
 struct ReportCommand {
   std::string dir, output, compare, plot_format = "png";
+  std::string eval;  // --eval NAME[,NAME...]: repro eval's tables instead of the training records' (eval_table.h)
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
 };
@@ -47,8 +48,12 @@ void run_report(ReportCommand c) {
   if (c.stats && c.no_stats) throw Error("--stats and --no-stats: give one of them");
   c.options.stats = c.stats ? "on" : c.no_stats ? "off" : "auto";
   if (c.plots && c.options.format != "md") throw Error("--plots writes report.md: use it with --format md");
+  if (!c.eval.empty() && (!c.compare.empty() || c.stats))
+    throw Error("--eval " + c.eval + ": not with " + (c.stats ? "--stats" : "--compare") +
+                " (they judge the training records' metrics; run repro report without --eval for them)");
   const FigureOptions figures = figure_options(c.plot_format);
-  std::string text = render_report(c.dir, c.options);
+  std::string text = c.eval.empty() ? render_report(c.dir, c.options)
+                                    : render_eval_report(c.dir, split(c.eval, ','), c.options.metric);
   if (!c.compare.empty()) text += compare_text(c);
   if (c.plots) {
     // Figures go beside the report: -o's folder, or RUNS_DIR with report.md there.
@@ -89,20 +94,11 @@ void add_report_command(CLI::App& app, int& exit_code) {
                     "RUNS_DIR unless -o)");
   command->add_option("--plot-format", c->plot_format, "png | svg | both")
       ->check(CLI::IsMember({"png", "svg", "both"}));
-  auto eval = std::make_shared<std::string>();
-  command->add_option("--eval", *eval,
+  command->add_option("--eval", c->eval,
                       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
-                      "side, one column per dataset and level (e.g. a robustness table)");
-  command->callback([c, eval, &exit_code] {
-    if (eval->empty()) {
-      run_report(*c);
-    } else {  // repro eval's tables (src/report/eval_table.h)
-      const std::string text = render_eval_report(c->dir, split(*eval, ','), c->options.metric);
-      if (c->output.empty())
-        std::cout << text;
-      else
-        write_file_atomic(c->output, text);
-    }
+                      "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->callback([c, &exit_code] {
+    run_report(*c);
     exit_code = 0;
   });
 }

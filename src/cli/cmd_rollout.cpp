@@ -8,6 +8,7 @@
 #include "analysis/figure.h"
 #include "analysis/rollout.h"
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "cli/rollout_run.h"
 #include "cli/rollout_text.h"
 #include "data/batcher.h"
@@ -127,7 +128,7 @@ bool same_test_split(const RolloutRun& a, const RolloutRun& b) {
 }
 
 void run_rollout(const RolloutArguments& args) {
-  configure_threads(args.threads);
+  configure_threads(checked_threads(args.threads));
   const RolloutMethod method = rollout_method(args.method);
   std::vector<std::string> dirs;
   const std::vector<Setting> overrides = split_targets(args.targets, &dirs);
@@ -166,7 +167,7 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
                    "(data.test_limit=0, data.noise.*: the keys repro eval takes)")
       ->required();
   auto* examples = command->add_option("--examples", args->examples, "The first N test examples (default 4)")
-                       ->check(CLI::PositiveNumber);
+                       ->check(whole_number_at_least(1));
   command->add_option("--indices", args->indices, "Test examples by position, e.g. 3,17,42")->excludes(examples);
   command
       ->add_option("--match", args->matches,
@@ -179,8 +180,8 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
                       ".html per example (default rollout/)");
   command->add_option("--data-root", args->data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
+      ->check(whole_number_at_least(0));
   command->callback([args, &exit_code] {
     run_rollout(*args);
     exit_code = 0;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 
 #include "report/table.h"
@@ -17,6 +19,20 @@
 
 namespace repro {
 
+CLI::Validator whole_number_at_least(int64_t minimum) {
+  const std::string bound = "≥ " + std::to_string(minimum);
+  return CLI::Validator(
+      [minimum, bound](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE)
+          return "got '" + text + "', expected a whole number " + bound;
+        return value < minimum ? "got " + text + ": must be " + bound : std::string();
+      },
+      "INT " + bound);
+}
+
 namespace {
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
@@ -25,19 +41,21 @@ void add_parallel_arguments(CLI::App& command, RunArguments& args) {
       .add_option("--jobs", args.jobs,
                   "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
                   "--runs-per-device with CUDA)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command
       .add_option("--threads-per-job", args.threads_per_job,
                   "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command.add_option("--devices", args.devices, "CUDA devices for --jobs, e.g. 0,1 (default: every visible one)");
   command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)")
-      ->check(CLI::PositiveNumber);
-  command.add_option("--index", args.index, "Train only the run at this 0-based position of the plan (children)")
-      ->check(CLI::NonNegativeNumber)
-      ->group("");
+      ->check(whole_number_at_least(1));
+  command  // visible: CLI11 leaves a hidden option's name out of its errors
+      .add_option("--index", args.index,
+                  "With --manifest: train the runs of this task; else only the run at this 0-based position of the "
+                  "plan (how --jobs starts its children)")
+      ->check(whole_number_at_least(0));
   command.add_option("--kill-run", args.kill_run, "With --jobs: --kill-at-step only in this plan position's child")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number_at_least(0))
       ->group("");
 }
 
@@ -105,6 +123,8 @@ void plan_parallel(const RunArguments& args, RunnerOptions& options) {
   }
   const int threads_given = args.threads_per_job > 0 ? args.threads_per_job : args.threads;
   const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
+  check_cpu_request(plan, threads_given, args.threads_per_job > 0 ? "--threads-per-job" : "--threads",
+                    static_cast<int>(parallel.devices.size()) * args.runs_per_device);
   parallel.threads_per_job = plan.threads_per_job;
   configure_threads(plan.threads_per_job);
   if (parallel.jobs > 1 && !args.dry_run) spdlog::info("{}", plan.describe());
@@ -132,7 +152,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command
       .add_option("--threads", args.threads,
                   "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
   command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
       ->group("");
@@ -144,7 +164,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
                      "SIGTERM/SIGINT checkpoint and exit without requeue)");
   command
       .add_option("--max-restarts", args.max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command
       .add_option("--interrupt-at-step", args.interrupt_at_step,
                   "Raise the requeue signal after this optimizer step (testing interruption)")
@@ -192,6 +212,11 @@ void apply_sweep_arguments(Experiment& experiment, const std::optional<std::stri
     experiment.seeds = parse_seeds(*seeds, experiment.seeds_where);
   }
   for (const auto& axis : axes) experiment.axes.push_back(parse_axis(axis));
+}
+
+int checked_threads(int threads) {
+  check_cpu_request(plan_threads(read_cpu_limits(), 1, 0), threads, "--threads");
+  return threads;
 }
 
 RunnerOptions runner_options(const RunArguments& args) {

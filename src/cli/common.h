@@ -37,6 +37,9 @@ struct RunArguments {
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
+// Every whole-number option's check, one rule: CLI11 prefixes the option's name, the validator says the value and
+// what is allowed ("--steps: got 0: must be ≥ 1", "--steps: got 'many', expected a whole number ≥ 1").
+CLI::Validator whole_number_at_least(int64_t minimum);
 // Loads the spec, applies the `key=value` overrides, chooses the profile ("" = none) and
 // keeps the --datasets / --rows part of the grid (empty = all).
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile,
@@ -44,6 +47,8 @@ Experiment load_spec(const std::string& path, const std::vector<std::string>& ov
 // --datasets and --rows on `command`, comma-separated or repeated.
 void add_selection_options(CLI::App& command, std::vector<std::string>& datasets, std::vector<std::string>& rows);
 Experiment load_with_overrides(const RunArguments& args);
+// A command's --threads (0 = default), refused above the usable CPUs (run/threads.h: check_cpu_request).
+int checked_threads(int threads);
 // `repro sweep`'s --seeds (when given, even as '') and --set axes, replacing the spec's seeds and adding axes.
 void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,
                            const std::vector<std::string>& axes);

@@ -14,7 +14,9 @@ RolloutRun load_rollout_run(const std::filesystem::path& dir, const std::vector<
   run.data = loader.run_data(run.spec.dataset, run.config);
   run.options = model_options(run.config);
   run.model = build_model(run.options, run.data.info);
-  run.file = load_model_file(model_file_path(dir), *run.model);
+  run.file = load_model_file(model_file_path(dir), *run.model,
+                             run_identity(run.spec.experiment, run.spec.profile, run.spec.dataset,
+                                          run.spec.model_config, run.spec.seed));
   run.model->to(device);
   run.model->eval();
   return run;

@@ -5,7 +5,9 @@
 #endif
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "data/manifest.h"
@@ -58,7 +60,7 @@ void download(const std::string& url, const fs::path& part, const std::string& n
   t.name = name;
   t.resumed = fs::exists(part) ? static_cast<curl_off_t>(fs::file_size(part)) : 0;
   t.out = std::fopen(part.c_str(), "ab");
-  if (!t.out) throw Error("cannot write " + part.string());
+  if (!t.out) throw WriteError(part.string(), std::strerror(errno));
   CURL* curl = curl_easy_init();
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);

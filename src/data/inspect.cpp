@@ -198,7 +198,7 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
   if (mat.channels() == 3) cv::cvtColor(mat, mat, cv::COLOR_RGB2BGR);
   cv::Mat big;
   cv::resize(mat, big, cv::Size(), 4, 4, cv::INTER_NEAREST);
-  if (!cv::imwrite(png.string(), big)) throw Error("cannot write " + png.string());
+  if (!cv::imwrite(png.string(), big)) throw WriteError(png.string(), "OpenCV could not write the PNG");
 #else
   missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
 #endif

@@ -1,16 +1,9 @@
 #include "models/flops.h"
 
 #include "models/attention/attention.h"
+#include "util/strings.h"
 
 namespace repro {
-
-namespace {
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 FlopCount forward_flops(ClassifierImpl& model, int64_t tokens) {
   FlopCount count;

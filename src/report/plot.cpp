@@ -246,7 +246,7 @@ void draw_chart(cairo_t* cr, const Chart& chart) {
 
 void check(cairo_status_t status, const std::filesystem::path& file) {
   if (status != CAIRO_STATUS_SUCCESS)
-    throw Error("cannot write " + file.string() + ": " + cairo_status_to_string(status));
+    throw WriteError(file.string(), cairo_status_to_string(status));
 }
 
 }  // namespace

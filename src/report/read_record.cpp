@@ -134,7 +134,7 @@ void read_summary(const fs::path& run_dir, const json& s, const std::string& met
   if (status == "failed") return;
   double value = NAN;
   if (status == "complete") {
-    const json& selected = required(s, "selected", file);
+    const json selected = required(s, "selected", file);  // a copy: GCC 14 -Wdangling-reference
     if (!selected.is_object()) corrupt(file, "'selected' is " + selected.dump() + ", expected an object");
     value = selected_metric(selected, metric, file);
     if (std::isnan(value))

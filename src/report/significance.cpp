@@ -48,23 +48,49 @@ std::string render_stats_table(const StatsTable& table) {
   out += "\n";
   for (const auto& row : table.rows) {
     out += "| " + row + " |";
+    const auto own = table.baseline_of.find(row);
+    const std::string& baseline = own != table.baseline_of.end() ? own->second : table.baseline;
     for (const auto& column : table.columns)
       out += " " +
-             (row == table.baseline
-                  ? std::string("baseline")
-                  : difference_text(table.lookup(row, column), table.lookup(table.baseline, column), table.digits)) +
+             (row == baseline ? std::string("baseline")
+                              : difference_text(table.lookup(row, column), table.lookup(baseline, column), table.digits)) +
              " |";
     out += "\n";
   }
   return out;
 }
 
-std::string resolve_baseline(const ExperimentResults& results, const std::string& requested) {
+namespace {
+
+// Sweep rows are "<spec row>+<axis>=<value>[+…]": the suffixes the sweep gave `spec_row`, longest first.
+std::vector<std::string> sweep_suffixes(const std::vector<std::string>& rows, const std::string& spec_row) {
+  std::vector<std::string> suffixes;
+  for (const auto& row : rows)
+    if (starts_with(row, spec_row + "+") && row.find('=', spec_row.size()) != std::string::npos)
+      suffixes.push_back(row.substr(spec_row.size()));
+  std::sort(suffixes.begin(), suffixes.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return suffixes;
+}
+
+}  // namespace
+
+Baseline resolve_baseline(const ExperimentResults& results, const std::string& requested) {
   const auto& rows = results.model_configs;
   if (rows.empty()) throw Error(results.name + ": no rows to compare");
   const std::string wanted = !requested.empty() ? requested : results.baseline;
-  if (wanted.empty()) return rows.front();
-  if (std::find(rows.begin(), rows.end(), wanted) != rows.end()) return wanted;
+  if (wanted.empty()) return {rows.front(), {}};
+  if (std::find(rows.begin(), rows.end(), wanted) != rows.end()) return {wanted, {}};
+  if (const auto suffixes = sweep_suffixes(rows, wanted); !suffixes.empty()) {
+    Baseline baseline{wanted, {}};
+    for (const auto& row : rows)
+      for (const auto& suffix : suffixes)
+        if (ends_with(row, suffix)) {
+          baseline.row_of[row] = wanted + suffix;
+          break;
+        }
+    return baseline;
+  }
   const std::string source = !requested.empty() ? "--baseline" : "report.baseline in " + results.baseline_source;
   throw Error(source + ": '" + wanted + "' is not a row of experiment " + results.name + " (rows: " + join(rows, ", ") +
               ")");
@@ -91,13 +117,16 @@ bool stats_by_default(const ExperimentResults& results) {
 }
 
 std::string render_results_stats(const ExperimentResults& results, const std::string& metric,
-                                 const std::string& baseline) {
+                                 const Baseline& resolved) {
+  const std::string baseline =
+      resolved.row_of.empty() ? resolved.row : resolved.row + " at the same sweep values";
   StatsTable table;
   table.title = (results.heading.empty() ? results.name : results.heading) + ": " + metric + ", each row − " +
                 baseline + " (Welch)";
   table.rows = results.model_configs;
   table.columns = results.datasets;
-  table.baseline = baseline;
+  table.baseline = resolved.row;
+  table.baseline_of = resolved.row_of;
   table.digits = metric.find("loss") != std::string::npos ? 4 : 2;
   table.lookup = [&results](const std::string& row, const std::string& column) {
     return results_sample(results, row, column);

@@ -4,6 +4,7 @@
 // p-value, as a markdown table. Used for our runs (`repro report --stats`) and
 // for a paper's own table (mean, std, n as printed).
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct StatsTable {
   std::string title;
   std::vector<std::string> rows, columns;
   std::string baseline;  // one of rows
+  // In a sweep, each row's own baseline (the baseline row at the same sweep values); rows not in it use `baseline`.
+  std::map<std::string, std::string> baseline_of;
   int digits = 2;
   SampleLookup lookup;
 };
@@ -32,8 +35,14 @@ std::string difference_text(const std::optional<SampleSummary>& row, const std::
                             int digits);
 
 // The baseline row of `results`: `requested` (--baseline) if given, else the spec's report.baseline, else the
-// first row. Throws repro::Error naming where the name came from when it is not a row.
-std::string resolve_baseline(const ExperimentResults& results, const std::string& requested);
+// first row. A spec row that sweep axes expanded ("vanilla" into "vanilla+lr=0.001", …) is a baseline too: each
+// row is then compared with it at the same sweep values (StatsTable::baseline_of). Throws repro::Error naming
+// where the name came from when it is neither.
+struct Baseline {
+  std::string row;                               // a row, or the spec row a sweep expanded
+  std::map<std::string, std::string> row_of;     // sweep: model configuration -> its baseline configuration
+};
+Baseline resolve_baseline(const ExperimentResults& results, const std::string& requested);
 
 // Our runs' summary of one cell (complete runs only); nullopt without any.
 std::optional<SampleSummary> results_sample(const ExperimentResults& results, const std::string& row,
@@ -44,6 +53,6 @@ bool stats_by_default(const ExperimentResults& results);
 
 // The table of `results` against its baseline, with a caption saying what the numbers mean.
 std::string render_results_stats(const ExperimentResults& results, const std::string& metric,
-                                 const std::string& baseline);
+                                 const Baseline& baseline);
 
 }  // namespace repro

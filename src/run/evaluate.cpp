@@ -195,7 +195,8 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
     const RunData data = loader.run_data(spec.dataset, config);
     if (!model) {  // the allowed keys change no shape: one model serves every point
       model = build_model(model_options(config), data.info);
-      file_info = load_model_file(model_path, *model);
+      file_info = load_model_file(model_path, *model,
+                                  run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
       model->to(device);
     }
     const Split split = resident_split(request.split == "val" ? data.val : data.test, device);

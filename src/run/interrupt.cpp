@@ -94,6 +94,10 @@ RequeueDecision decide_requeue(int signal, int64_t steps_this_start, const Inter
                                const std::map<std::string, std::string>& environment, int failed_runs_this_start) {
   RequeueDecision decision;
   const std::string job = lookup(environment, "SLURM_JOB_ID");
+  if (job.empty() && signal != policy.requeue_signal) {  // Ctrl-C or kill on a workstation: no SLURM words
+    decision.reason = signal_name(signal) + ": stopped with a checkpoint; the same command resumes where it stopped";
+    return decision;
+  }
   if (signal != policy.requeue_signal) {
     decision.reason = signal_name(signal) + ": checkpoint written, not requeued (only " +
                       signal_name(policy.requeue_signal) + " requeues); the next start resumes";

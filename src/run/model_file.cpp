@@ -1,10 +1,13 @@
 #include "run/model_file.h"
 
+#include <spdlog/spdlog.h>
+
 #include <map>
 
 #include "run/summary.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -26,20 +29,48 @@ std::map<std::string, std::vector<int64_t>> shapes_of(torch::nn::Module& model) 
 }
 
 ModelFileInfo read_info(torch::serialize::InputArchive& archive, const std::filesystem::path& path) {
-  c10::IValue epoch, rule;
+  c10::IValue epoch, rule, run, sha;
   if (!archive.try_read("repro_epoch", epoch) || !epoch.isInt() || !archive.try_read("repro_rule", rule) ||
       !rule.isString())
     throw Error(path.string() + ": not a repro model file (no repro_epoch and repro_rule attributes)");
-  return {epoch.toInt(), rule.toStringRef()};
+  ModelFileInfo info{epoch.toInt(), rule.toStringRef(), "", ""};
+  if (archive.try_read("repro_run", run) && run.isString()) info.run = run.toStringRef();  // absent before 0.2.1
+  if (archive.try_read("repro_spec_sha256", sha) && sha.isString()) info.spec_sha256 = sha.toStringRef();
+  return info;
+}
+
+// A model.pt belongs to the run whose folder holds it: one copied from another run's folder is refused.
+void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, const std::string& run) {
+  if (info.run.empty()) {
+    spdlog::warn("{}: written before repro recorded which run wrote a model.pt; not checked against its folder",
+                 path.string());
+    return;
+  }
+  if (info.run != run)
+    throw Error(path.string() + ": written by the run " + info.run + ", not by this folder's run " + run +
+                " (copied from another run's folder?); evaluate the folder it belongs to");
+  const auto spec = path.parent_path() / "spec.resolved.yaml";
+  if (!info.spec_sha256.empty() && std::filesystem::exists(spec) && sha256_file(spec) != info.spec_sha256)
+    spdlog::warn("{}: its run's spec.resolved.yaml changed since it was written (a newer repro rewrote it on a "
+                 "resume?)",
+                 path.string());
 }
 
 }  // namespace
+
+std::string run_identity(const std::string& experiment, const std::string& profile, const std::string& dataset,
+                         const std::string& model_config, int64_t seed) {
+  return experiment + (profile.empty() ? "" : "/" + profile) + "/" + dataset + "/" + model_config + "/seed_" +
+         std::to_string(seed);
+}
 
 void write_model_file(const std::filesystem::path& path, torch::nn::Module& model, const ModelFileInfo& info) {
   torch::serialize::OutputArchive archive;
   model.save(archive);
   archive.write("repro_epoch", c10::IValue(info.epoch));
   archive.write("repro_rule", c10::IValue(info.rule));
+  archive.write("repro_run", c10::IValue(info.run));
+  archive.write("repro_spec_sha256", c10::IValue(info.spec_sha256));
   save_archive_atomic(archive, path);
 }
 
@@ -54,7 +85,7 @@ ModelFileInfo read_model_file_info(const std::filesystem::path& path) {
   }
 }
 
-ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model) {
+ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const std::string& run) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
   const auto expected = shapes_of(model);
   ModelFileInfo info;
@@ -62,6 +93,7 @@ ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Modu
     torch::serialize::InputArchive archive;
     archive.load_from(path.string(), torch::Device(torch::kCPU));
     info = read_info(archive, path);
+    check_owner(path, info, run);
     model.load(archive);  // a missing parameter throws; a wrong shape is taken silently: checked below
   } catch (const c10::Error& e) {
     throw Error(path.string() + ": does not fit the model of its run's spec (" +
@@ -98,7 +130,8 @@ int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, co
 
 std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model_hook(std::filesystem::path path,
                                                                                       SaveModel save, SelectRule select,
-                                                                                      bool has_validation) {
+                                                                                      bool has_validation,
+                                                                                      ModelFileInfo owner) {
   auto held = std::make_shared<int64_t>(-1);  // the epoch model.pt holds: -1 = not read yet, 0 = none
   return [=](torch::nn::Module& model, const std::vector<EpochRow>& history) {
     if (history.empty()) {  // a fresh start: a model.pt left from an earlier attempt is not this run's
@@ -117,7 +150,7 @@ std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model
       }
     }
     if (*held == keep) return;
-    write_model_file(path, model, {keep, rule});
+    write_model_file(path, model, {keep, rule, owner.run, owner.spec_sha256});
     *held = keep;
   };
 }

@@ -6,8 +6,10 @@
 // The file is the LibTorch archive that Module::save writes (a TorchScript
 // module without methods: torch.jit.load reads it in Python, and its
 // state_dict() names are the C++ parameter paths, e.g. blocks.0.attn.qkv.weight)
-// plus two attributes that are not parameters: repro_epoch (int) and
-// repro_rule (the selection rule that chose the epoch).
+// plus attributes that are not parameters: repro_epoch (int), repro_rule (the
+// selection rule that chose the epoch), repro_run (the run that wrote it) and
+// repro_spec_sha256 (of that run's spec.resolved.yaml). A model.pt copied into
+// another run's folder is refused by eval and rollout (load_model_file).
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -24,16 +26,23 @@ namespace repro {
 inline std::filesystem::path model_file_path(const std::filesystem::path& run_dir) { return run_dir / "model.pt"; }
 
 struct ModelFileInfo {
-  int64_t epoch = 0;  // 1-based epoch whose weights the file holds
-  std::string rule;   // best_val | last
+  int64_t epoch = 0;        // 1-based epoch whose weights the file holds
+  std::string rule;         // best_val | last
+  std::string run;          // run_identity of the run that wrote it ("" = written before repro recorded it)
+  std::string spec_sha256;  // of that run's spec.resolved.yaml when it was written
 };
+
+// "<experiment>[/<profile>]/<dataset>/<model configuration>/seed_<k>": which run a model.pt belongs to.
+std::string run_identity(const std::string& experiment, const std::string& profile, const std::string& dataset,
+                         const std::string& model_config, int64_t seed);
 
 // Writes `model` with its epoch and rule atomically; throws repro::Error naming `path`.
 void write_model_file(const std::filesystem::path& path, torch::nn::Module& model, const ModelFileInfo& info);
 // Reads the epoch and rule only; throws repro::Error naming `path` when it is not a repro model file.
 ModelFileInfo read_model_file_info(const std::filesystem::path& path);
-// Loads the weights into `model` (built from the run's spec); throws naming `path` and what did not fit.
-ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model);
+// Loads the weights into `model` (built from the run's spec); throws naming `path` and what did not fit, or
+// when the file was written by another run than `run` (run_identity of the folder's spec.resolved.yaml).
+ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const std::string& run);
 
 // summary.json's "model_file": {"file": "model.pt", "epoch": E, "rule": R}, or null without a model.pt.
 nlohmann::json model_file_record(const std::filesystem::path& run_dir);
@@ -45,10 +54,11 @@ int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, co
 
 // The trainer's model_changed hook for a run folder: an empty history (a fresh start) removes a
 // stale model.pt; when the history's last epoch is the epoch to keep and the file does not hold
-// it yet, the model is written. So a resume (or a kill between the checkpoint and model.pt)
-// ends with the file of an undisturbed run.
+// it yet, the model is written, stamped with `owner`'s run and spec_sha256. So a resume (or a kill
+// between the checkpoint and model.pt) ends with the file of an undisturbed run.
 std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model_hook(std::filesystem::path path,
                                                                                       SaveModel save, SelectRule select,
-                                                                                      bool has_validation);
+                                                                                      bool has_validation,
+                                                                                      ModelFileInfo owner);
 
 }  // namespace repro

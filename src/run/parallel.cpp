@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <deque>
 #include <list>
+#include <set>
 
 #include "run/children.h"
 #include "run/grid_progress.h"
@@ -153,7 +154,9 @@ class Scheduler {
       a.tail.push_back(line);
       if (a.tail.size() > 20) a.tail.erase(a.tail.begin());
       const auto [level, text] = split_log_line(line);
-      if (level == "warning") display_.log(spdlog::level::warn, label(a.position) + ": " + text);
+      // A warning every child repeats (a data note of the dataset they share) is shown once per command.
+      if (level == "warning" && warned_.insert(text).second)
+        display_.log(spdlog::level::warn, label(a.position) + ": " + text);
       if (level == "error" || level == "critical") display_.log(spdlog::level::err, label(a.position) + ": " + text);
     }
   }
@@ -242,6 +245,7 @@ class Scheduler {
   const ParallelOptions& options_;
   DeviceSlots slots_;
   GridProgress display_;
+  std::set<std::string> warned_;  // warning texts shown already
   std::list<Active> active_;
   std::vector<std::string> held_;
   int failed_ = 0;

@@ -13,6 +13,7 @@
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "run/record.h"
+#include "spec/keys.h"
 #include "spec/options.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -62,6 +63,33 @@ std::vector<std::string> readable_changes(const std::string& before, const std::
   } catch (const YAML::Exception& e) {
     return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
   }
+}
+
+// The rest of the "holds a run of a different spec (" message: the changes, then how to keep both runs.
+std::string way_out(const std::vector<std::string>& changes) {
+  std::string text =
+      join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
+      "). Nothing was overwritten.";
+  std::vector<std::string> axes;  // "key: old -> new" -> "--set key=new"
+  bool epochs = false;
+  for (const auto& change : changes) {
+    const auto colon = change.find(": "), arrow = change.find(" -> ");
+    if (colon == std::string::npos || arrow == std::string::npos || change.find("(absent)") != std::string::npos)
+      continue;
+    const std::string key = change.substr(0, colon);
+    epochs |= key == "train.epochs";
+    if (find_key(key)) axes.push_back("--set " + key + "=" + change.substr(arrow + 4));
+  }
+  if (!axes.empty())
+    text += " To keep both, train the new values as rows of their own beside these: repro sweep with " +
+            join(axes, " ") + " (one-value axes: the rows are named '<row>+<key>=<value>', in the same table)" +
+            "; or give another --out.";
+  else
+    text += " Use another --out, another experiment name, or move that folder.";
+  if (epochs)
+    text += " A finished run is not extended to more epochs: its learning-rate schedule and selected epoch depend "
+            "on train.epochs, so a longer run is another run.";
+  return text;
 }
 
 // The "status" of a summary.json, "" when it has none (or is not an object).
@@ -128,12 +156,7 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
     const std::string existing = read_file(folder.spec_path());
     const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
                                                          : readable_changes(existing, run.resolved_yaml());
-    if (!changes.empty()) {
-      throw Error(
-          folder.dir().string() + " holds a run of a different spec (" +
-          join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
-          "). Nothing was overwritten: use another --out, another experiment name, or move that folder.");
-    }
+    if (!changes.empty()) throw Error(folder.dir().string() + " holds a run of a different spec (" + way_out(changes));
     const std::string status = status_of(folder.summary());
     if (status == "complete" || status == "diverged")
       statuses.push_back(PlanStatus::Finished);

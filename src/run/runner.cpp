@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "data/loader.h"
 #include "data/registry.h"
@@ -22,6 +23,7 @@
 #include "train/trainer.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -40,11 +42,16 @@ class RunLog {
     logger->set_level(previous_->level());
     logger->flush_on(spdlog::level::trace);  // every line reaches log.txt before a kill can lose it
     spdlog::set_default_logger(logger);
+    file_only_ = std::make_shared<spdlog::logger>("run-file", file_sink);
+    file_only_->flush_on(spdlog::level::trace);
   }
   ~RunLog() { spdlog::set_default_logger(previous_); }
 
+  // A warning the console has shown already in this command: log.txt still gets it.
+  void warn_file_only(const std::string& text) { file_only_->warn("{}", text); }
+
  private:
-  std::shared_ptr<spdlog::logger> previous_;
+  std::shared_ptr<spdlog::logger> previous_, file_only_;
 };
 
 // The trainer reports its history; the run folder's metrics.csv shows it (removed on a
@@ -75,7 +82,8 @@ TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
 }
 
 std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
-                        torch::Device device, Progress& progress, const RunnerOptions& options, int64_t& steps_made) {
+                        torch::Device device, Progress& progress, const RunnerOptions& options, int64_t& steps_made,
+                        std::set<std::string>& notes_said) {
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
@@ -83,14 +91,22 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
   const RunData data = loader.run_data(run.dataset, run.config);
-  for (const auto& note : data.notes) spdlog::warn("{}", note);
+  for (const auto& note : data.notes) {  // each data note once per command on the console, in every log.txt
+    if (notes_said.insert(note).second)
+      spdlog::warn("{}", note);
+    else
+      log.warn_file_only(note);
+  }
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(model_options(run.config), data.info);
   const ParamBreakdown params = count_parameters(*model);
   TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options)};
   const TrainOptions train_settings = train_options(run.config);
+  const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
+  const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),
+                            sha256_hex(run.resolved_yaml())};
   context.hooks.model_changed = keep_model_hook(model_file_path(folder.dir()), train_settings.save_model,
-                                                train_settings.select, data.val.size() > 0);
+                                                train_settings.select, data.val.size() > 0, owner);
   const TrainOutcome outcome = train(*model, context);
   steps_made += outcome.steps_this_start;
   if (outcome.status == "stopped" || outcome.status == "interrupted") return outcome.status;
@@ -118,9 +134,6 @@ void record_failure(const PlannedRun& run, const RunFolder& folder, torch::Devic
                                  {"git_commit", environment.at("git_commit")}};
   write_file_atomic(folder.summary_path(), failed.dump(2) + "\n");
 }
-
-// A write error (disk full, read-only folder, quota) would fail every later run the same way: it stops the command.
-bool is_write_error(const std::exception& e) { return std::string(e.what()).rfind("cannot write ", 0) == 0; }
 
 // What became of the runs of a plan, for the closing log lines and the exit code.
 struct Tally {
@@ -178,6 +191,7 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
   Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
   const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)
   int64_t steps_made = 0;                                              // in this process, for the requeue guard
+  std::set<std::string> notes_said;                                    // data notes shown on the console already
   for (const size_t i : positions) {
     if (interrupt_requested()) return finish_interrupted(steps_made, options.interrupt, tally.failed);  // between runs
     const auto position = static_cast<int64_t>(i);
@@ -186,9 +200,10 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     if (!lock) continue;
     std::string status;
     try {
-      status = execute_one(runs[i], position, folder, loader, device, progress, options, steps_made);
+      status = execute_one(runs[i], position, folder, loader, device, progress, options, steps_made, notes_said);
+    } catch (const WriteError&) {
+      throw;  // it would fail every later run the same way: the command stops
     } catch (const std::exception& e) {
-      if (is_write_error(e)) throw;
       status = "failed";  // recorded; the other runs go on and the command exits 1 at the end
       record_failure(runs[i], folder, device, e);
     }
@@ -199,6 +214,17 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
   }
   log_tally(tally, runs.size());
   return tally.failed > 0 ? 1 : 0;
+}
+
+// What the plan would do that the user may not expect, said before anything trains (also by --dry-run).
+void warn_about_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs) {
+  for (const auto& pair : same_configurations(runs))
+    spdlog::warn("model configurations {} resolve to the same settings: the same model would train twice", pair);
+  const std::string& baseline = experiment.report_baseline;
+  if (!baseline.empty() && !experiment.row_selected(baseline))
+    spdlog::warn("report.baseline '{}' is not among --rows: the Welch table compares with it only where its runs "
+                 "are in the folder already (repro report --baseline ROW chooses another)",
+                 baseline);
 }
 
 }  // namespace
@@ -239,7 +265,13 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   const std::vector<PlannedRun> runs =
       expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
   validate_plan(runs);                             // every run's model is built before the first one trains
+  warn_about_plan(experiment, runs);
   if (options.dry_run) {
+    try {
+      check_plan(runs, options.out);
+    } catch (const Error& e) {  // said before anything starts, so the user can choose another --out or a sweep
+      spdlog::warn("a real run would stop here: {}", e.what());
+    }
     DataLoader loader(resolve_data_root(options.data_root));
     std::cout << describe_plan(runs, options.out, loader);
     return 0;

@@ -11,6 +11,7 @@
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -54,8 +55,12 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
     if (!std::filesystem::exists(manifest)) continue;
     try {
       const RunManifest m = read_manifest(manifest);
+      const auto jobs_file = entry.path() / kSubmittedJobsFile;
+      const std::string jobs = std::filesystem::exists(jobs_file) ? join(split_lines(read_file(jobs_file)), ",") : "";
       launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(m.rows.size()) +
-                         " runs in " + std::to_string(m.tasks()) + " array task(s)");
+                         " runs in " + std::to_string(m.tasks()) + " array task(s), " +
+                         (jobs.empty() ? "not submitted (written by --dry-run, or sbatch refused it)"
+                                       : "submitted as job " + jobs));
     } catch (const Error& e) {
       launches.push_back(e.what());
     }
@@ -96,7 +101,7 @@ RunStatus run_status(const std::filesystem::path& experiment_folder, const std::
 
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<std::string>& run_dirs) {
-  ExperimentStatus status{name, folder, {}, launches_in(folder)};
+  ExperimentStatus status{name, folder, {}, launches_in(folder), std::filesystem::is_directory(folder)};
   for (const auto& dir : run_dirs) status.runs.push_back(run_status(folder, dir));
   return status;
 }
@@ -137,6 +142,10 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
          << " complete, " << counts[RunState::Running] << " running, "
          << counts[RunState::Resumable] + counts[RunState::Pending] << " pending (" << counts[RunState::Resumable]
          << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged\n";
+    if (!e.started) {  // a spec's plan under an --out where nothing ran: say so rather than list every run
+      text << "  nothing has started: " << e.folder.string() << " does not exist (is --out right?)\n";
+      if (!all) continue;
+    }
     for (const auto& run : e.runs) {
       if (run.state == RunState::Complete && !all) continue;
       text << "  " << run_state_name(run.state) << std::string(11 - run_state_name(run.state).size(), ' ') << run.dir;

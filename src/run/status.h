@@ -22,8 +22,13 @@ struct ExperimentStatus {
   std::string name;              // experiment[/profile]
   std::filesystem::path folder;  // <out>/<experiment>[/<profile>]
   std::vector<RunStatus> runs;
-  std::vector<std::string> launches;  // "slurm/<stamp>: N runs in T tasks"
+  std::vector<std::string> launches;  // "slurm/<stamp>: N runs in T tasks, submitted as job 12" / "not submitted"
+  bool started = true;                // false: `folder` does not exist (no run of the plan has begun)
 };
+
+// In a launch folder (<experiment>/slurm/<stamp>/): the job ids sbatch gave, one per line, written by repro launch
+// slurm after submitting; a folder without it was written by --dry-run (or sbatch refused the script).
+inline constexpr const char* kSubmittedJobsFile = "jobs.txt";
 
 RunStatus run_status(const std::filesystem::path& experiment_folder, const std::string& dir);
 // The runs of `run_dirs` (relative to `folder`).

@@ -102,8 +102,23 @@ ThreadPlan plan_threads(const CpuLimits& limits, int jobs, int threads_override)
     plan.reason += ", SLURM_CPUS_PER_TASK " + std::to_string(*limits.slurm_cpus);
   }
   plan.threads_per_job = threads_override > 0 ? threads_override : std::max(1, plan.usable / plan.jobs);
+  plan.limits = plan.reason;
   if (threads_override > 0) plan.reason += ", threads per job given";
   return plan;
+}
+
+void check_cpu_request(const ThreadPlan& plan, int threads_given, const std::string& threads_option,
+                       int device_slots) {
+  const std::string usable = plural(plan.usable, "usable CPU") + " (" + plan.limits + ")";
+  if (threads_given > plan.usable)
+    throw Error(threads_option + " " + std::to_string(threads_given) + ": more than the " + usable +
+                "; give at most " + std::to_string(plan.usable) + ", or leave it out for the default");
+  const int most_jobs = device_slots > 0 ? std::max(plan.usable, device_slots) : plan.usable;
+  if (plan.jobs > most_jobs)
+    throw Error("--jobs " + std::to_string(plan.jobs) + ": more than the " +
+                (device_slots > 0 ? plural(device_slots, "device slot") + " and the " : std::string()) + usable +
+                "; each job is a process that needs " + (device_slots > 0 ? "a device or " : "") +
+                "a CPU: give at most " + std::to_string(most_jobs));
 }
 
 std::optional<double> parse_cgroup2_cpu_max(const std::string& text, const std::string& where) {

@@ -19,13 +19,21 @@ struct ThreadPlan {
   int usable = 1;           // min(affinity, floor(quota) (at least 1), SLURM_CPUS_PER_TASK)
   int jobs = 1;             // runs at once
   int threads_per_job = 1;  // LibTorch intra-op threads of each run
-  std::string reason;       // "affinity 2, no cgroup quota"
+  std::string limits;       // what bounds `usable`: "affinity 2, no cgroup quota"
+  std::string reason;       // limits, plus ", threads per job given" when they were
   // "2 jobs x 1 thread on 2 usable CPUs (affinity 2, no cgroup quota)"
   std::string describe() const;
 };
 
 // threads_per_job = `threads_override` when > 0, else max(1, usable / jobs).
 ThreadPlan plan_threads(const CpuLimits& limits, int jobs, int threads_override);
+
+// Refuses a request the machine cannot give, with one line naming the option, the value and the usable CPUs:
+// `threads_given` (`threads_option`, 0 = default) above plan.usable, or plan.jobs (--jobs) above plan.usable
+// on the CPU (device_slots == 0) or above max(usable, device_slots) with CUDA devices (extra jobs would only
+// wait for a device). Thousands of threads or processes would otherwise swamp the machine before any output.
+void check_cpu_request(const ThreadPlan& plan, int threads_given, const std::string& threads_option,
+                       int device_slots = 0);
 
 // cgroup v2 `cpu.max` text ("max 100000" or "150000 100000"): quota / period in CPUs, none if unlimited.
 // Throws repro::Error naming `where` when the text is not of that form.

@@ -425,11 +425,28 @@ std::vector<int64_t> parse_seeds(const std::string& text, const std::string& whe
   return seeds;
 }
 
+namespace {
+
+// A top-level field of a spec tried as KEY=VALUE or --set KEY=...: where it goes instead.
+void refuse_spec_field(const std::string& key, const std::string& where) {
+  static const std::map<std::string, std::string> instead = {
+      {"seeds", "give seeds with repro sweep SPEC --seeds 0-4 (or the spec's or a profile's `seeds:`)"},
+      {"datasets", "choose columns with --datasets NAME,... (or the spec's or a profile's `datasets:`)"},
+      {"models", "choose rows with --rows NAME,... (or the spec's `models:`)"},
+      {"profile", "choose a profile with --profile NAME"},
+      {"experiment", "the experiment's name is the spec's `experiment:`"}};
+  if (const auto it = instead.find(key); it != instead.end())
+    throw Error(where + ": '" + key + "' is a part of the spec, not a setting: " + it->second);
+}
+
+}  // namespace
+
 Setting parse_override(const std::string& argument) {
   const auto eq = argument.find('=');
   const std::string where = "override '" + argument + "'";
   if (eq == std::string::npos || eq == 0) throw Error(where + ": expected KEY=VALUE, e.g. train.epochs=5");
   Setting setting{trim(argument.substr(0, eq)), trim(argument.substr(eq + 1)), where};
+  refuse_spec_field(setting.key, where);
   Config probe = Config::defaults();
   probe.set(setting.key, setting.raw, where);
   return setting;
@@ -443,9 +460,16 @@ SweepAxis parse_axis(const std::string& argument) {
     return Setting{trim(argument.substr(0, eq)), argument.substr(eq + 1), "--set '" + argument + "'"};
   }();
   SweepAxis axis{whole.key, {}, whole.where};
-  if (!find_key(axis.key)) throw_unknown_key(axis.key, axis.where);
+  refuse_spec_field(axis.key, axis.where);
+  const KeyDef* def = find_key(axis.key);
+  if (!def) throw_unknown_key(axis.key, axis.where);
+  std::string values = trim(whole.raw);
+  // train.lr=[1e-3,3e-3]: brackets around the axis itself, as in YAML, for a key whose value is not a list.
+  if (def->type != ValueType::FloatPair && values.size() >= 2 && values.front() == '[' && values.back() == ']' &&
+      split_top_level(values, ',').size() == 1)
+    values = values.substr(1, values.size() - 2);
   Config probe = Config::defaults();
-  for (const auto& value : split_top_level(whole.raw, ',')) {
+  for (const auto& value : split_top_level(values, ',')) {
     probe.set(axis.key, value, axis.where);
     axis.values.push_back(trim(value));
   }

@@ -72,6 +72,16 @@ void check_axis_not_replaced(const SweepAxis& axis, const std::vector<Setting>& 
                   ": its runs would all train one configuration");
 }
 
+// A row that sets the axis's key itself would be overridden by every axis value (a row "dgsa" training vanilla).
+void check_axis_not_in_row(const SweepAxis& axis, const std::vector<ModelRow>& rows) {
+  for (const auto& row : rows)
+    for (const auto& setting : row.settings)
+      if (setting.key == axis.key)
+        throw Error(axis.where + ": model configuration '" + row.name + "' (" + setting.where + ") sets '" +
+                    axis.key + "' itself, and every value of this sweep axis would replace it (its runs would not "
+                    "train what the row says); sweep a key the rows leave alone, or leave the row out with --rows");
+}
+
 void check_axes(const Experiment& experiment) {
   std::map<std::string, std::string> first_where;  // key -> where
   for (const auto& axis : experiment.axes) {
@@ -80,6 +90,7 @@ void check_axes(const Experiment& experiment) {
       throw Error(axis.where + ": sweep axis '" + axis.key + "' is given twice (first at " + first->second +
                   "); give all its values in one axis, e.g. --set " + axis.key + "=V1,V2");
     check_axis_values(axis);
+    check_axis_not_in_row(axis, experiment.rows);
     check_axis_not_replaced(axis, experiment.overrides, "the command line");
     if (!experiment.profile.empty())
       check_axis_not_replaced(axis, experiment.profiles.at(experiment.profile).settings,
@@ -176,6 +187,18 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
   }
   check_distinct_folders(runs);
   return runs;
+}
+
+std::vector<std::string> same_configurations(const std::vector<PlannedRun>& runs) {
+  std::map<std::string, std::string> first;  // dataset + seed + every setting -> its model configuration
+  std::vector<std::string> pairs;
+  for (const auto& run : runs) {
+    const std::string key = run.dataset + "\n" + std::to_string(run.seed) + "\n" + run.config.to_yaml();
+    const auto [it, fresh] = first.emplace(key, run.model_config);
+    if (!fresh && it->second != run.model_config && run.seed == runs.front().seed)
+      pairs.push_back("'" + it->second + "' and '" + run.model_config + "' on " + run.dataset);
+  }
+  return pairs;
 }
 
 std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& runs) {

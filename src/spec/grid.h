@@ -49,4 +49,8 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
 // `repro params` and `repro bench` look at.
 std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& runs);
 
+// Model configurations that resolve to the same settings on a dataset ("'a' and 'b' on imdb"): they would
+// train the same model twice under two names (the runner warns before training).
+std::vector<std::string> same_configurations(const std::vector<PlannedRun>& runs);
+
 }  // namespace repro

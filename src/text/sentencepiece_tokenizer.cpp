@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -26,7 +28,7 @@ void write_lines(const fs::path& path, const std::vector<std::string>& texts, bo
     }
     out << text << "\n";
   }
-  if (!out) throw Error("cannot write " + path.string());
+  if (!out) throw WriteError(path.string(), std::strerror(errno));
 }
 
 std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }

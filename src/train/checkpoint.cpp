@@ -67,7 +67,7 @@ void save_archive_atomic(torch::serialize::OutputArchive& archive, const std::fi
   try {
     archive.save_to(bytes);
   } catch (const c10::Error& e) {
-    throw Error("cannot write " + path.string() + ": " + e.what_without_backtrace());
+    throw WriteError(path.string(), e.what_without_backtrace());
   }
   write_file_atomic(path, bytes.str());
 }

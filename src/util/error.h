@@ -12,6 +12,15 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// A file or folder that could not be written (disk full, read-only folder, quota): "cannot write PATH: REASON".
+// Its own type because such a failure would fail every later run the same way: a command stops on it
+// (run/runner.cpp) instead of recording one failed run after another.
+class WriteError : public Error {
+ public:
+  WriteError(const std::string& path, const std::string& reason)
+      : Error("cannot write " + path + (reason.empty() ? "" : ": " + reason)) {}
+};
+
 // The message of `e` for users: LibTorch's c10::Error without its C++ stack
 // trace (what_without_backtrace), any other exception's what(). The full text
 // with the trace belongs in log.txt only.

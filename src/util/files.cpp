@@ -16,14 +16,14 @@ namespace repro {
 namespace {
 
 [[noreturn]] void fail_write(const fs::path& path, int error_number) {
-  throw Error("cannot write " + path.string() + ": " + std::strerror(error_number));
+  throw WriteError(path.string(), std::strerror(error_number));
 }
 
 void create_parent(const fs::path& path) {
   if (!path.has_parent_path()) return;
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) throw Error("cannot write " + path.string() + ": cannot create its folder (" + ec.message() + ")");
+  if (ec) throw WriteError(path.string(), "cannot create its folder (" + ec.message() + ")");
 }
 
 // Writes all of `content` to `fd`, retrying short writes; returns 0 or errno.
@@ -75,12 +75,13 @@ bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 fs::path temp_sibling(const fs::path& path) { return fs::path(path.string() + ".tmp-" + std::to_string(::getpid())); }
 
 void commit_file(const fs::path& from, const fs::path& to) {
-  std::error_code ec;
-  fs::rename(from, to, ec);
-  if (ec) {
-    fs::remove(from, ec);
-    throw Error("cannot write " + to.string() + ": renaming " + from.filename().string() + " onto it failed (" +
-                ec.message() + ")");
+  std::error_code rename_error;
+  fs::rename(from, to, rename_error);
+  if (rename_error) {
+    std::error_code ignored;  // the cleanup's own error must not replace the rename's reason
+    fs::remove(from, ignored);
+    throw WriteError(to.string(), "renaming " + from.filename().string() + " onto it failed (" +
+                                      rename_error.message() + ")");
   }
 }
 

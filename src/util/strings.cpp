@@ -53,6 +53,10 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

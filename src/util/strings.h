@@ -12,6 +12,7 @@ std::vector<std::string> split_lines(const std::string& text);
 // Splits on `separator` outside [...] brackets: "a,[1,2],b" -> a | [1,2] | b.
 std::vector<std::string> split_top_level(const std::string& text, char separator);
 bool starts_with(const std::string& text, const std::string& prefix);
+bool ends_with(const std::string& text, const std::string& suffix);
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate closest to `word` by edit distance, or "" when none is close.

@@ -47,7 +47,8 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
   const double p = training ? dropout : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
   if (!maps && g_fused_enabled) {
-    torch::Tensor keep;  // (B, 1, 1, N) bool, true = attend
+    // No mask is an empty optional: LibTorch 2.x refuses an undefined tensor ("attn_mask dtype ... nullptr").
+    c10::optional<torch::Tensor> keep;  // (B, 1, 1, N) bool, true = attend
     if (padding_mask.defined()) keep = padding_mask.logical_not().unsqueeze(1).unsqueeze(1);
     return at::scaled_dot_product_attention(q, k, v, keep, p, /*is_causal=*/false, scale);
   }
