@@ -8,7 +8,7 @@
 #include "attention_reference.h"
 #include "fixtures.h"
 #include "models/attention/common.h"
-#include "models/attention/differential.h"
+#include "models/attention/diff_core.h"
 #include "models/attention/registry.h"
 
 using namespace repro;
@@ -59,8 +59,12 @@ torch::Tensor padding() {  // batch 0: no padding; batch 1: last two tokens padd
 
 double max_diff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
-const std::vector<AttentionKind> kKinds = {AttentionKind::Vanilla, AttentionKind::Diff, AttentionKind::Dgsa,
-                                           AttentionKind::Plug, AttentionKind::Gi};
+// Every kind of the registry: a new variant is picked up by the per-kind tests below without being listed here.
+const std::vector<AttentionKind> kKinds = [] {
+  std::vector<AttentionKind> kinds;
+  for (const auto& entry : attention_table()) kinds.push_back(entry.kind);
+  return kinds;
+}();
 
 }  // namespace
 

@@ -10,7 +10,7 @@
 #include "models/model.h"
 #include "report/eval_table.h"
 #include "report/stats.h"
-#include "run/evaluate.h"
+#include "run/eval_run.h"
 #include "run/model_file.h"
 #include "run/runner.h"
 #include "run_repro.h"
@@ -50,9 +50,9 @@ std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& ou
   Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
   for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
   experiment.seeds = seeds;
-  auto options = options_for(dir, out);
-  options.stop_after_epoch = stop_after_epoch;
-  run_experiment(experiment, options);
+  TestHooks hooks;
+  hooks.stop_after_epoch = stop_after_epoch;
+  run_experiment(experiment, options_for(dir, out), hooks);
   return dir.path() / out / "tiny/fashion_mnist/model/seed_3";
 }
 

@@ -95,13 +95,18 @@ data: {val_fraction: 0.25, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out, int64_t stop_after_epoch = 0) {
+RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
   RunnerOptions options;
   options.out = dir.path() / out;
   options.data_root = (dir.path() / "data").string();
   options.device = "cpu";
-  options.stop_after_epoch = stop_after_epoch;
   return options;
+}
+
+TestHooks stop_after(int64_t epoch) {
+  TestHooks hooks;
+  hooks.stop_after_epoch = epoch;
+  return hooks;
 }
 
 fs::path run_dir(const test::TempDir& dir, const std::string& out) {
@@ -246,7 +251,7 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
 
   // Killed after the final checkpoint, before metrics.csv (was: metrics.csv one epoch short for good),
   // with a half-written summary.json of the killed process beside.
-  REQUIRE(run_experiment(experiment, options_for(dir, "final", 3)) == 3);
+  REQUIRE(run_experiment(experiment, options_for(dir, "final"), stop_after(3)) == 3);
   const fs::path final_kill = run_dir(dir, "final");
   REQUIRE(fs::exists(final_kill / "checkpoint.pt"));
   REQUIRE_FALSE(fs::exists(final_kill / "summary.json"));
@@ -256,7 +261,7 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
   check_same_records(final_kill, calm);
 
   // Killed between epoch 2's checkpoint and its metrics.csv, a half-written checkpoint beside.
-  REQUIRE(run_experiment(experiment, options_for(dir, "middle", 2)) == 3);
+  REQUIRE(run_experiment(experiment, options_for(dir, "middle"), stop_after(2)) == 3);
   const fs::path middle_kill = run_dir(dir, "middle");
   keep_epochs(middle_kill / "metrics.csv", 1);
   write_file_atomic(middle_kill / ("checkpoint.pt.tmp-" + std::to_string(dead_pid())), "PK half a zip");
@@ -265,7 +270,7 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
   CHECK(nlohmann::json::parse(read_file(middle_kill / "summary.json"))["resumed_from_epoch"] == 2);
 
   // metrics.csv ahead of the checkpoint (what the other write order would leave).
-  REQUIRE(run_experiment(experiment, options_for(dir, "ahead", 1)) == 3);
+  REQUIRE(run_experiment(experiment, options_for(dir, "ahead"), stop_after(1)) == 3);
   const fs::path ahead = run_dir(dir, "ahead");
   append_file(ahead / "metrics.csv", "2,99,0.001,9,9,9,9,9,9,1\n");
   REQUIRE(run_experiment(experiment, options_for(dir, "ahead")) == 0);

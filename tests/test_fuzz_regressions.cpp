@@ -129,7 +129,7 @@ TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt reco
                      "1,4,0.001,0.6,70,0.7,65,0.7,50,1.5\n");
     const RecordRead read = read_run_record(run, "test_acc", nullptr);
     INFO(fields);
-    CHECK(read.result.status == "corrupt");
+    CHECK(read.result.state == RecordState::Corrupt);
     CHECK_THAT(read.result.problem, repro::test::Contains("summary.json") && repro::test::Contains(expected));
   }
 }

@@ -34,13 +34,18 @@ data: {val_fraction: 0.25, verify: off, augment: crop_flip}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out, int64_t interrupt_at_step = 0) {
+RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
   RunnerOptions options;
   options.out = dir.path() / out;
   options.data_root = (dir.path() / "data").string();
   options.device = "cpu";
-  options.interrupt_at_step = interrupt_at_step;
   return options;
+}
+
+TestHooks interrupt_at(int64_t step) {
+  TestHooks hooks;
+  hooks.interrupt_at_step = step;
+  return hooks;
 }
 
 fs::path run_dir(const test::TempDir& dir, const std::string& out) {
@@ -87,11 +92,11 @@ TEST_CASE("a run interrupted mid-epoch resumes from its checkpoint to the undist
 
   // Step 7 is batch 2 of epoch 2; the resumed start is interrupted again at step 13 (batch 3 of epoch 3).
   const fs::path twice = run_dir(dir, "twice");
-  REQUIRE(run_experiment(experiment, options_for(dir, "twice", 7)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, options_for(dir, "twice"), interrupt_at(7)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 2);
   CHECK_FALSE(fs::exists(twice / "summary.json"));
   CHECK(parse_metrics_csv(read_file(twice / "metrics.csv"), twice / "metrics.csv").size() == 1);
-  REQUIRE(run_experiment(experiment, options_for(dir, "twice", 13)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, options_for(dir, "twice"), interrupt_at(13)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 3);
   REQUIRE(run_experiment(experiment, options_for(dir, "twice")) == 0);
   check_same_records(twice, run_dir(dir, "calm"));
@@ -99,7 +104,7 @@ TEST_CASE("a run interrupted mid-epoch resumes from its checkpoint to the undist
 
   // The last step of an epoch: the resumed start trains no batch of it, only evaluates.
   const fs::path at_end = run_dir(dir, "at_end");
-  REQUIRE(run_experiment(experiment, options_for(dir, "at_end", 5)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, options_for(dir, "at_end"), interrupt_at(5)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(at_end / "checkpoint.pt") == 5);
   REQUIRE(run_experiment(experiment, options_for(dir, "at_end")) == 0);
   check_same_records(at_end, run_dir(dir, "calm"));

@@ -216,7 +216,7 @@ TEST_CASE("robustness charts: one curve per model, the clean run at level 0; tes
                      "1,10,0.001,1.5,40,,,1.2," +
                          std::to_string(row.accuracy) + ",1.0\n");
     RunResult run;
-    run.model_config = row.name, run.dataset = "fashion_mnist", run.status = "complete";
+    run.model_config = row.name, run.dataset = "fashion_mnist", run.state = RecordState::Complete;
     run.value = row.accuracy, run.path = run_dir.string();
     results.model_configs.push_back(row.name);
     results.runs.push_back(run);
@@ -260,7 +260,7 @@ TEST_CASE("robustness charts from repro eval --levels: accuracy against the leve
         run_dir / "eval/noise.json",
         "{\"levels\": {\"key\": \"data.noise.level\", \"values\": [\"0\", \"0.1\"]}, \"points\": [" + points + "]}");
     RunResult run;
-    run.model_config = "ViT", run.dataset = "fashion_mnist", run.status = "complete", run.seed = seed;
+    run.model_config = "ViT", run.dataset = "fashion_mnist", run.state = RecordState::Complete, run.seed = seed;
     run.path = run_dir.string();
     results.runs.push_back(run);
   }

@@ -17,7 +17,7 @@ RunResult result(const std::string& config, const std::string& dataset, long lon
   r.model_config = config;
   r.dataset = dataset;
   r.seed = seed;
-  r.status = status;
+  r.state = enum_from_name<RecordState>(status, "test status");
   r.value = value;
   r.row_index = row;
   return r;

@@ -13,6 +13,7 @@
 #include "analysis/token_strip.h"
 #include "cli/rollout_text.h"
 #include "fixtures.h"
+#include "models/attention/registry.h"
 #include "models/model.h"
 #include "run/runner.h"
 #include "run_repro.h"
@@ -83,8 +84,8 @@ TEST_CASE("signed maps: rows normalised by their absolute sum; excitatory keeps 
 }
 
 TEST_CASE("every attention variant returns one map per block that rolls out", "[model]") {
-  for (const auto kind :
-       {AttentionKind::Vanilla, AttentionKind::Diff, AttentionKind::Dgsa, AttentionKind::Plug, AttentionKind::Gi}) {
+  for (const auto& entry : attention_table()) {  // every registered kind
+    const AttentionKind kind = entry.kind;
     INFO(name_of(kind));
     ModelOptions o;
     o.dim = 16;

@@ -83,9 +83,9 @@ TEST_CASE("a resumed run finishes with exactly the numbers of an uninterrupted r
   const Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
 
   REQUIRE(run_experiment(experiment, options_for(dir, "straight")) == 0);
-  auto interrupted = options_for(dir, "interrupted");
-  interrupted.stop_after_epoch = 1;
-  REQUIRE(run_experiment(experiment, interrupted) == 3);  // stopped after epoch 1
+  TestHooks stop;
+  stop.stop_after_epoch = 1;
+  REQUIRE(run_experiment(experiment, options_for(dir, "interrupted"), stop) == 3);  // stopped after epoch 1
   const auto run_dir = dir.path() / "interrupted/tiny/fashion_mnist/model/seed_3";
   CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
   CHECK_FALSE(std::filesystem::exists(run_dir / "summary.json"));

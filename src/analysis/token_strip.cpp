@@ -18,7 +18,7 @@ constexpr int kSpace = 4;         // between tokens
 constexpr int kTitle = 30;        // a block's title line
 constexpr int kBlockGap = 14;     // between blocks
 constexpr int kHeadingBand = 58;  // heading and label lines
-constexpr int kBarBand = 56;      // colour bar and its labels
+constexpr int kBarBand = 88;      // colour bar, its labels and three key lines
 constexpr double kScale = 0.5;    // token font scale
 constexpr size_t kLongest = 40;   // longer tokens are cut with "..."
 constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
@@ -107,10 +107,12 @@ void colour_bar(cv::Mat& canvas, int top) {
   label("below the block's mean", left - 60);
   label("mean", left + width / 2 - 14);
   label("above the block's mean", left + width - 110);
-  const std::string key = "relevance - its block's mean (uniform attention), scaled by the block's 95th percentile "
-                          "of |deviation| (beyond: full colour); italic underlined = not in the vocabulary (<unk>)";
-  cv::putText(canvas, key, {(kStripWidth - text_width(key, kFont, 0.4)) / 2, y + 18}, kFont, 0.4, kGrey, 1,
-              cv::LINE_AA);
+  const std::string keys[] = {"colour = relevance minus its block's mean (what uniform attention gives),",
+                              "scaled per block by the 95th percentile of |deviation| (beyond it: full colour);",
+                              "italic underlined = not in the vocabulary (<unk>)"};
+  for (int i = 0; i < 3; ++i)
+    cv::putText(canvas, keys[i], {(kStripWidth - text_width(keys[i], kFont, 0.4)) / 2, y + 18 + 15 * i}, kFont, 0.4,
+                kGrey, 1, cv::LINE_AA);
 }
 
 }  // namespace

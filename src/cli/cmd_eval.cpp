@@ -9,7 +9,7 @@
 #include "cli/common.h"
 #include "data/registry.h"
 #include "run/device.h"
-#include "run/evaluate.h"
+#include "run/eval_run.h"
 #include "spec/experiment.h"
 #include "util/error.h"
 #include "util/strings.h"

@@ -15,7 +15,7 @@
 #include "data/registry.h"
 #include "models/model.h"
 #include "run/device.h"
-#include "run/evaluate.h"
+#include "run/eval_run.h"
 #include "run/model_file.h"
 #include "util/error.h"
 #include "util/files.h"

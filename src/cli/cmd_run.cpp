@@ -9,7 +9,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArguments>();
   add_run_arguments(*command, *args);
   command->callback(
-      [args, &exit_code] { exit_code = run_and_tabulate(load_with_overrides(*args), runner_options(*args)); });
+      [args, &exit_code] { exit_code = run_and_tabulate(load_with_overrides(*args), runner_options(*args), test_hooks(*args)); });
 }
 
 }  // namespace repro

@@ -23,7 +23,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     std::vector<std::string>& child = options.parallel.child_arguments;  // --jobs children plan the same grid
     if (seeds_option->count() > 0) child.insert(child.end(), {"--seeds", *seeds});
     for (const auto& axis : *axes) child.insert(child.end(), {"--set", axis});
-    exit_code = run_and_tabulate(experiment, options);
+    exit_code = run_and_tabulate(experiment, options, test_hooks(*args));
   });
 }
 

@@ -133,10 +133,6 @@ void plan_parallel(const RunArguments& args, RunnerOptions& options) {
   parallel.child_arguments = child_arguments(args);
   parallel.live_progress = options.live_progress;
   parallel.interrupt = options.interrupt;
-  if (args.kill_run >= 0 && args.kill_at_step > 0) {
-    parallel.kill_index = args.kill_run;
-    parallel.kill_at_step = args.kill_at_step;
-  }
 }
 
 }  // namespace
@@ -226,19 +222,20 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.device = args.device;
   options.dry_run = args.dry_run;
   options.live_progress = ::isatty(STDOUT_FILENO);
-  options.stop_after_epoch = args.stop_after_epoch;
-  options.kill_at_step = args.kill_at_step;
   options.interrupt.requeue_signal = parse_requeue_signal(args.requeue_signal);
   options.interrupt.max_restarts = args.max_restarts;
-  options.interrupt_at_step = args.interrupt_at_step;
   if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
   options.manifest = args.manifest;
   plan_parallel(args, options);
   return options;
 }
 
-int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options) {
-  const int exit_code = run_experiment(experiment, options);
+TestHooks test_hooks(const RunArguments& args) {
+  return {args.stop_after_epoch, args.kill_at_step, args.interrupt_at_step, args.kill_run};
+}
+
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test) {
+  const int exit_code = run_experiment(experiment, options, test);
   if (options.dry_run || exit_code == kRunStopped || interrupt_requested()) return exit_code;  // no table
   if (options.only_index) return exit_code;  // a child of --jobs: its parent prints the table
   const std::filesystem::path experiment_dir = options.out / experiment.folder();

@@ -58,6 +58,8 @@ RunnerOptions runner_options(const RunArguments& args);
 
 // run_experiment, then (unless a dry run or a stopped run) the experiment's table:
 // written to <out>/<experiment>[/<profile>]/table.md and printed. Returns the exit code.
-int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options);
+// The hidden test options (--stop-after-epoch, --kill-at-step, --interrupt-at-step, --kill-run).
+TestHooks test_hooks(const RunArguments& args);
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test = {});
 
 }  // namespace repro

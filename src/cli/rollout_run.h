@@ -9,7 +9,7 @@
 
 #include "data/loader.h"
 #include "models/model.h"
-#include "run/evaluate.h"
+#include "run/eval_run.h"
 #include "run/model_file.h"
 #include "spec/options.h"
 

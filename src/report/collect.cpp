@@ -106,7 +106,23 @@ void finish(std::vector<ExperimentResults>& all) {
 
 }  // namespace
 
-bool is_bad_record(const RunResult& run) { return run.status == "corrupt" || run.status == "inconsistent"; }
+const EnumNames<RecordState>& enum_names(RecordState) {
+  static const EnumNames<RecordState> names = {
+      {RecordState::Complete, "complete"},     {RecordState::Diverged, "diverged"},
+      {RecordState::Failed, "failed"},         {RecordState::Incomplete, "incomplete"},
+      {RecordState::Missing, "missing"},       {RecordState::Corrupt, "corrupt"},
+      {RecordState::Inconsistent, "inconsistent"}, {RecordState::NoMetric, "no metric"},
+      {RecordState::NotEvaluated, "not evaluated"}};
+  return names;
+}
+
+std::string state_text(RecordState state, const std::string& metric) {
+  return state == RecordState::NoMetric ? "no " + metric : name_of(state);
+}
+
+bool is_bad_record(const RunResult& run) {
+  return run.state == RecordState::Corrupt || run.state == RecordState::Inconsistent;
+}
 
 std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric) {
   if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
@@ -133,6 +149,7 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
     experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
   }
   if (all.empty()) throw Error(dir.string() + ": no run records (plan.json or summary.json) found");
+  for (auto& experiment : all) experiment.metric = metric;
   finish(all);
   return all;
 }

@@ -10,14 +10,32 @@
 #include <string>
 #include <vector>
 
+#include "spec/options.h"
+
 namespace repro {
+
+// What a report finds for one planned or recorded run: a summary.json's RunStatus (complete, diverged, failed),
+// or what the folder shows instead. Only Complete counts in a cell.
+enum class RecordState {
+  Complete,
+  Diverged,
+  Failed,
+  Incomplete,    // a checkpoint, no summary.json yet
+  Missing,       // planned, nothing there
+  Corrupt,       // summary.json or metrics.csv unreadable or missing fields (RunResult::problem says what)
+  Inconsistent,  // the files disagree with each other or with the plan
+  NoMetric,      // complete, but without the metric asked for (val_acc without a validation split)
+  NotEvaluated,  // complete, but without the `repro eval` evaluation a table asks for
+};
+const EnumNames<RecordState>& enum_names(RecordState);
+// As tables show it: the state's name, "no <metric>" for NoMetric.
+std::string state_text(RecordState state, const std::string& metric);
 
 struct RunResult {
   std::string model_config, dataset;
   int row_index = 0;
   long long seed = 0;
-  // complete | diverged | failed | incomplete | missing | corrupt | inconsistent | "no <metric>"
-  std::string status;
+  RecordState state = RecordState::Missing;
   double value = 0;  // the metric at the selected epoch (complete runs)
   bool partial = false;
   std::vector<std::string> notes;
@@ -34,6 +52,7 @@ struct ExperimentResults {
   std::string heading;          // the table's title: the name, plus the profile when two share a name ("" = name)
   std::string baseline;         // the spec's report.baseline as its plan.json records it ("" = the first row)
   std::string baseline_source;  // the plan.json it came from (for messages)
+  std::string metric;           // the metric `value` holds (test_acc, …; an evaluation's acc or loss)
 };
 
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);

@@ -22,8 +22,8 @@ struct EvalValue {
 };
 
 struct EvalRead {
-  std::string status = "complete";  // complete | not evaluated | corrupt
-  std::string problem;              // corrupt: what is wrong, naming the file
+  RecordState state = RecordState::Complete;  // Complete, NotEvaluated or Corrupt
+  std::string problem;                        // corrupt: what is wrong, naming the file
   std::vector<EvalValue> points;
 };
 
@@ -31,7 +31,7 @@ EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::
   const fs::path file = run_dir / "eval" / (name + ".json");
   EvalRead read;
   if (!fs::exists(file)) {
-    read.status = "not evaluated";
+    read.state = RecordState::NotEvaluated;
     return read;
   }
   try {
@@ -46,7 +46,7 @@ EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::
       read.points.push_back(value);
     }
   } catch (const nlohmann::json::exception& e) {
-    read = {"corrupt", file.string() + ": " + e.what(), {}};
+    read = {RecordState::Corrupt, file.string() + ": " + e.what(), {}};
   }
   return read;
 }
@@ -63,6 +63,7 @@ void add_unique(std::vector<std::string>& list, const std::string& item) {
 ExperimentResults with_evaluations(const ExperimentResults& trained, const std::vector<std::string>& names,
                                    const std::string& field) {
   ExperimentResults out = trained;
+  out.metric = field;
   out.runs.clear();
   out.datasets.clear();
   out.heading = (trained.heading.empty() ? trained.name : trained.heading) + ", eval " + join(names, ", ");
@@ -73,7 +74,8 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
       std::vector<std::pair<const RunResult*, EvalRead>> reads;
       for (const auto& run : trained.runs) {
         if (run.dataset != dataset) continue;
-        EvalRead read = run.status == "complete" ? read_eval(run.path, name, field) : EvalRead{run.status, "", {}};
+        EvalRead read =
+            run.state == RecordState::Complete ? read_eval(run.path, name, field) : EvalRead{run.state, "", {}};
         for (const auto& point : read.points) add_unique(labels, point.label);
         reads.emplace_back(&run, std::move(read));
       }
@@ -84,11 +86,11 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
         for (const auto& [run, read] : reads) {
           RunResult cell = *run;
           cell.dataset = heading;
-          cell.status = read.status == "complete" ? "not evaluated" : read.status;
+          cell.state = read.state == RecordState::Complete ? RecordState::NotEvaluated : read.state;
           cell.problem = read.problem.empty() ? run->problem : read.problem;
           for (const auto& point : read.points)
             if (point.label == label) {
-              cell.status = std::isnan(point.value) ? "no " + field : "complete";
+              cell.state = std::isnan(point.value) ? RecordState::NoMetric : RecordState::Complete;
               cell.value = point.value;
               cell.partial = point.partial;
               cell.notes = point.notes;

@@ -35,7 +35,7 @@ std::string title_of(const ExperimentResults& results) {
 
 // The history of a complete run; empty when its metrics.csv cannot be read (the table lists such records).
 std::vector<EpochRow> history_of(const RunResult& run) {
-  if (run.status != "complete" || run.path.empty()) return {};
+  if (run.state != RecordState::Complete || run.path.empty()) return {};
   const fs::path file = fs::path(run.path) / "metrics.csv";
   try {
     return parse_metrics_csv(read_file(file), file);
@@ -192,7 +192,7 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
   std::vector<std::string> model_order;
   for (const auto& row : results.model_configs)
     for (const auto& run : results.runs) {
-      if (run.model_config != row || run.status != "complete") continue;
+      if (run.model_config != row || run.state != RecordState::Complete) continue;
       const Noise noise = noise_of(run);
       if (noise.split.empty()) continue;
       if (std::find(model_order.begin(), model_order.end(), noise.model) == model_order.end())
@@ -244,7 +244,7 @@ std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results)
   std::map<std::pair<std::string, std::string>, std::string> x_label;
   for (const auto& row : results.model_configs)
     for (const auto& run : results.runs) {
-      if (run.model_config != row || run.status != "complete" || run.path.empty()) continue;
+      if (run.model_config != row || run.state != RecordState::Complete || run.path.empty()) continue;
       std::error_code ec;
       for (fs::directory_iterator it(fs::path(run.path) / "eval", ec), end; !ec && it != end; it.increment(ec)) {
         if (it->path().extension() != ".json") continue;

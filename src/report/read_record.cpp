@@ -16,12 +16,12 @@ namespace {
 
 // A problem found while checking: the record's status and what is wrong.
 struct BadRecord {
-  std::string status;  // corrupt | inconsistent
+  RecordState state;  // Corrupt or Inconsistent
   std::string problem;
 };
 
 [[noreturn]] void corrupt(const fs::path& file, const std::string& what) {
-  throw BadRecord{"corrupt", file.string() + ": " + what};
+  throw BadRecord{RecordState::Corrupt, file.string() + ": " + what};
 }
 
 const json& required(const json& s, const std::string& key, const fs::path& file) {
@@ -84,10 +84,10 @@ void check_metrics(const fs::path& run_dir, const json& summary, const std::stri
   try {
     rows = parse_metrics_csv(read_file(file), file);
   } catch (const Error& e) {
-    throw BadRecord{"corrupt", e.what()};
+    throw BadRecord{RecordState::Corrupt, e.what()};
   }
   if (static_cast<long long>(rows.size()) != epochs_run)
-    throw BadRecord{"inconsistent", file.string() + " has " + std::to_string(rows.size()) + " epochs, " +
+    throw BadRecord{RecordState::Inconsistent, file.string() + " has " + std::to_string(rows.size()) + " epochs, " +
                                         summary_file.string() + " says " + std::to_string(epochs_run)};
   if (!summary.contains("selected") || !summary["selected"].is_object()) return;
   const long long epoch = optional_integer(summary["selected"], "epoch", 0, summary_file);
@@ -96,7 +96,7 @@ void check_metrics(const fs::path& run_dir, const json& summary, const std::stri
                               std::to_string(rows.size()) + " epochs of metrics.csv");
   const double in_csv = metric_value(rows[epoch - 1], metric);
   if (std::isnan(in_csv) != std::isnan(value) || (!std::isnan(value) && !close(in_csv, value)))
-    throw BadRecord{"inconsistent", file.string() + " epoch " + std::to_string(epoch) + " has " + metric + " " +
+    throw BadRecord{RecordState::Inconsistent, file.string() + " epoch " + std::to_string(epoch) + " has " + metric + " " +
                                         std::to_string(in_csv) + ", " + summary_file.string() + " says " +
                                         std::to_string(value)};
 }
@@ -118,7 +118,7 @@ void read_summary(const fs::path& run_dir, const json& s, const std::string& met
     r.model_config = model, r.dataset = dataset, r.seed = seed;
     r.row_index = s.contains("row_index") && s["row_index"].is_number_integer() ? s["row_index"].get<int>() : 0;
   } else if (model != planned->model_config || dataset != planned->dataset || seed != planned->seed) {
-    throw BadRecord{"inconsistent", file.string() + " holds " + model + " on " + dataset + ", seed " +
+    throw BadRecord{RecordState::Inconsistent, file.string() + " holds " + model + " on " + dataset + ", seed " +
                                         std::to_string(seed) + "; plan.json expects " + planned->model_config + " on " +
                                         planned->dataset + ", seed " + std::to_string(planned->seed)};
   }
@@ -128,17 +128,22 @@ void read_summary(const fs::path& run_dir, const json& s, const std::string& met
       for (const auto& note : s["data"]["notes"])
         if (note.is_string()) r.notes.push_back(note.get<std::string>());
   }
-  r.status = status;
-  if (status != "complete" && status != "diverged" && status != "failed")
+  const RunStatus recorded = [&] {  // a summary.json holds one of the final statuses
+    for (const RunStatus final_status : {RunStatus::Complete, RunStatus::Diverged, RunStatus::Failed})
+      if (status == name_of(final_status)) return final_status;
     corrupt(file, "status '" + status + "', expected complete, diverged or failed");
-  if (status == "failed") return;
+  }();
+  r.state = recorded == RunStatus::Complete ? RecordState::Complete
+            : recorded == RunStatus::Diverged ? RecordState::Diverged
+                                              : RecordState::Failed;
+  if (recorded == RunStatus::Failed) return;
   double value = NAN;
-  if (status == "complete") {
+  if (recorded == RunStatus::Complete) {
     const json selected = required(s, "selected", file);  // a copy: GCC 14 -Wdangling-reference
     if (!selected.is_object()) corrupt(file, "'selected' is " + selected.dump() + ", expected an object");
     value = selected_metric(selected, metric, file);
     if (std::isnan(value))
-      r.status = "no " + metric;  // e.g. val_acc without a validation split
+      r.state = RecordState::NoMetric;  // e.g. val_acc without a validation split
     else
       r.value = value;
   }
@@ -171,7 +176,7 @@ RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, c
   }
   const fs::path file = run_dir / "summary.json";
   if (!fs::exists(file)) {
-    r.status = fs::exists(run_dir / "checkpoint.pt") ? "incomplete" : "missing";
+    r.state = fs::exists(run_dir / "checkpoint.pt") ? RecordState::Incomplete : RecordState::Missing;
     return out;
   }
   try {
@@ -181,12 +186,12 @@ RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, c
     } catch (const json::exception& e) {
       corrupt(file, std::string("not valid JSON (") + e.what() + ")");
     } catch (const Error& e) {
-      throw BadRecord{"corrupt", e.what()};
+      throw BadRecord{RecordState::Corrupt, e.what()};
     }
     read_summary(run_dir, summary, metric, planned, out);
   } catch (const BadRecord& bad) {
     if (out.experiment.empty() && !planned) place_by_plan_or_path(run_dir, planned, out);
-    r.status = bad.status;
+    r.state = bad.state;
     r.problem = bad.problem;
     r.value = 0;
   }

@@ -56,7 +56,7 @@ std::string csv_field(const std::string& text) {
 std::string bad_records_text(const ExperimentResults& results) {
   std::string out;
   for (const auto& run : results.runs)
-    if (is_bad_record(run)) out += "- " + run.status + ": " + run.problem + "\n";
+    if (is_bad_record(run)) out += "- " + name_of(run.state) + ": " + run.problem + "\n";
   return out.empty() ? out : "Records not counted (corrupt or inconsistent):\n" + out;
 }
 
@@ -69,10 +69,10 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
       throw Error(results.name + ": seed " + std::to_string(run.seed) + " of " + model_config + " on " + dataset +
                   " appears twice" + (run.path.empty() ? std::string() : " (" + run.path + ")"));
     cell.partial |= run.partial;
-    if (run.status == "complete")
+    if (run.state == RecordState::Complete)
       cell.values.push_back(run.value);
     else
-      ++cell.other_status[run.status];
+      ++cell.other_status[state_text(run.state, results.metric)];
   }
   cell.mean = mean(cell.values);
   cell.std = sample_std(cell.values);
@@ -150,7 +150,7 @@ std::string render_report(const std::filesystem::path& dir, const ReportOptions&
   if (options.format == "csv") {  // no room for paths in the CSV: they go to stderr
     for (const auto& results : all)
       for (const auto& run : results.runs)
-        if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", run.status, run.problem);
+        if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", name_of(run.state), run.problem);
     return render_csv(all, options.metric);
   }
   // --baseline applies to the experiments that have such a row; a name no experiment has is a mistake.

@@ -66,11 +66,12 @@ struct Active {
 class Scheduler {
  public:
   Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path out,
-            const ParallelOptions& options)
+            const ParallelOptions& options, const TestHooks& test)
       : runs_(runs),
         waiting_(positions.begin(), positions.end()),
         out_(std::move(out)),
         options_(options),
+        test_(test),
         slots_(options.devices, options.runs_per_device),
         display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress) {}
 
@@ -126,8 +127,8 @@ class Scheduler {
     for (const std::string& extra : {std::string("--index"), std::to_string(position), std::string("--threads"),
                                      std::to_string(options_.threads_per_job)})
       arguments.push_back(extra);
-    if (options_.kill_index && static_cast<size_t>(*options_.kill_index) == position)
-      arguments.insert(arguments.end(), {"--kill-at-step", std::to_string(options_.kill_at_step)});
+    if (test_.kill_run >= 0 && test_.kill_at_step > 0 && static_cast<size_t>(test_.kill_run) == position)
+      arguments.insert(arguments.end(), {"--kill-at-step", std::to_string(test_.kill_at_step)});
     std::vector<std::string> environment = options_.extra_environment;
     if (device)
       environment.push_back("CUDA_VISIBLE_DEVICES=" +
@@ -180,18 +181,19 @@ class Scheduler {
     const double seconds = a.progress.seconds();
     const std::string took = " in " + format_duration(seconds);
     std::optional<nlohmann::json> summary;
+    std::optional<RunStatus> status;
     try {
       summary = a.folder.summary();
+      status = a.folder.recorded_status();
     } catch (const Error& e) {  // a damaged summary.json: counted as failed below, with the child's own message
       display_.log(spdlog::level::err, label(a.position) + ": " + e.what());
     }
-    const nlohmann::json status_field = summary ? summary->value("status", nlohmann::json()) : nlohmann::json();
-    const std::string status = status_field.is_string() ? status_field.get<std::string>() : std::string();
-    const bool trained = !exit.signaled && exit.code == 0 && (status == "complete" || status == "diverged");
+    const bool trained = !exit.signaled && exit.code == 0 && status && is_finished(*status);
     display_.run_ended(seconds, trained);
     if (trained) {
-      display_.log(status == "complete" ? spdlog::level::info : spdlog::level::warn,
-                   label(a.position) + " " + status + took + ", " + display_.remaining_text(snapshot_without(a)));
+      display_.log(status == RunStatus::Complete ? spdlog::level::info : spdlog::level::warn,
+                   label(a.position) + " " + name_of(*status) + took + ", " +
+                       display_.remaining_text(snapshot_without(a)));
     } else if (!exit.signaled && exit.code == 0) {
       display_.log(spdlog::level::info, label(a.position) + ": held or finished by another process: skipped here");
       held_.push_back(a.folder.dir().string());
@@ -205,7 +207,7 @@ class Scheduler {
     } else {
       ++failed_;
       const std::string reason = exit.signaled ? exit.describe() + "; its last checkpoint stays, run again to resume"
-                                 : status == "failed" ? summary->value("message", std::string("?"))
+                                 : status == RunStatus::Failed ? summary->value("message", std::string("?"))
                                                       : exit.describe() + ": " + error_message(a.tail);
       display_.log(spdlog::level::err, label(a.position) + " failed" + took + ": " + reason);
     }
@@ -243,6 +245,7 @@ class Scheduler {
   std::deque<size_t> waiting_;
   std::filesystem::path out_;
   const ParallelOptions& options_;
+  const TestHooks& test_;
   DeviceSlots slots_;
   GridProgress display_;
   std::set<std::string> warned_;  // warning texts shown already
@@ -258,8 +261,8 @@ class Scheduler {
 }  // namespace
 
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options) {
-  return Scheduler(runs, positions, out, options).run();
+                    const std::filesystem::path& out, const ParallelOptions& options, const TestHooks& test) {
+  return Scheduler(runs, positions, out, options, test).run();
 }
 
 DeviceSlots::DeviceSlots(std::vector<int> devices, int per_device)

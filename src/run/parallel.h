@@ -11,6 +11,7 @@
 
 #include "run/interrupt.h"
 #include "run/plan.h"
+#include "run/test_hooks.h"
 #include "spec/grid.h"
 
 namespace repro {
@@ -27,9 +28,6 @@ struct ParallelOptions {
   std::vector<std::string> extra_environment;  // NAME=VALUE set in every child
   bool live_progress = false;
   InterruptPolicy interrupt;  // the requeue signal, passed to children as SIGTERM (only the parent requeues)
-  // Test hook: `--kill-at-step S` is passed only to the child of this plan position.
-  std::optional<int64_t> kill_index;
-  int64_t kill_at_step = 0;
 };
 
 // Trains the runs at `positions` of `runs` (those not finished) in child processes.
@@ -40,7 +38,7 @@ struct ParallelOptions {
 // 1 or was killed), 3 (kRunStopped) when a test hook stopped a child. Throws repro::Error with the child's message when
 // a child hit an error that would stop every run (exit 2: a write error), after the others ended.
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options);
+                    const std::filesystem::path& out, const ParallelOptions& options, const TestHooks& test = {});
 
 // Hands out GPUs to children: round robin over `devices`, at most `per_device` children on each.
 class DeviceSlots {

@@ -92,13 +92,6 @@ std::string way_out(const std::vector<std::string>& changes) {
   return text;
 }
 
-// The "status" of a summary.json, "" when it has none (or is not an object).
-std::string status_of(const std::optional<nlohmann::json>& summary) {
-  if (!summary || !summary->is_object()) return "";
-  const auto it = summary->find("status");
-  return it != summary->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // Text models are checked with this vocabulary size: any size builds the same layers.
 constexpr int64_t kPlaceholderVocabulary = 64;
 
@@ -157,8 +150,8 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
     const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
                                                          : readable_changes(existing, run.resolved_yaml());
     if (!changes.empty()) throw Error(folder.dir().string() + " holds a run of a different spec (" + way_out(changes));
-    const std::string status = status_of(folder.summary());
-    if (status == "complete" || status == "diverged")
+    const std::optional<RunStatus> status = folder.recorded_status();
+    if (status && is_finished(*status))
       statuses.push_back(PlanStatus::Finished);
     else if (std::filesystem::exists(folder.checkpoint_path()))
       statuses.push_back(PlanStatus::Resumable);

@@ -14,4 +14,12 @@ std::optional<nlohmann::json> RunFolder::summary() const {
   }
 }
 
+std::optional<RunStatus> RunFolder::recorded_status() const {
+  const auto s = summary();
+  if (!s || !s->is_object() || !s->contains("status") || !s->at("status").is_string()) return std::nullopt;
+  for (const auto& [status, name] : enum_names(RunStatus{}))
+    if (s->at("status").get<std::string>() == name) return status;
+  return std::nullopt;
+}
+
 }  // namespace repro

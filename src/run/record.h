@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "train/history.h"
+#include "train/outcome.h"
 
 namespace repro {
 
@@ -23,6 +24,8 @@ class RunFolder {
 
   // The summary.json contents, if the run has finished (complete, diverged or failed).
   std::optional<nlohmann::json> summary() const;
+  // The status summary.json records; nullopt without one, or when its "status" is absent or unknown.
+  std::optional<RunStatus> recorded_status() const;
 
  private:
   std::filesystem::path dir_;

@@ -56,8 +56,8 @@ class RunLog {
 
 // The trainer reports its history; the run folder's metrics.csv shows it (removed on a
 // fresh start, so a stale file beside no checkpoint never survives). The test hooks
-// (--stop-after-epoch, --kill-at-step) act through the same interface.
-TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
+// (--stop-after-epoch, --kill-at-step, --interrupt-at-step) act through the same interface.
+TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options, const TestHooks& test) {
   TrainHooks hooks;
   hooks.history_changed = [metrics = folder.metrics_path()](const std::vector<EpochRow>& history) {
     if (history.empty())
@@ -65,14 +65,14 @@ TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
     else
       write_file_atomic(metrics, metrics_csv(history));
   };
-  if (options.stop_after_epoch > 0)
-    hooks.stop_after_epoch = [stop = options.stop_after_epoch](int64_t epoch) { return epoch == stop; };
-  if (options.kill_at_step > 0)
-    hooks.after_step = [kill = options.kill_at_step](int64_t step) {
+  if (test.stop_after_epoch > 0)
+    hooks.stop_after_epoch = [stop = test.stop_after_epoch](int64_t epoch) { return epoch == stop; };
+  if (test.kill_at_step > 0)
+    hooks.after_step = [kill = test.kill_at_step](int64_t step) {
       if (step == kill) std::raise(SIGKILL);  // tests: die mid-epoch
     };
-  if (options.interrupt_at_step > 0)
-    hooks.after_step = [at = options.interrupt_at_step, signal = options.interrupt.requeue_signal,
+  if (test.interrupt_at_step > 0)
+    hooks.after_step = [at = test.interrupt_at_step, signal = options.interrupt.requeue_signal,
                         previous = hooks.after_step](int64_t step) {
       if (previous) previous(step);
       if (step == at) std::raise(signal);  // tests: as if SLURM signalled
@@ -81,9 +81,9 @@ TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options) {
   return hooks;
 }
 
-std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
-                        torch::Device device, Progress& progress, const RunnerOptions& options, int64_t& steps_made,
-                        std::set<std::string>& notes_said) {
+RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
+                        torch::Device device, Progress& progress, const RunnerOptions& options, const TestHooks& test,
+                        int64_t& steps_made, std::set<std::string>& notes_said) {
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
@@ -100,7 +100,7 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(model_options(run.config), data.info);
   const ParamBreakdown params = count_parameters(*model);
-  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options)};
+  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options, test)};
   const TrainOptions train_settings = train_options(run.config);
   const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),
@@ -109,8 +109,8 @@ std::string execute_one(const PlannedRun& run, int64_t position, const RunFolder
                                                 train_settings.select, data.val.size() > 0, owner);
   const TrainOutcome outcome = train(*model, context);
   steps_made += outcome.steps_this_start;
-  if (outcome.status == "stopped" || outcome.status == "interrupted") return outcome.status;
-  if (outcome.status == "diverged") spdlog::error("run diverged: {}", outcome.message);
+  if (outcome.status == RunStatus::Stopped || outcome.status == RunStatus::Interrupted) return outcome.status;
+  if (outcome.status == RunStatus::Diverged) spdlog::error("run diverged: {}", outcome.message);
   nlohmann::json summary = make_summary(run, outcome, data, params, environment_record(device));
   summary["model_file"] = model_file_record(folder.dir());  // model.pt's epoch, or null
   write_file_atomic(folder.summary_path(), summary.dump(2) + "\n");
@@ -123,7 +123,7 @@ void record_failure(const PlannedRun& run, const RunFolder& folder, torch::Devic
   spdlog::error("run {} failed: {}", folder.dir().string(), error_text(e));  // no LibTorch trace on stderr
   append_file(folder.log_path(), "run failed: " + std::string(e.what()) + "\n");
   const nlohmann::json environment = environment_record(device);
-  const nlohmann::json failed = {{"status", "failed"},
+  const nlohmann::json failed = {{"status", name_of(RunStatus::Failed)},
                                  {"message", error_text(e)},
                                  {"experiment", run.experiment},
                                  {"model_config", run.model_config},
@@ -185,7 +185,7 @@ namespace {
 // The runs at `positions` of the plan, one after another in this process: each is claimed by its lock and
 // re-checked under it, then trained.
 int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                     const RunnerOptions& options, Tally& tally) {
+                     const RunnerOptions& options, const TestHooks& test, Tally& tally) {
   const torch::Device device = resolve_device(options.device);
   DataLoader loader(resolve_data_root(options.data_root));
   Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
@@ -198,19 +198,19 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     const RunFolder folder(options.out / runs[i].relative_dir());
     const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
     if (!lock) continue;
-    std::string status;
+    RunStatus status = RunStatus::Failed;
     try {
-      status = execute_one(runs[i], position, folder, loader, device, progress, options, steps_made, notes_said);
+      status =
+          execute_one(runs[i], position, folder, loader, device, progress, options, test, steps_made, notes_said);
     } catch (const WriteError&) {
       throw;  // it would fail every later run the same way: the command stops
     } catch (const std::exception& e) {
-      status = "failed";  // recorded; the other runs go on and the command exits 1 at the end
-      record_failure(runs[i], folder, device, e);
+      record_failure(runs[i], folder, device, e);  // the other runs go on; the command exits 1 at the end
     }
     progress.end_run();
-    if (status == "stopped") return kRunStopped;
-    if (status == "interrupted") return finish_interrupted(steps_made, options.interrupt, tally.failed);
-    if (status == "failed") ++tally.failed;
+    if (status == RunStatus::Stopped) return kRunStopped;
+    if (status == RunStatus::Interrupted) return finish_interrupted(steps_made, options.interrupt, tally.failed);
+    if (status == RunStatus::Failed) ++tally.failed;
   }
   log_tally(tally, runs.size());
   return tally.failed > 0 ? 1 : 0;
@@ -229,7 +229,8 @@ void warn_about_plan(const Experiment& experiment, const std::vector<PlannedRun>
 
 }  // namespace
 
-int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options) {
+int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options,
+                  const TestHooks& test) {
   const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
   std::vector<PlannedRun> selected;
   for (const size_t position : positions) {
@@ -251,17 +252,17 @@ int run_positions(const Experiment& experiment, const std::vector<size_t>& posit
                  (options.out / runs[positions[k]].relative_dir()).string());
     ++tally.finished_before;
   }
-  return train_in_process(runs, to_train, options, tally);
+  return train_in_process(runs, to_train, options, test, tally);
 }
 
-int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
+int run_experiment(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test) {
   if (!options.manifest.empty() && options.only_index && !options.dry_run) {  // a task of repro launch slurm
     const auto task_positions =
         manifest_positions(options.manifest, *options.only_index, expand_grid(experiment, dataset_catalog()));
-    return run_positions(experiment, std::vector<size_t>(task_positions.begin(), task_positions.end()), options);
+    return run_positions(experiment, std::vector<size_t>(task_positions.begin(), task_positions.end()), options, test);
   }
   if (options.only_index && !options.dry_run)
-    return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options);
+    return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options, test);
   const std::vector<PlannedRun> runs =
       expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
   validate_plan(runs);                             // every run's model is built before the first one trains
@@ -285,9 +286,9 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
       ++tally.finished_before;
     else
       to_train.push_back(i);
-  if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, tally);
+  if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, test, tally);
   log_tally(tally, runs.size());  // the runs skipped before any child starts
-  return run_in_children(runs, to_train, options.out, options.parallel);
+  return run_in_children(runs, to_train, options.out, options.parallel, test);
 }
 
 }  // namespace repro

@@ -8,6 +8,7 @@
 
 #include "run/interrupt.h"
 #include "run/parallel.h"
+#include "run/test_hooks.h"
 #include "spec/experiment.h"
 
 namespace repro {
@@ -17,11 +18,8 @@ struct RunnerOptions {
   std::string data_root;  // "" -> $REPRO_DATA -> ./datasets
   std::string device = "auto";
   bool dry_run = false;
-  bool live_progress = false;    // stdout is a terminal
-  int64_t stop_after_epoch = 0;  // test hook: stop each run after this epoch
-  int64_t kill_at_step = 0;      // test hook: SIGKILL the process at this optimizer step
-  InterruptPolicy interrupt;        // SIGTERM/SIGINT/requeue signal: mid-epoch checkpoint, requeue under SLURM
-  int64_t interrupt_at_step = 0;    // test hook: raise the requeue signal at this optimizer step
+  bool live_progress = false;  // stdout is a terminal
+  InterruptPolicy interrupt;   // SIGTERM/SIGINT/requeue signal: mid-epoch checkpoint, requeue under SLURM
   // --index I: train only the run at 0-based position I of expand_grid's plan, in this
   // process, without writing plan.json (a child of --jobs, or one task of a SLURM array).
   std::optional<int64_t> only_index;
@@ -36,13 +34,14 @@ struct RunnerOptions {
 // by another process), 1 when a run failed, 3 when a test hook stopped a run; after a
 // signal (run/interrupt.h) 0 when the SLURM task was requeued, else 128 + the signal.
 constexpr int kRunStopped = 3;
-int run_experiment(const Experiment& experiment, const RunnerOptions& options);
+int run_experiment(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test = {});
 
 // The runs at `positions` (0-based, into expand_grid's plan) trained one after another in this
 // process, as `--index` does: their models are built and their folders checked first (a folder
 // of another spec throws), finished ones are skipped, each is claimed by its lock. plan.json is
 // not written. Throws repro::Error naming the position when one is outside the plan. Exit code
 // as run_experiment's.
-int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options);
+int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options,
+                  const TestHooks& test = {});
 
 }  // namespace repro

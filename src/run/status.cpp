@@ -31,19 +31,22 @@ std::string checkpoint_detail(const std::filesystem::path& path) {
 }
 
 // The status line of a finished run's summary.json; nullopt when it has none.
-std::optional<RunStatus> finished_status(const RunFolder& folder, const std::string& dir) {
+std::optional<RunStanding> finished_standing(const RunFolder& folder, const std::string& dir) {
   std::optional<nlohmann::json> summary;
+  std::optional<RunStatus> status;
   try {
     summary = folder.summary();
+    status = folder.recorded_status();
   } catch (const Error& e) {
-    return RunStatus{dir, RunState::Failed, e.what()};
+    return RunStanding{dir, RunState::Failed, e.what()};
   }
   if (!summary) return std::nullopt;
-  const auto status = summary->value("status", nlohmann::json());
-  if (status == "complete") return RunStatus{dir, RunState::Complete, ""};
-  if (status == "diverged") return RunStatus{dir, RunState::Diverged, summary->value("message", std::string())};
-  if (status == "failed") return RunStatus{dir, RunState::Failed, summary->value("message", std::string())};
-  return RunStatus{dir, RunState::Failed, folder.summary_path().string() + ": status " + status.dump()};
+  const std::string message = summary->value("message", std::string());
+  if (status == RunStatus::Complete) return RunStanding{dir, RunState::Complete, ""};
+  if (status == RunStatus::Diverged) return RunStanding{dir, RunState::Diverged, message};
+  if (status == RunStatus::Failed) return RunStanding{dir, RunState::Failed, message};
+  return RunStanding{dir, RunState::Failed,
+                     folder.summary_path().string() + ": status " + summary->value("status", nlohmann::json()).dump()};
 }
 
 std::vector<std::string> launches_in(const std::filesystem::path& folder) {
@@ -71,38 +74,27 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
 
 }  // namespace
 
-std::string run_state_name(RunState state) {
-  switch (state) {
-    case RunState::Complete:
-      return "complete";
-    case RunState::Diverged:
-      return "diverged";
-    case RunState::Failed:
-      return "failed";
-    case RunState::Running:
-      return "running";
-    case RunState::Resumable:
-      return "resumable";
-    case RunState::Pending:
-      return "pending";
-  }
-  return "?";
+const EnumNames<RunState>& enum_names(RunState) {
+  static const EnumNames<RunState> names = {{RunState::Complete, "complete"},   {RunState::Diverged, "diverged"},
+                                            {RunState::Failed, "failed"},       {RunState::Running, "running"},
+                                            {RunState::Resumable, "resumable"}, {RunState::Pending, "pending"}};
+  return names;
 }
 
-RunStatus run_status(const std::filesystem::path& experiment_folder, const std::string& dir) {
+RunStanding run_standing(const std::filesystem::path& experiment_folder, const std::string& dir) {
   const RunFolder folder(experiment_folder / dir);
   if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
-    return RunStatus{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
-  if (auto finished = finished_status(folder, dir)) return *finished;
+    return RunStanding{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
+  if (auto finished = finished_standing(folder, dir)) return *finished;
   if (std::filesystem::exists(folder.checkpoint_path()))
-    return RunStatus{dir, RunState::Resumable, checkpoint_detail(folder.checkpoint_path())};
-  return RunStatus{dir, RunState::Pending, ""};
+    return RunStanding{dir, RunState::Resumable, checkpoint_detail(folder.checkpoint_path())};
+  return RunStanding{dir, RunState::Pending, ""};
 }
 
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<std::string>& run_dirs) {
   ExperimentStatus status{name, folder, {}, launches_in(folder), std::filesystem::is_directory(folder)};
-  for (const auto& dir : run_dirs) status.runs.push_back(run_status(folder, dir));
+  for (const auto& dir : run_dirs) status.runs.push_back(run_standing(folder, dir));
   return status;
 }
 
@@ -148,7 +140,8 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
     }
     for (const auto& run : e.runs) {
       if (run.state == RunState::Complete && !all) continue;
-      text << "  " << run_state_name(run.state) << std::string(11 - run_state_name(run.state).size(), ' ') << run.dir;
+      const std::string state = name_of(run.state);
+      text << "  " << state << std::string(11 - state.size(), ' ') << run.dir;
       if (!run.detail.empty()) text << "  " << run.detail;
       text << "\n";
     }

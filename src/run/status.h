@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "spec/options.h"
+
 namespace repro {
 
+// A planned run's state: its recorded RunStatus when finished or failed, else what its folder shows.
 enum class RunState { Complete, Diverged, Failed, Running, Resumable, Pending };
-std::string run_state_name(RunState state);
+const EnumNames<RunState>& enum_names(RunState);
 
-struct RunStatus {
+struct RunStanding {
   std::string dir;  // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
   RunState state = RunState::Pending;
   std::string detail;  // holder, checkpoint position or failure message
@@ -21,7 +24,7 @@ struct RunStatus {
 struct ExperimentStatus {
   std::string name;              // experiment[/profile]
   std::filesystem::path folder;  // <out>/<experiment>[/<profile>]
-  std::vector<RunStatus> runs;
+  std::vector<RunStanding> runs;
   std::vector<std::string> launches;  // "slurm/<stamp>: N runs in T tasks, submitted as job 12" / "not submitted"
   bool started = true;                // false: `folder` does not exist (no run of the plan has begun)
 };
@@ -30,7 +33,7 @@ struct ExperimentStatus {
 // slurm after submitting; a folder without it was written by --dry-run (or sbatch refused the script).
 inline constexpr const char* kSubmittedJobsFile = "jobs.txt";
 
-RunStatus run_status(const std::filesystem::path& experiment_folder, const std::string& dir);
+RunStanding run_standing(const std::filesystem::path& experiment_folder, const std::string& dir);
 // The runs of `run_dirs` (relative to `folder`).
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<std::string>& run_dirs);

@@ -40,7 +40,7 @@ nlohmann::json make_summary(const PlannedRun& run, const TrainOutcome& outcome, 
   nlohmann::json breakdown = nlohmann::json::object();
   for (const auto& [part, count] : params.parts) breakdown[part] = count;
   nlohmann::json summary = {
-      {"status", outcome.status},
+      {"status", name_of(outcome.status)},
       {"message", outcome.message},
       {"experiment", run.experiment},
       {"profile", run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1)},

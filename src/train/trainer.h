@@ -1,7 +1,8 @@
 #pragma once
-// The training loop of one run: epochs of AdamW steps with the spec's schedule,
-// clipping and label smoothing; evaluation every epoch; a checkpoint at every
-// epoch end (and mid-epoch when interrupted); resume from the last checkpoint.
+// The training loop of one run (trainer.cpp's train(), one screen): epochs of AdamW
+// steps with the spec's schedule, clipping and label smoothing (train/step); the
+// validation and test metrics every epoch (train/split_metrics); a checkpoint at
+// every epoch end, and mid-epoch when interrupted (train/resume); resume from it.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "models/model.h"
 #include "spec/grid.h"
 #include "train/history.h"
+#include "train/outcome.h"
 #include "train/precision.h"
 #include "train/progress.h"
 
@@ -34,7 +36,7 @@ struct TrainHooks {
   std::function<void(torch::nn::Module& model, const std::vector<EpochRow>& history)> model_changed;
   // Polled after every optimizer step (after after_step) and after every epoch's checkpoint:
   // true = stop now. The trainer finishes the step, writes a mid-epoch checkpoint (position,
-  // partial totals, generator states) and returns status "interrupted".
+  // partial totals, generator states) and returns RunStatus::Interrupted.
   std::function<bool()> interrupt_requested;
 };
 
@@ -49,7 +51,7 @@ struct TrainContext {
 };
 
 struct TrainOutcome {
-  std::string status;   // complete | diverged | stopped | interrupted
+  RunStatus status = RunStatus::Complete;  // Complete, Diverged, Stopped or Interrupted
   std::string message;  // why, for diverged
   std::vector<EpochRow> history;
   double wall_seconds = 0;
@@ -58,10 +60,5 @@ struct TrainOutcome {
 };
 
 TrainOutcome train(ClassifierImpl& model, const TrainContext& context);
-
-// Mean cross-entropy (no smoothing) and accuracy in percent over a split; NaN when empty.
-// Under `precision` (bf16 autocast or fp32); one host read at the end.
-std::pair<double, double> evaluate(ClassifierImpl& model, const Split& split, const Batcher& batcher,
-                                   torch::Device device, int64_t batch_size, Precision precision = Precision::Fp32);
 
 }  // namespace repro

@@ -12,7 +12,7 @@
 #include "models/attention/dgsa.h"
 
 #include "models/attention/common.h"
-#include "models/attention/differential.h"
+#include "models/attention/diff_core.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -43,7 +43,7 @@ class DgsaAttention : public AttentionImpl {
   double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const DifferentialStreams s = core_.project(x);
+    const DiffStreams s = core_.project(x);
     const auto g = gate(x).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)
     std::pair<torch::Tensor, torch::Tensor> pair_maps;
     const auto [excite, inhibit] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
@@ -60,7 +60,7 @@ class DgsaAttention : public AttentionImpl {
     return torch::sigmoid(linear(gate_, input));
   }
 
-  DifferentialCore core_;
+  DiffCore core_;
   double proj_dropout_;
   bool q_residual_;
   torch::nn::Linear gate_hidden_{nullptr}, gate_{nullptr};

@@ -9,7 +9,7 @@
 // Map rows sum to 1 - lambda.
 #include "models/attention/diff.h"
 
-#include "models/attention/differential.h"
+#include "models/attention/diff_core.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -35,7 +35,7 @@ class DiffAttention : public AttentionImpl {
   }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
-    const DifferentialStreams s = core_.project(x);
+    const DiffStreams s = core_.project(x);
     std::pair<torch::Tensor, torch::Tensor> pair_maps;
     const auto [o1, o2] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
     const auto lam = lambda().to(o1.scalar_type());
@@ -45,7 +45,7 @@ class DiffAttention : public AttentionImpl {
   }
 
  private:
-  DifferentialCore core_;
+  DiffCore core_;
   double proj_dropout_;
   torch::Tensor lambda_q1_, lambda_k1_, lambda_q2_, lambda_k2_;
 };

@@ -1,4 +1,4 @@
-#include "models/attention/differential.h"
+#include "models/attention/diff_core.h"
 
 #include <cmath>
 
@@ -33,7 +33,7 @@ torch::nn::Linear projection(int64_t in, int64_t out, double std) {
 
 }  // namespace
 
-DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOptions& o, int64_t layer_index,
+DiffCore::DiffCore(torch::nn::Module& owner, const AttentionOptions& o, int64_t layer_index,
                                    bool halve_heads)
     : heads_(differential_heads(o, halve_heads)),
       head_dim_(o.dim / (2 * heads_)),
@@ -46,8 +46,8 @@ DifferentialCore::DifferentialCore(torch::nn::Module& owner, const AttentionOpti
   head_norm_ = owner.register_module("head_norm", RMSNorm(2 * head_dim_, 1e-5));
 }
 
-DifferentialStreams DifferentialCore::project(const torch::Tensor& x) {
-  DifferentialStreams s;
+DiffStreams DiffCore::project(const torch::Tensor& x) {
+  DiffStreams s;
   s.q = linear(q_, x);                                    // (B, N, D)
   const auto q = split_heads(s.q, 2 * heads_);            // (B, 2h, N, d)
   const auto k = split_heads(linear(k_, x), 2 * heads_);  // (B, 2h, N, d)
@@ -60,7 +60,7 @@ DifferentialStreams DifferentialCore::project(const torch::Tensor& x) {
   return s;
 }
 
-std::pair<torch::Tensor, torch::Tensor> DifferentialCore::attend(const DifferentialStreams& s,
+std::pair<torch::Tensor, torch::Tensor> DiffCore::attend(const DiffStreams& s,
                                                                  const torch::Tensor& padding_mask, bool training,
                                                                  std::pair<torch::Tensor, torch::Tensor>* maps) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim_));
@@ -71,12 +71,12 @@ std::pair<torch::Tensor, torch::Tensor> DifferentialCore::attend(const Different
   return {o1, o2};  // (B, h, N, 2d) each
 }
 
-torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out) {
+torch::Tensor DiffCore::finish(const torch::Tensor& heads_out) {
   const auto normed = head_norm_(heads_out) * (1.0 - lambda_init_);  // (B, h, N, 2d)
   return linear(out_, merge_heads(normed));                          // (B, N, D)
 }
 
-torch::Tensor DifferentialCore::finish(const torch::Tensor& heads_out, const torch::Tensor& lambda) {
+torch::Tensor DiffCore::finish(const torch::Tensor& heads_out, const torch::Tensor& lambda) {
   const auto normed = head_norm_(heads_out) * (1 - lambda).to(heads_out.scalar_type());  // (B, h, N, 2d)
   return linear(out_, merge_heads(normed));                                              // (B, N, D)
 }

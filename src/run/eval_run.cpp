@@ -1,4 +1,4 @@
-#include "run/evaluate.h"
+#include "run/eval_run.h"
 
 #include <spdlog/spdlog.h>
 
@@ -14,7 +14,7 @@
 #include "spec/keys.h"
 #include "spec/options.h"
 #include "train/precision.h"
-#include "train/trainer.h"
+#include "train/split_metrics.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -70,12 +70,11 @@ nlohmann::json settings_json(const std::vector<Setting>& settings) {
 }  // namespace
 
 std::string why_not_evaluable(const fs::path& run_dir) {
-  const std::optional<nlohmann::json> summary = RunFolder(run_dir).summary();
-  const std::string status = summary && summary->is_object() && summary->value("status", nlohmann::json()).is_string()
-                                 ? summary->at("status").get<std::string>()
-                                 : "";
-  if (status != "complete" && status != "diverged")
-    return "its summary.json says '" + status + "': only complete and diverged runs have a model to evaluate";
+  const RunFolder folder(run_dir);
+  const std::optional<RunStatus> status = folder.recorded_status();
+  if (!status || !is_finished(*status))
+    return "its summary.json says '" + folder.summary().value_or(nlohmann::json::object()).value("status", "") +
+           "': only complete and diverged runs have a model to evaluate";
   if (!fs::exists(model_file_path(run_dir)))
     return "no model.pt (trained before repro kept weights, or with train.save_model=none; move the folder away and "
            "run its spec again to get one)";
@@ -204,7 +203,7 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
     const TrainOptions train = train_options(config);
     const auto batcher = make_batcher(data.info, config, device);
     const auto [loss, acc] =
-        evaluate(*model, split, *batcher, device, train.eval_batch_size, resolve_precision(train.precision, device));
+        split_metrics(*model, split, *batcher, device, train.eval_batch_size, resolve_precision(train.precision, device));
     const std::string label = request.levels.key.empty() ? request.name : point_label(settings.back(), config);
     points.push_back({{"label", label},
                       {"overrides", settings_json(settings)},

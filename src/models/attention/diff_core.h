@@ -13,26 +13,26 @@
 
 namespace repro {
 
-struct DifferentialStreams {
+struct DiffStreams {
   torch::Tensor q1, k1, q2, k2;  // (B, h, N, d)
   torch::Tensor v;               // (B, h, N, 2d)
   torch::Tensor q;               // (B, N, D): the whole query projection [Q1; Q2]
 };
 
-class DifferentialCore {
+class DiffCore {
  public:
   // Registers q, k, v, out and head_norm on `owner`. With options.diff.heads = 0, diff
   // halves model.heads (`halve_heads`: the DIFF paper halves the baseline's heads) and
   // dgsa keeps them (the reading Table 5 confirms). `layer_index` (0-based) sets
   // lambda_init under the depth schedule; under the learnable one (dgsa) lambda_init
   // is the start value of the owner's parameter.
-  DifferentialCore(torch::nn::Module& owner, const AttentionOptions& options, int64_t layer_index, bool halve_heads);
+  DiffCore(torch::nn::Module& owner, const AttentionOptions& options, int64_t layer_index, bool halve_heads);
 
-  DifferentialStreams project(const torch::Tensor& x);  // x: (B, N, D)
+  DiffStreams project(const torch::Tensor& x);  // x: (B, N, D)
 
   // A1 V and A2 V: (B, h, N, 2d) each. With `maps` set, computes the maps explicitly
   // and returns them as {A1, A2} (B, h, N, N); otherwise uses the fused kernel when present.
-  std::pair<torch::Tensor, torch::Tensor> attend(const DifferentialStreams& s, const torch::Tensor& padding_mask,
+  std::pair<torch::Tensor, torch::Tensor> attend(const DiffStreams& s, const torch::Tensor& padding_mask,
                                                  bool training, std::pair<torch::Tensor, torch::Tensor>* maps);
 
   // (B, h, N, 2d) -> RMSNorm x (1 - lambda_init) -> (B, N, D) -> W_o
