@@ -1,22 +1,28 @@
-# A CUDA build of repro: NVIDIA's CUDA devel image, the LibTorch 2.x CUDA
-# distribution, and the other libraries from Ubuntu's packages.
+# A CUDA build of repro on Debian 13 (trixie): Debian's LibTorch 2.6 CUDA build
+# (libtorch-cuda-dev, contrib), nvcc 12.4 (nvidia-cuda-toolkit, non-free) and the
+# project's other libraries, all from Debian's packages.
 #   docker build -t repro .
 #   docker run --gpus all -v /path/to/datasets:/data repro run experiments/quickstart.yaml --data-root /data
-FROM nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04
+# The packages come from scripts/install-packages trixie-cuda, the same script and list
+# that scripts/lane-debian13 cuda runs in its trixie root (so CI executes these package
+# steps), with one difference: --with-cudnn-download lets nvidia-cudnn's installer
+# download cuDNN 9 from NVIDIA during the build (a docker build has internet), which
+# accepts NVIDIA's cuDNN licence. The lane declines it (no network there) and links
+# against a generated stub instead, a test fixture that never reaches this image.
+FROM debian:trixie
 
-ARG LIBTORCH_URL=https://download.pytorch.org/libtorch/cu124/libtorch-cxx11-abi-shared-with-deps-2.5.1%2Bcu124.zip
 ENV DEBIAN_FRONTEND=noninteractive
-RUN apt-get update && apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config git curl unzip ca-certificates \
-      libcli11-dev libyaml-cpp-dev libspdlog-dev libfmt-dev zlib1g-dev nlohmann-json3-dev \
-      libopencv-dev libsentencepiece-dev libprotobuf-dev catch2 libarchive-dev libmatio-dev libcurl4-openssl-dev \
-      libcairo2-dev fonts-dejavu-core \
-    && rm -rf /var/lib/apt/lists/*
-RUN curl -fsSL "$LIBTORCH_URL" -o /tmp/libtorch.zip && unzip -q /tmp/libtorch.zip -d /opt && rm /tmp/libtorch.zip
+# libtorch-cuda-dev is in contrib, nvidia-cuda-toolkit and nvidia-cudnn in non-free.
+RUN sed -i 's/^Components: main$/Components: main contrib non-free non-free-firmware/' \
+      /etc/apt/sources.list.d/debian.sources
+COPY scripts/install-packages /usr/local/bin/repro-install-packages
+RUN repro-install-packages trixie-cuda --with-cudnn-download \
+    && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /repro
 COPY . .
-RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=/opt/libtorch \
-      -DCMAKE_CUDA_ARCHITECTURES=80\;90 && cmake --build build -j"$(nproc)"
+RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+    && cmake --build build -j"$(nproc)" \
+    && build/repro --version
 ENTRYPOINT ["/repro/build/repro"]
 CMD ["--version"]
