@@ -3,7 +3,7 @@
 // packages are installed; the cases that need the cluster say "skipped" otherwise.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -22,7 +22,7 @@
 #include "util/strings.h"
 
 using namespace repro;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -90,7 +90,8 @@ std::vector<std::string> submitted_jobs(const std::string& output) {
 }
 
 // Waits until `job` has left the queue, releasing a requeued task at once (SLURM holds it for
-// about 120 s; not within ~50 ms of the requeue, which revokes the new start's credential).
+// about 120 s). Not within the second of the requeue: slurmd refuses a credential made in the
+// second its job was revoked or before ("Job credential revoked", seen 0.5 s after a requeue).
 // Gives up after `limit` seconds (then the job is cancelled and the caller's checks fail).
 void wait_for(const std::string& job, int limit = 240) {
   const auto start = std::chrono::steady_clock::now();
@@ -100,7 +101,7 @@ void wait_for(const std::string& job, int limit = 240) {
     for (const auto& line : split_lines(queue.output)) {
       const auto fields = split(trim(line), ' ');
       if (fields.size() >= 3 && fields[1] == "PENDING" && fields[2] == "BeginTime") {
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1100));
         shell("scontrol update JobId=" + fields[0] + " StartTime=now");
       }
     }
@@ -378,4 +379,212 @@ TEST_CASE("fake GPUs through gres: each task sees its own CUDA_VISIBLE_DEVICES",
   }
   CHECK(devices == std::set<std::string>{"0", "1"});  // both tasks ran at once, one fake GPU each
   CHECK_THAT(all_outputs(s.dir.path() / "cluster/gpus/slurm"), Contains("CUDA_VISIBLE_DEVICES=0"));
+}
+
+namespace {
+
+// A folder name with what a shell or sbatch would act on: spaces, $(...), backticks, quotes, ';', '#', '%' and
+// sbatch's heterogeneous-job separator. Nothing in it may run (INJECTED* would appear in the job's folder).
+const std::string kOdd = "odd dir $(touch INJECTED) `touch INJECTED2` 'q' \"dq\" ; # 50% hetjob";
+const std::string kOddComment = "a b #c \"d\" 'e' $(touch INJECTED3) hetjob";
+
+// One argument for /bin/sh, written here rather than with the quoting under test: '...' with ' as '"'"'.
+std::string sh(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  return quoted + "'";
+}
+
+// "..." with \" and \\, as sbatch reads a quoted word of an #SBATCH line.
+std::string sbatch_quoted(const std::string& word) {
+  std::string quoted = "\"";
+  for (char c : word) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return quoted + "\"";
+}
+
+// Everything of a launch under the odd folder: the data, the spec (seeds 0 and 1), the setup file and --out.
+struct OddPlace {
+  test::TempDir dir;
+  test::ScopedCache cache;
+  fs::path root, data, spec, setup_file, out;
+  explicit OddPlace(const std::string& name) : dir(name) {
+    root = dir.path() / kOdd;
+    data = root / "data";
+    test::write_fashion_fixture(data, 96, 32);
+    spec = write_spec(root, "hostile", 1, "[0, 1]", 1);
+    setup_file = root / "setup.sh";
+    test::write_text(setup_file, "if true; then\n  echo \"setup file\"\nfi\n");
+    out = root / "runs";
+  }
+  // The launch arguments (after `launch slurm`), sh-quoted.
+  std::string arguments(const std::string& more) const {
+    return sh(spec.string()) + " train.epochs=1 --data-root " + sh(data.string()) + " --device cpu --out " +
+           sh(out.string()) + " --setup-file " + sh(setup_file.string()) +
+           " --setup 'export REPRO_T=\"a b\"; echo \"setup 1: $REPRO_T\"' --setup 'echo setup 2 # #SBATCH --time=1' " +
+           more + " -- --comment=" + sh(kOddComment) + " --chdir=" + sh(root.string()) + " --export ALL";
+  }
+  bool injected() const {
+    for (const char* name : {"INJECTED", "INJECTED2", "INJECTED3"})
+      if (fs::exists(root / name) || fs::exists(dir.path() / name) || fs::exists(name)) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("shell_quote and sbatch_quote give back hostile words exactly; messages show control characters", "[cli]") {
+  test::TempDir dir("slurm-quote");
+  const std::vector<std::string> words = {
+      "plain", "",   "a b", "it's", "$(touch INJECTED)", "`touch INJ`", "a;b|c&d", "\"dq\" 'sq'", "back\\", "*",
+      "~",     "-n", "50%", "#x",   "\xc3\xa9t\xc3\xa9", "two\nlines",  "$HOME",   "a'\\''b",     "!x",     "x=y"};
+  std::string script = "printf '[%s]\\n'", expected;
+  for (const auto& word : words) {
+    script += " " + shell_quote(word);
+    expected += "[" + word + "]\n";
+  }
+  test::write_text(dir.path() / "words.sh", script + "\n");
+  for (const char* shell_name : {"sh", "bash"}) {
+    INFO(shell_name << ": " << script);
+    const auto run = shell("cd " + dir.path().string() + " && " + shell_name + " words.sh");
+    CHECK(run.exit_code == 0);
+    CHECK(run.output == expected);
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "INJECTED"));
+  CHECK(shell_quote("/opt/repro-1.2/bin/repro") == "/opt/repro-1.2/bin/repro");  // plain words stay readable
+
+  CHECK(sbatch_quote("--qos=low") == "--qos=low");
+  CHECK(sbatch_quote("a b") == "\"a b\"");
+  CHECK(sbatch_quote("say \"hi\" \\ #1") == "\"say \\\"hi\\\" \\\\ #1\"");
+  CHECK(sbatch_quote("it's") == "\"it's\"");
+  CHECK(sbatch_quote("HetJob") == "\"HetJob\"");  // a bare word hetjob splits the job (checked with sbatch 22.05)
+  CHECK_THROWS_WITH(sbatch_quote(""), Contains("empty word"));
+  CHECK_THROWS_WITH(sbatch_quote("a\nb"), Contains("'a\\nb' contains a newline"));
+  CHECK(quoted_for_message(std::string("a\nb\r\t\0\x1b", 7)) == "'a\\nb\\r\\t\\0\\x1b'");
+
+  for (const char* time : {"0", "90", "90:30", "36:00:00", "2-12", "2-12:30", "2-12:30:59", "UNLIMITED", "infinite",
+                           "0:59", "100-23:59:59"}) {
+    INFO(time);
+    CHECK_NOTHROW(check_time_limit(time));
+  }
+  CHECK_NOTHROW(check_setup_line("module load cuda/12.4 && export X=\"a b\"  # note"));
+  CHECK_NOTHROW(check_setup_line("echo a \\\\"));  // an escaped backslash, not a continuation
+}
+
+TEST_CASE(
+    "launch slurm --dry-run with hostile values: exactly the expected lines, bash -n accepts the script and "
+    "its exec line gives repro exactly the arguments",
+    "[cli]") {
+  OddPlace place("slurm-hostile");
+  const auto launch = test::run_repro("launch slurm " + place.arguments("--partition gpu,debug --time 1-12:30 "
+                                                                        "--account proj_1 --gpus-per-task 1 "
+                                                                        "--cpus-per-task 2 --dry-run"));
+  INFO(launch.output);
+  REQUIRE(launch.exit_code == 0);
+  const fs::path slurm = place.out / "hostile/slurm";
+  REQUIRE(fs::is_directory(slurm));
+  const fs::path stamp = fs::directory_iterator(slurm)->path();
+  const fs::path script = stamp / "submit.sbatch";
+  std::string output_pattern;
+  for (char c : stamp.string()) output_pattern += c == '%' ? std::string("%%") : std::string(1, c);
+  const std::vector<std::string> expected = {
+      "#!/bin/bash",
+      "#SBATCH --job-name=repro-hostile",
+      "#SBATCH --array=0-1",
+      "#SBATCH --requeue",
+      "#SBATCH --open-mode=append",
+      "#SBATCH --signal=B:USR1@300",
+      "#SBATCH --output=" + sbatch_quoted(output_pattern + "/%A_%a.out"),
+      "#SBATCH --partition=gpu,debug",
+      "#SBATCH --time=1-12:30",
+      "#SBATCH --account=proj_1",
+      "#SBATCH --cpus-per-task=2",
+      "#SBATCH --gres=gpu:1",
+      "#SBATCH --comment=" + sbatch_quoted(kOddComment),
+      "#SBATCH --chdir=" + sbatch_quoted(place.root.string()),
+      "#SBATCH --export ALL",
+      "",
+      "echo \"repro task $SLURM_ARRAY_TASK_ID of job ${SLURM_ARRAY_JOB_ID}, restart ${SLURM_RESTART_COUNT:-0}, on "
+      "$(hostname): CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}\"",
+      "# setup (--setup-file, --setup), run as written:",
+      "if true; then",
+      "  echo \"setup file\"",
+      "fi",
+      "export REPRO_T=\"a b\"; echo \"setup 1: $REPRO_T\"",
+      "echo setup 2 # #SBATCH --time=1",
+      "# exec: the signal reaches repro, which checkpoints and requeues this task",
+  };
+  // The two comment lines after #!/bin/bash name the script and the manifest; the last line is the exec.
+  std::vector<std::string> lines = split_lines(read_file(script));
+  INFO(read_file(script));
+  REQUIRE(lines.size() == expected.size() + 3);
+  CHECK(starts_with(lines[1], "# Written by repro launch slurm; edit and resubmit with: sbatch '"));
+  CHECK(starts_with(lines[2], "# Array task i runs the manifest's task i + 0 ("));
+  CHECK(starts_with(lines.back(), "exec "));
+  const std::string exec_line = lines.back();
+  lines.erase(lines.begin() + 1, lines.begin() + 3);
+  lines.pop_back();
+  CHECK(lines == expected);
+
+  const auto syntax = shell("bash -n " + sh(script.string()));
+  CHECK(syntax.exit_code == 0);
+  CHECK(syntax.output.empty());
+  // The script run with printf in place of exec: the echo, the setup lines in order, then repro's argv.
+  std::string text = read_file(script);
+  text.replace(text.rfind("\nexec ") + 1, 4, "printf '[%s]\\n'");
+  test::write_text(place.dir.path() / "argv.sh", text);
+  const auto run = shell("cd " + sh(place.dir.path().string()) +
+                         " && SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_JOB_ID=7 CUDA_VISIBLE_DEVICES=3 bash argv.sh");
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  std::vector<std::string> argv;
+  for (const auto& word :
+       {fs::canonical(REPRO_BINARY).string(), std::string("run"), place.spec.string(), std::string("train.epochs=1"),
+        std::string("--out"), place.out.string(), std::string("--data-root"), place.data.string(),
+        std::string("--device"), std::string("cpu"), std::string("--manifest"), (stamp / "manifest.tsv").string(),
+        std::string("--index"), std::string("1"), std::string("--requeue-signal"), std::string("USR1")})
+    argv.push_back("[" + word + "]");
+  std::vector<std::string> printed = split_lines(run.output);
+  REQUIRE(printed.size() == 4 + argv.size());
+  CHECK(starts_with(printed[0], "repro task 1 of job 7, restart 0, on "));
+  CHECK_THAT(printed[0], Contains(": CUDA_VISIBLE_DEVICES=3"));
+  CHECK(printed[1] == "setup file");
+  CHECK(printed[2] == "setup 1: a b");
+  CHECK(printed[3] == "setup 2");
+  CHECK(std::vector<std::string>(printed.begin() + 4, printed.end()) == argv);
+  CHECK_FALSE(place.injected());
+  CHECK_THAT(launch.output, Contains("submit with: sbatch '" + script.string().substr(0, 20)));
+}
+
+TEST_CASE(
+    "launch slurm from an odd folder on a real cluster: the tasks train, logs and records land there, nothing "
+    "in the names runs",
+    "[cli]") {
+  REQUIRE_CLUSTER();
+  OddPlace place("slurm-odd");
+  // The repro binary itself at an odd path too: the script execs the path of the repro that launched it.
+  const fs::path binary = place.root / "repro bin";
+  fs::copy_file(REPRO_BINARY, binary);
+  fs::permissions(binary, fs::perms::owner_all);
+  const auto launch = shell(sh(binary.string()) + " launch slurm " + place.arguments("--cpus-per-task 1"));
+  INFO(launch.output);
+  REQUIRE(launch.exit_code == 0);
+  const auto jobs = submitted_jobs(launch.output);
+  REQUIRE(jobs.size() == 1);
+  const auto comment = shell("scontrol show job " + jobs[0]);  // before the job leaves the controller's memory
+  wait_for(jobs[0]);
+  const fs::path slurm = place.out / "hostile/slurm";
+  const fs::path stamp = fs::directory_iterator(slurm)->path();
+  const std::string outputs = all_outputs(slurm);
+  INFO(outputs);
+  CHECK(fs::exists(stamp / (jobs[0] + "_0.out")));  // %A_%a replaced, the folder's '%' kept (written %%)
+  CHECK(fs::exists(stamp / (jobs[0] + "_1.out")));
+  for (const char* seed : {"seed_0", "seed_1"}) {
+    INFO(seed);
+    const fs::path summary = place.out / "hostile/fashion_mnist/row0" / seed / "summary.json";
+    REQUIRE(fs::exists(summary));
+    CHECK(nlohmann::json::parse(read_file(summary))["status"] == "complete");
+  }
+  CHECK_THAT(outputs, Contains("setup file\nsetup 1: a b\nsetup 2\n"));
+  CHECK_THAT(comment.output, Contains("Comment=" + kOddComment) && Contains("WorkDir=" + place.root.string()));
+  CHECK_FALSE(place.injected());
 }

@@ -13,6 +13,7 @@
 #include "data/registry.h"
 #include "run/plan.h"
 #include "run/slurm.h"
+#include "run/status.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -25,12 +26,16 @@ namespace fs = std::filesystem;
 
 struct LaunchCommand {
   std::string spec_path, profile, out = "runs", data_root, device = "auto";
-  std::vector<std::string> arguments;  // overrides, then (after --) sbatch options
+  std::vector<std::string> arguments;       // overrides, then (after --) sbatch options
   std::vector<std::string> datasets, rows;  // --datasets / --rows
   LaunchOptions launch;
   std::string requeue_signal = "USR1";
   int max_restarts = 3;
   bool dry_run = false;
+  std::vector<std::string> setup;  // --setup lines
+  std::string setup_file;
+  bool partition_given = false, time_given = false, account_given = false;
+  std::string unused_positional;  // see add_launch_command
 };
 
 // "20261122-093015" (UTC), made unique within `parent`.
@@ -68,21 +73,53 @@ RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<P
   return manifest;
 }
 
-int launch_slurm(LaunchCommand& c) {
-  // Overrides come first; from the first argument that starts with '-' (only possible after --) the rest are
-  // sbatch options, one #SBATCH line per option with its values ("--mem 4G").
+// Overrides come first; from the first argument that starts with '-' (only possible after --) the rest are
+// sbatch options, an option word and its values per #SBATCH line ("--mem 4G").
+std::vector<std::string> split_arguments(LaunchCommand& c) {
   std::vector<std::string> overrides;
   for (const auto& argument : c.arguments) {
     if (argument.rfind('-', 0) == 0)
-      c.launch.sbatch_args.push_back(argument);
-    else if (c.launch.sbatch_args.empty())
+      c.launch.sbatch_options.push_back({argument});
+    else if (c.launch.sbatch_options.empty())
       overrides.push_back(argument);
     else
-      c.launch.sbatch_args.back() += " " + argument;
+      c.launch.sbatch_options.back().push_back(argument);
   }
+  return overrides;
+}
+
+// Every value that the script will carry, checked before the spec is loaded: a refused value leaves nothing
+// written (no plan.json, manifest or script) and names the option it came from.
+void check_script_values(const LaunchCommand& c, const std::vector<std::string>& overrides) {
+  check_one_line("spec path", fs::absolute(c.spec_path).lexically_normal().string());
+  for (const auto& override_text : overrides) check_one_line("override", override_text);
+  check_one_line("--profile", c.profile);
+  for (const auto& dataset : c.datasets) check_one_line("--datasets", dataset);
+  for (const auto& row : c.rows) check_one_line("--rows", row);
+  check_output_folder(fs::absolute(c.out).lexically_normal().string());
+  if (!c.data_root.empty()) check_one_line("--data-root", fs::absolute(c.data_root).string());
+  check_one_line("the repro binary's path", c.launch.repro_binary);
+  if (c.partition_given) check_partition(c.launch.partition);
+  if (c.time_given) check_time_limit(c.launch.time);
+  if (c.account_given) check_account(c.launch.account);
+  check_sbatch_options(c.launch);
+  for (const auto& line : c.setup) check_setup_line(line);
+}
+
+int launch_slurm(LaunchCommand& c) {
+  const std::vector<std::string> overrides = split_arguments(c);
+  c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
+  c.launch.requeue_signal = c.requeue_signal;
+  check_script_values(c, overrides);
+  if (!c.setup_file.empty()) c.launch.setup = read_setup_file(c.setup_file);
+  c.launch.setup.insert(c.launch.setup.end(), c.setup.begin(), c.setup.end());
+  c.launch.run_args = task_run_arguments(c, overrides);
+
   const Experiment experiment = load_spec(c.spec_path, overrides, c.profile, c.datasets, c.rows);
   const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
   validate_plan(runs);
+  c.launch.job_name = "repro-" + experiment.name;
+  check_launch_options(c.launch);
   const std::vector<PlanStatus> statuses = check_plan(runs, c.out);  // throws on changed specs
   write_plan(experiment, runs, c.out);
   const RunManifest manifest =
@@ -94,11 +131,6 @@ int launch_slurm(LaunchCommand& c) {
   const fs::path dir = stamped_folder(fs::absolute(c.out).lexically_normal() / experiment.folder() / "slurm");
   const fs::path manifest_path = dir / "manifest.tsv";
   write_file_atomic(manifest_path, manifest_tsv(manifest));
-
-  c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
-  c.launch.run_args = task_run_arguments(c, overrides);
-  c.launch.job_name = "repro-" + experiment.name;
-  c.launch.requeue_signal = c.requeue_signal;
   const auto parts = array_parts(manifest.tasks(), cluster_max_array_size(), dir);
   for (const auto& part : parts) {
     write_file_atomic(part.script, sbatch_script(c.launch, manifest_path, part, dir));
@@ -111,12 +143,14 @@ int launch_slurm(LaunchCommand& c) {
   if (c.dry_run) {
     std::cout << "\n"
               << read_file(parts.front().script) << "\n--dry-run: nothing submitted; submit with: sbatch "
-              << parts.front().script.string() << "\n";
+              << shell_quote(parts.front().script.string()) << "\n";
     return 0;
   }
   std::vector<std::string> jobs;
   for (const auto& part : parts) {
     jobs.push_back(submit_sbatch(part.script));
+    // Rewritten after every submission, so that `repro status` knows a job even when a later part fails.
+    write_file_atomic(dir / kSubmittedJobsFile, join(jobs, "\n") + "\n");
     std::cout << "submitted job " << jobs.back() << " (array 0-" << part.count - 1 << ", manifest tasks " << part.first
               << "-" << part.first + part.count - 1 << ")\n";
   }
@@ -124,8 +158,9 @@ int launch_slurm(LaunchCommand& c) {
   for (const auto& job : jobs) job_list += (job_list.empty() ? "" : ",") + job;
   std::cout << "follow it:\n"
             << "  squeue -j " << job_list << "\n"
-            << "  " << c.launch.repro_binary << " status " << fs::absolute(c.out).lexically_normal().string() << "\n"
-            << "  tail -f " << (dir / "*.out").string() << "\n"
+            << "  " << shell_quote(c.launch.repro_binary) << " status "
+            << shell_quote(fs::absolute(c.out).lexically_normal().string()) << "\n"
+            << "  tail -f " << shell_quote(dir.string()) << "/*.out\n"
             << "  scancel " << job_list << "\n";
   return 0;
 }
@@ -141,31 +176,49 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   slurm->add_option("spec", c->spec_path, "Experiment spec (YAML)")->required();
   slurm->add_option("arguments", c->arguments,
                     "Spec overrides KEY=VALUE; after --, extra sbatch options (written as #SBATCH lines)");
+  // CLI11 2.1 hands what follows -- back to the parent command, which refuses it, once every positional has its
+  // minimum ("spec x=1 -- --mem 4G" failed): this hidden one, never filled ("arguments" takes every word first),
+  // keeps them here.
+  slurm->add_option("after-dashes", c->unused_positional)->group("");
   slurm->add_option("--profile", c->profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   add_selection_options(*slurm, c->datasets, c->rows);
   slurm->add_option("--out", c->out, "Folder of run records (default runs/; must be shared with the nodes)");
   slurm->add_option("--data-root", c->data_root, "Dataset folder as the nodes see it (default $REPRO_DATA there)");
   slurm->add_option("--device", c->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  slurm->add_option("--partition", c->launch.partition, "SLURM partition");
-  slurm->add_option("--time", c->launch.time, "Time limit of each array task, HH:MM:SS");
+  slurm->add_option("--partition", c->launch.partition, "SLURM partition(s), comma-separated");
+  slurm->add_option("--time", c->launch.time,
+                    "Time limit of each array task: minutes, minutes:seconds, hours:minutes:seconds, days-hours, "
+                    "days-hours:minutes, days-hours:minutes:seconds or UNLIMITED");
+  slurm->add_option("--account", c->launch.account, "SLURM account charged for the tasks");
+  slurm
+      ->add_option("--setup", c->setup,
+                   "A shell line run before repro in each task, as written (e.g. 'module load cuda/12.4'); "
+                   "repeatable, in order")
+      ->allow_extra_args(false);  // one line per --setup: the next argument is an override again
+  slurm->add_option("--setup-file", c->setup_file,
+                    "A file of shell lines copied into the script before the --setup lines, run as written");
   slurm->add_option("--gpus-per-task", c->launch.gpus_per_task, "GPUs of each task (--gres=gpu:G)")
-      ->check(CLI::NonNegativeNumber);
-  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
+  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")
+      ->check(whole_number_at_least(0));
   slurm->add_option("--runs-per-task", c->launch.runs_per_task, "Runs trained one after another by each task")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
   slurm->add_option("--array-parallelism", c->launch.array_parallelism, "At most M tasks at once (--array=...%M)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   slurm
       ->add_option("--signal-lead", c->launch.signal_lead,
                    "Seconds before the time limit that the requeue signal arrives (default 300)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   slurm->add_option("--requeue-signal", c->requeue_signal, "USR1 | USR2 (USR2 where NCCL owns USR1)")
       ->check(CLI::IsMember({"USR1", "USR2"}));
   slurm->add_option("--max-restarts", c->max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   slurm->add_flag("--dry-run", c->dry_run, "Write the manifest and script, print the script, submit nothing");
   slurm->allow_extras();  // keeps CLI11 from refusing the "--" before the sbatch options; anything else is refused
   slurm->callback([c, slurm, &exit_code] {
+    c->partition_given = slurm->count("--partition") > 0;
+    c->time_given = slurm->count("--time") > 0;
+    c->account_given = slurm->count("--account") > 0;
     for (const auto& extra : slurm->remaining())
       if (extra != "--") throw Error("repro launch slurm: unknown option '" + extra + "' (sbatch options go after --)");
     exit_code = launch_slurm(*c);
