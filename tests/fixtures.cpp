@@ -14,6 +14,14 @@
 
 namespace repro::test {
 
+RunOptions input_options(const Config& config) {
+  RunOptions options;
+  options.data = data_options(config);
+  options.text = text_options(config);
+  return options;
+}
+
+
 namespace fs = std::filesystem;
 
 TempDir::TempDir(const std::string& name) {

@@ -10,8 +10,14 @@
 #include <vector>
 
 #include "data/integrity.h"
+#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro::test {
+
+// The data and text options of a Config whose data/text settings are resolved (model and train
+// left at their defaults): what the data layer takes, for tests that set keys one by one.
+RunOptions input_options(const Config& config);
 
 // Loader options for fixtures: they are not the official files, so their
 // checksums are not checked (data.verify=off).

@@ -8,6 +8,7 @@
 #include "data/fashion_mnist.h"
 #include "data/registry.h"
 #include "fixtures.h"
+#include "probed.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
@@ -117,8 +118,8 @@ TEST_CASE("a 2-layer gate with a zero last layer starts at g = sigmoid(bias) lik
   torch::NoGradGuard no_grad;
   const auto x = input();
   torch::Tensor maps_one, maps_two;
-  const auto y_one = one->forward(x, {}, &maps_one);
-  const auto y_two = two->forward(x, {}, &maps_two);
+  const auto y_one = test::forward_probed(one, x, {}, maps_one);
+  const auto y_two = test::forward_probed(two, x, {}, maps_two);
   CHECK(torch::allclose(y_one, y_two, 1e-6, 1e-6));
   // Rows of the fused map sum to 2g - 1 everywhere (B, h, N).
   const double want = 2.0 / (1.0 + std::exp(-2.0)) - 1.0;
@@ -131,7 +132,7 @@ TEST_CASE("gradients reach both layers of a 2-layer gate", "[model]") {
   o.dgsa.gate_weight_std = 0.02;
   auto module = build(o);
   module->train();
-  module->forward(input(), {}, nullptr).pow(2).sum().backward();
+  module->forward(input(), {}).pow(2).sum().backward();
   for (const char* name : {"gate_hidden.weight", "gate_hidden.bias", "gate.weight", "gate.bias"}) {
     const auto grad = parameter(module, name).grad();
     INFO(name);
@@ -150,8 +151,8 @@ TEST_CASE("learnable lambda starts as the fixed schedule at the same value and r
   CHECK(lambda.item<double>() == Approx(0.5));
   CHECK(learnable->parameters().size() == fixed->parameters().size() + 1);
   const auto x = input();
-  const auto y_fixed = fixed->forward(x, {}, nullptr);
-  const auto y_learnable = learnable->forward(x, {}, nullptr);
+  const auto y_fixed = fixed->forward(x, {});
+  const auto y_learnable = learnable->forward(x, {});
   CHECK(torch::allclose(y_fixed, y_learnable, 1e-6, 1e-6));
   y_learnable.pow(2).sum().backward();
   REQUIRE(lambda.grad().defined());

@@ -7,6 +7,7 @@
 
 #include "attention_reference.h"
 #include "fixtures.h"
+#include "probed.h"
 #include "models/attention/common.h"
 #include "models/attention/diff_core.h"
 #include "models/attention/registry.h"
@@ -73,14 +74,14 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
   torch::Tensor maps, reference_maps;
   SECTION("vanilla") {
     const auto m = build(variant_options(AttentionKind::Vanilla));
-    const auto y = m->forward(x, pad, &maps);
+    const auto y = test::forward_probed(m, x, pad, maps);
     CHECK(max_diff(y, test::vanilla_reference(x, pad, params_of(m), kHeads, &reference_maps)) <= 1e-10);
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
   SECTION("diff, depth schedule at layer 2") {
     const auto m = build(variant_options(AttentionKind::Diff), 2);
     const double lambda_init = 0.8 - 0.6 * std::exp(-0.3 * 2);
-    const auto y = m->forward(x, pad, &maps);
+    const auto y = test::forward_probed(m, x, pad, maps);
     CHECK(max_diff(y, test::diff_reference(x, pad, params_of(m), kHeads / 2, lambda_init, &reference_maps)) <= 1e-10);
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
@@ -88,7 +89,7 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
     AttentionOptions o = variant_options(AttentionKind::Dgsa);
     o.dgsa.q_residual = true;
     const auto m = build(o);
-    const auto y = m->forward(x, pad, &maps);
+    const auto y = test::forward_probed(m, x, pad, maps);
     CHECK(max_diff(y, test::dgsa_reference(x, pad, params_of(m), kHeads, 0.8, true, &reference_maps)) <= 1e-10);
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
@@ -99,12 +100,12 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
     o.diff.heads = 2;
     const auto m = build(o, 3);
     const double lambda_init = 0.8 - 0.6 * std::exp(-0.9);
-    CHECK(max_diff(m->forward(x, pad, nullptr), test::dgsa_reference(x, pad, params_of(m), 2, lambda_init, false)) <=
+    CHECK(max_diff(m->forward(x, pad), test::dgsa_reference(x, pad, params_of(m), 2, lambda_init, false)) <=
           1e-10);
   }
   SECTION("plug") {
     const auto m = build(variant_options(AttentionKind::Plug));
-    const auto y = m->forward(x, pad, &maps);
+    const auto y = test::forward_probed(m, x, pad, maps);
     CHECK(max_diff(y, test::plug_reference(x, pad, params_of(m), kHeads, &reference_maps)) <= 1e-10);
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
@@ -112,7 +113,7 @@ TEST_CASE("every variant equals an independent recomputation of its formula (flo
     AttentionOptions o = variant_options(AttentionKind::Gi);
     o.gi.inh_p = 0.3;
     const auto m = build(o);
-    CHECK(max_diff(m->forward(x, pad, nullptr), test::gi_reference(x, pad, params_of(m), kHeads, 0.3)) <= 1e-10);
+    CHECK(max_diff(m->forward(x, pad), test::gi_reference(x, pad, params_of(m), kHeads, 0.3)) <= 1e-10);
   }
 }
 
@@ -123,10 +124,10 @@ TEST_CASE("gi's per-token threshold is finite on padded tokens and leaves real t
   o.gi.max = GiMax::Token;
   const auto m = build(o);
   const auto x = inputs(), pad = padding();
-  const auto y = m->forward(x, pad, nullptr);  // (2, 5, D)
+  const auto y = m->forward(x, pad);  // (2, 5, D)
   CHECK(torch::isfinite(y).all().item<bool>());
   // Batch 0 has no padding: its output does not depend on batch 1's padding.
-  CHECK(max_diff(y[0], m->forward(x, torch::Tensor(), nullptr)[0]) <= 1e-12);
+  CHECK(max_diff(y[0], m->forward(x, torch::Tensor())[0]) <= 1e-12);
 }
 
 TEST_CASE("with and without maps every variant gives the same output (float32)", "[model]") {
@@ -137,7 +138,7 @@ TEST_CASE("with and without maps every variant gives the same output (float32)",
     auto m = build(variant_options(kind));
     m->to(torch::kFloat32);
     torch::Tensor maps;
-    CHECK(max_diff(m->forward(x, pad, &maps), m->forward(x, pad, nullptr)) <= 1e-5);
+    CHECK(max_diff(test::forward_probed(m, x, pad, maps), m->forward(x, pad)) <= 1e-5);
   }
 }
 
@@ -150,9 +151,9 @@ TEST_CASE("fused and explicit paths agree in float32, with and without a padding
       INFO(name_of(kind) << (pad.defined() ? " with padding" : " without padding"));
       auto m = build(variant_options(kind));
       m->to(torch::kFloat32);
-      const auto fused_out = m->forward(x, pad, nullptr);
+      const auto fused_out = m->forward(x, pad);
       set_fused_attention_enabled(false);
-      const auto explicit_out = m->forward(x, pad, nullptr);
+      const auto explicit_out = m->forward(x, pad);
       set_fused_attention_enabled(true);
       CHECK(max_diff(explicit_out, fused_out) <= 1e-5);
     }
@@ -172,7 +173,7 @@ TEST_CASE("gradients match central finite differences (float64)", "[model]") {
     const auto x = inputs().requires_grad_(true);
     torch::manual_seed(5);
     const auto weights = torch::randn({2, 5, kDim}, torch::kFloat64);
-    auto loss_of = [&](const torch::Tensor& input) { return (m->forward(input, pad, nullptr) * weights).sum(); };
+    auto loss_of = [&](const torch::Tensor& input) { return (m->forward(input, pad) * weights).sum(); };
     const auto loss = loss_of(x);
     loss.backward();
     const auto grad_x = x.grad().clone();
@@ -223,7 +224,7 @@ TEST_CASE("float32 gradients equal the float64 gradients of the same weights", "
       const auto x = inputs().to(dtype).requires_grad_(true);
       torch::manual_seed(5);
       const auto weights = torch::randn({2, 5, kDim}, torch::kFloat64).to(dtype);
-      (m->forward(x, pad, nullptr) * weights).sum().backward();
+      (m->forward(x, pad) * weights).sum().backward();
       auto& out = grads[dtype == torch::kFloat32];
       out["x"] = x.grad().to(torch::kFloat64);
       for (auto& item : m->named_parameters()) out[item.key()] = item.value().grad().to(torch::kFloat64);
@@ -245,7 +246,7 @@ TEST_CASE("identities between variants", "[model]") {
     m->named_parameters()["gate.weight"].zero_();
     m->named_parameters()["gate.bias"].fill_(40.0);  // sigmoid(40) = 1 - 4e-18
     torch::Tensor maps, excitatory;
-    m->forward(x, pad, &maps);
+    test::forward_probed(m, x, pad, maps);
     // A+ of head i uses query/key heads 2i of width d = D / (2h).
     test::Params single = {{"qkv.weight", torch::cat({p["q.weight"], p["k.weight"], p["v.weight"]})},
                            {"out.weight", torch::eye(kDim, torch::kFloat64)}};
@@ -264,7 +265,7 @@ TEST_CASE("identities between variants", "[model]") {
     named["lambda_k2"].copy_(named["lambda_k1"]);
     const auto p = params_of(m);
     torch::Tensor maps, all_maps;
-    m->forward(x, pad, &maps);
+    test::forward_probed(m, x, pad, maps);
     test::Params single = {{"qkv.weight", torch::cat({p.at("q.weight"), p.at("k.weight"), p.at("v.weight")})},
                            {"out.weight", torch::eye(kDim, torch::kFloat64)}};
     test::vanilla_reference(x, pad, single, kHeads, &all_maps);  // 2h = kHeads maps of width d
@@ -283,7 +284,7 @@ TEST_CASE("identities between variants", "[model]") {
       auto vanilla = build(variant_options(AttentionKind::Vanilla));
       for (const char* shared : {"qkv.weight", "qkv.bias", "out.weight", "out.bias"})
         vanilla->named_parameters()[shared].copy_(named[shared]);
-      CHECK(max_diff(m->forward(x, pad, nullptr), vanilla->forward(x, pad, nullptr)) <= 1e-12);
+      CHECK(max_diff(m->forward(x, pad), vanilla->forward(x, pad)) <= 1e-12);
     }
     AttentionOptions additive = variant_options(AttentionKind::Gi);
     additive.gi.combine = GiCombine::Additive;
@@ -293,7 +294,7 @@ TEST_CASE("identities between variants", "[model]") {
       gi->named_parameters()[zero].zero_();
     for (const char* shared : {"qkv.weight", "qkv.bias", "out.weight", "out.bias"})
       vanilla->named_parameters()[shared].copy_(gi->named_parameters()[shared]);
-    CHECK(max_diff(gi->forward(x, pad, nullptr), vanilla->forward(x, pad, nullptr)) <= 1e-12);
+    CHECK(max_diff(gi->forward(x, pad), vanilla->forward(x, pad)) <= 1e-12);
   }
 }
 
@@ -304,7 +305,7 @@ TEST_CASE("contents of padded positions do not change outputs at real positions"
   for (const auto& kind : kKinds) {
     INFO(name_of(kind));
     auto m = build(variant_options(kind));
-    const auto a = m->forward(x, pad, nullptr), b = m->forward(changed, pad, nullptr);
+    const auto a = m->forward(x, pad), b = m->forward(changed, pad);
     CHECK(max_diff(a[0], b[0]) <= 1e-12);
     CHECK(max_diff(a[1].slice(0, 0, 3), b[1].slice(0, 0, 3)) <= 1e-12);
   }
@@ -314,11 +315,11 @@ TEST_CASE("map rows sum to 1 (vanilla, plug), 1 - lambda (diff) and 2g - 1 (dgsa
   const auto x = inputs(), pad = padding();
   torch::Tensor maps;
   for (const AttentionKind kind : {AttentionKind::Vanilla, AttentionKind::Plug}) {
-    build(variant_options(kind))->forward(x, pad, &maps);
+    test::forward_probed(build(variant_options(kind)), x, pad, maps);
     CHECK(max_diff(maps.sum(-1), torch::ones_like(maps.sum(-1))) <= 1e-12);
   }
   auto diff = build(variant_options(AttentionKind::Diff));
-  diff->forward(x, pad, &maps);
+  test::forward_probed(diff, x, pad, maps);
   const auto p = params_of(diff);
   const double lambda = (torch::exp((p.at("lambda_q1") * p.at("lambda_k1")).sum()) -
                          torch::exp((p.at("lambda_q2") * p.at("lambda_k2")).sum()))
@@ -326,7 +327,7 @@ TEST_CASE("map rows sum to 1 (vanilla, plug), 1 - lambda (diff) and 2g - 1 (dgsa
                         0.2;
   CHECK(max_diff(maps.sum(-1), torch::full_like(maps.sum(-1), 1 - lambda)) <= 1e-12);
   auto dgsa = build(variant_options(AttentionKind::Dgsa));
-  dgsa->forward(x, pad, &maps);
+  test::forward_probed(dgsa, x, pad, maps);
   const auto g =
       torch::sigmoid(torch::matmul(x, params_of(dgsa).at("gate.weight").t()) + params_of(dgsa).at("gate.bias"));
   CHECK(max_diff(maps.sum(-1), (2 * g - 1).transpose(1, 2)) <= 1e-12);  // (B, h, N)

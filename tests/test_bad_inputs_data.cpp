@@ -39,7 +39,7 @@ std::string load_error(const BadInput& row, const fs::path& root) {
     for (const auto& [key, value] : row.settings) config.set(key, value, "row");
     resolve_settings(config, info.traits());
     row.write(root);
-    DataLoader(root).run_data(row.dataset, config);
+    DataLoader(root).run_data(row.dataset, test::input_options(config));
     return "";
   } catch (const Error& e) {
     return e.what();

@@ -74,23 +74,23 @@ TEST_CASE("limits and the stratified validation split are seeded and disjoint", 
   Config config = Config::defaults();
   config.set("data.val_fraction", "0.2", "test");
   config.set("data.test_limit", "30", "test");
-  const RunData a = prepare_run_data(fashion_mnist_info(), raw, config);
+  const RunData a = prepare_run_data(fashion_mnist_info(), raw, data_options(config));
   CHECK(a.val.size() == 40);
   CHECK(a.train.size() == 160);
   CHECK(a.test.size() == 30);
   // 20% of each class's 20 examples.
   CHECK(torch::bincount(a.val.labels).eq(4).all().item<bool>());
-  const RunData b = prepare_run_data(fashion_mnist_info(), raw, config);
+  const RunData b = prepare_run_data(fashion_mnist_info(), raw, data_options(config));
   CHECK(torch::equal(a.val.inputs, b.val.inputs));
   config.set("data.split_seed", "1", "test");
-  const RunData c = prepare_run_data(fashion_mnist_info(), raw, config);
+  const RunData c = prepare_run_data(fashion_mnist_info(), raw, data_options(config));
   CHECK_FALSE(torch::equal(a.val.inputs, c.val.inputs));
   config.set("data.val_limit", "10", "test");  // 10 of 40: some class is left out, which is an error
   CHECK_THROWS_WITH(
-      prepare_run_data(fashion_mnist_info(), raw, config),
+      prepare_run_data(fashion_mnist_info(), raw, data_options(config)),
       Contains("the validation split (10 examples) has no example of class") && Contains("after data.val_limit=10"));
   config.set("data.val_limit", "30", "test");
-  const RunData d = prepare_run_data(fashion_mnist_info(), raw, config);
+  const RunData d = prepare_run_data(fashion_mnist_info(), raw, data_options(config));
   CHECK(d.val.size() == 30);
   CHECK(d.train.size() == 160);  // the limit thins validation only
   CHECK_THAT(join(d.notes, "\n"), Contains("subset: 30 validation examples (data.val_limit)"));
@@ -101,7 +101,8 @@ TEST_CASE("vision batches: normalization and shape-preserving augmentation", "[d
   Split split{torch::full({4, 1, 28, 28}, 255, torch::kUInt8), torch::zeros({4}, torch::kInt64)};
   Config config = Config::defaults();
   config.set("data.augment", "crop_flip", "test");
-  const VisionBatcher batcher(fashion_mnist_info(), config, torch::kCPU);
+  config.set("data.val_fraction", "0", "test");  // as the plan resolves "auto" for an image dataset
+  const VisionBatcher batcher(fashion_mnist_info(), data_options(config), torch::kCPU);
   const auto eval = batcher.images(split, torch::arange(4), false);
   CHECK(eval.sizes() == torch::IntArrayRef({4, 1, 28, 28}));
   CHECK(eval[0][0][0][0].item<float>() == Approx((1.0 - 0.2860) / 0.3530));
@@ -248,7 +249,7 @@ TEST_CASE("one planner: train_limit is what is trained on, for images and text",
   Config config = Config::defaults();
   config.set("data.train_limit", "64", "t");
   config.set("data.val_fraction", "0.25", "t");
-  const RunData images = prepare_run_data(fashion_mnist_info(), raw, config);
+  const RunData images = prepare_run_data(fashion_mnist_info(), raw, data_options(config));
   CHECK(images.train.size() == 64);  // was 47: the limit used to come before the hold-out
   CHECK(images.val.size() == 50);    // 25% of each class of the 200
   CHECK(images.subset);
@@ -261,16 +262,16 @@ TEST_CASE("one planner: train_limit is what is trained on, for images and text",
   Config text_config = config;
   text_config.set("model.kind", "text", "t");
   text_config.set("text.max_len", "8", "t");
-  const RunData texts = prepare_text_run_data(imdb_info(), text, text_config);
+  const RunData texts = prepare_text_run_data(imdb_info(), text, data_options(text_config), text_options(text_config));
   CHECK(texts.train.size() == 64);
   CHECK(texts.val.size() == 50);
   const SplitPlan plan =
-      plan_splits(imdb_info(), text.train.labels, text.test.labels, SplitSettings::from_config(text_config), {});
+      plan_splits(imdb_info(), text.train.labels, text.test.labels, data_options(text_config).split, {});
   CHECK(plan.train.indices.size() == 64);
   // A limit so small that a class vanishes is an error naming the split, the class and the limit.
   config.set("data.test_limit", "1", "t");
   CHECK_THROWS_WITH(
-      prepare_run_data(fashion_mnist_info(), raw, config),
+      prepare_run_data(fashion_mnist_info(), raw, data_options(config)),
       Contains("the test split (1 examples) has no example of class") && Contains("after data.test_limit=1"));
 }
 
@@ -285,7 +286,7 @@ TEST_CASE("split rules of an unsplit dataset: standard, standard_with_val, rando
   const auto plan_for = [&](const std::string& rule, const std::string& val_fraction) {
     config.set("data.rotten_tomatoes_split", rule, "t");
     config.set("data.val_fraction", val_fraction, "t");
-    return plan_splits(rotten_tomatoes_info(), labels, {}, SplitSettings::from_config(config), {});
+    return plan_splits(rotten_tomatoes_info(), labels, {}, data_options(config).split, {});
   };
   const auto sizes = [](const SplitPlan& p) {
     return std::vector<size_t>{p.train.indices.size(), p.val.indices.size(), p.test.indices.size()};

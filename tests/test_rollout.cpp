@@ -13,6 +13,7 @@
 #include "analysis/token_strip.h"
 #include "cli/rollout_text.h"
 #include "fixtures.h"
+#include "probed.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "run/runner.h"
@@ -106,7 +107,7 @@ TEST_CASE("every attention variant returns one map per block that rolls out", "[
     const auto model = build_model(o, info);
     model->eval();
     std::vector<torch::Tensor> maps;
-    const auto logits = model->forward({torch::rand({3, 1, 28, 28}), {}}, &maps);
+    const auto logits = test::forward_probed(*model, {torch::rand({3, 1, 28, 28}), {}}, maps);
     REQUIRE(maps.size() == 2);
     for (const auto& map : maps) {
       CHECK(map.dim() == 4);

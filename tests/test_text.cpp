@@ -72,18 +72,18 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, the standard 
   Config config = text_config();
   resolve_settings(config, rotten_tomatoes_info().traits());
   CHECK(config.real("data.val_fraction") == 0.2);
-  const RunData a = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
+  const RunData a = prepare_text_run_data(rotten_tomatoes_info(), raw, data_options(config), text_options(config));
   // 51 per class: the first int(40.8 + 0.5) = 41 are the training fold, 46..50 the test split.
   CHECK(a.test.size() == 10);
   CHECK(a.val.size() == 16);  // data.val_fraction 0.2 of the fold: round(8.2) per class
   CHECK(a.train.size() == 66);
   CHECK(torch::bincount(a.test.labels).eq(5).all().item<bool>());
-  const RunData b = prepare_text_run_data(rotten_tomatoes_info(), raw, config);
+  const RunData b = prepare_text_run_data(rotten_tomatoes_info(), raw, data_options(config), text_options(config));
   CHECK(torch::equal(a.test.inputs, b.test.inputs));
   CHECK(a.incomplete);  // 102 of the official 10,662 snippets
   // The split itself is the documented protocol, not missing data; the test split is the last lines.
   const SplitPlan plan =
-      plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, SplitSettings::from_config(config), {});
+      plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, data_options(config).split, {});
   CHECK_FALSE(plan.partial());
   CHECK_THAT(plan.notes.at(0), Contains("no official split") && Contains("data.val_fraction 0.2"));
   CHECK(plan.test.indices == std::vector<int64_t>{46, 47, 48, 49, 50, 97, 98, 99, 100, 101});
@@ -158,25 +158,25 @@ TEST_CASE("a missing training split is an error unless data.missing_train=split_
   DataLoader loader(dir.path());
   Config config = text_config({{"data.verify", "off"}});
   resolve_settings(config, ag_news_info().traits());
-  CHECK_THROWS_WITH(loader.run_data("ag_news", config),
+  CHECK_THROWS_WITH(loader.run_data("ag_news", test::input_options(config)),
                     Contains("training split is missing") && Contains("data.missing_train=split_test"));
   config.set("data.missing_train", "split_test", "t");
-  const RunData data = loader.run_data("ag_news", config);
+  const RunData data = loader.run_data("ag_news", test::input_options(config));
   CHECK(data.train.size() + data.val.size() + data.test.size() == 40);
   CHECK(data.partial());
 }
 
 TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and quotes removed", "[data]") {
   const std::string post = "From: a@b\nSubject: hi\n\nIn article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig\n";
-  CHECK(strip_newsgroup_post(post, "all") == "real text");
-  CHECK(strip_newsgroup_post(post, "headers") == "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
-  CHECK(strip_newsgroup_post(post, "none") == post);
+  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::All) == "real text");
+  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Headers) == "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
+  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::None) == post);
   test::TempDir dir("ng");
   test::write_tar(dir.path() / "20newsgroups/20news-bydate.tar.gz", {{"20news-bydate-train/sci.space/1", post},
                                                                      {"20news-bydate-train/alt.atheism/2", post},
                                                                      {"20news-bydate-test/sci.space/3", post},
                                                                      {"20news-bydate-test/alt.atheism/4", post}});
-  const RawText raw = load_newsgroups(dir.path(), test::unchecked(), "all");
+  const RawText raw = load_newsgroups(dir.path(), test::unchecked(), NewsgroupsRemove::All);
   CHECK(raw.train.labels == std::vector<int64_t>{0, 1});  // alt.atheism, sci.space
   CHECK(raw.test.labels == std::vector<int64_t>{0, 1});
   CHECK(raw.incomplete);
@@ -191,18 +191,18 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
   DatasetInfo info = imdb_info();
   Config config = text_config({{"text.max_len", "8"}});
   resolve_settings(config, info.traits());
-  const RunData first = prepare_text_run_data(info, raw, config);
+  const RunData first = prepare_text_run_data(info, raw, data_options(config), text_options(config));
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(token_cache_dir())) files.push_back(entry.path());
   REQUIRE(files.size() == 1);
-  const RunData second = prepare_text_run_data(info, raw, config);  // from the cache
+  const RunData second = prepare_text_run_data(info, raw, data_options(config), text_options(config));  // from the cache
   CHECK(torch::equal(first.train.inputs, second.train.inputs));
   CHECK(first.info.vocab_size == second.info.vocab_size);
   test::write_bytes(files[0], "not a torch archive", false);  // corrupt
-  const RunData third = prepare_text_run_data(info, raw, config);
+  const RunData third = prepare_text_run_data(info, raw, data_options(config), text_options(config));
   CHECK(torch::equal(first.test.inputs, third.test.inputs));
   config.set("text.max_len", "6", "t");  // another key: another file
-  CHECK(prepare_text_run_data(info, raw, config).train.inputs.size(1) == 6);
+  CHECK(prepare_text_run_data(info, raw, data_options(config), text_options(config)).train.inputs.size(1) == 6);
 }
 
 #if REPRO_HAS_SENTENCEPIECE  // left out of minimal builds (scripts/build-cuda)
@@ -211,7 +211,7 @@ TEST_CASE("SentencePiece trains in memory and encodes with the shared special id
   for (int i = 0; i < 200; ++i)
     texts.push_back("the quick brown fox " + std::to_string(i) + " jumps over the lazy dog");
   Config config = text_config({{"text.tokenizer", "sentencepiece"}, {"text.sp_vocab", "60"}});
-  const auto tokenizer = train_tokenizer(texts, config);
+  const auto tokenizer = train_tokenizer(texts, text_options(config), 0);
   CHECK(tokenizer->vocab_size() == 60);
   const auto ids = tokenizer->encode_all({"the lazy fox"}, 16);
   CHECK(ids[0][0].item<int64_t>() == kClsId);
@@ -234,7 +234,7 @@ TEST_CASE("real text datasets have the official counts", "[real]") {
   const auto ag = load_ag_news(root, "");
   CHECK(ag.test.size() == 7600);
   CHECK(ag.train.size() == 0);  // train.csv is not on these machines
-  const auto ng = load_newsgroups(root, "", "all");
+  const auto ng = load_newsgroups(root, "", NewsgroupsRemove::All);
   CHECK(ng.train.size() == 11314);
   CHECK(ng.test.size() == 7532);
 }

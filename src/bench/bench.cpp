@@ -85,21 +85,20 @@ DatasetInfo synthetic_info(const PlannedRun& run) {
   if (info.modality == "text") {
     // Synthetic ids: the vocabulary is text.max_vocab words (60,000 when 0), never read from data.
     constexpr int64_t kLargestSyntheticVocab = 10'000'000;
-    const int64_t vocab = run.config.integer("text.max_vocab");
+    const int64_t vocab = run.options.text.vocab.max_vocab;
     if (vocab > kLargestSyntheticVocab)
       throw Error(run.model_config + " / " + run.dataset + ": text.max_vocab = " + std::to_string(vocab) +
                   " is the synthetic vocabulary repro bench times; expected at most " +
                   std::to_string(kLargestSyntheticVocab) + " (set it to the size to time, e.g. text.max_vocab=89530)");
     info.vocab_size = vocab > 0 ? vocab : 60000;
-    info.max_length = run.config.integer("text.max_len");
+    info.max_length = run.options.text.max_len;
   }
   return info;
 }
 
 BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops) {
-  const Config& config = run.config;
-  const ModelOptions model_settings = model_options(config);
-  const TrainOptions train_settings = train_options(config);
+  const ModelOptions& model_settings = run.options.model;
+  const TrainOptions& train_settings = run.options.train;
   const DatasetInfo info = synthetic_info(run);
   torch::manual_seed(0);
   auto model = build_model(model_settings, info);
@@ -107,11 +106,11 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   allow_tf32(options.device);
   auto optimizer = make_optimizer(*model, train_settings.optimizer, kBenchLr);
   TrainStep step(*model, *optimizer, train_settings, options.device);
-  const auto batcher = make_batcher(info, config, options.device);
+  const auto batcher = make_batcher(info, run.options.data, options.device);
 
   BenchResult r;
   r.model_config = run.model_config;
-  r.settings = config.values();
+  r.settings = run.config.values();  // recorded as text beside the timings
   r.dataset = run.dataset;
   r.precision = precision_name(step.precision());
   r.params = count_parameters(*model).total;

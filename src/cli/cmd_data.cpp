@@ -31,9 +31,7 @@ Config settings_for(const std::string& dataset, const std::vector<std::string>& 
     const Setting s = parse_override(text);
     config.set(s.key, s.raw, s.where);
   }
-  const DatasetInfo info = find_dataset(dataset).info();
-  if (info.modality == "text") config.set_implied("model.kind", "text");
-  resolve_settings(config, info.traits());
+  resolve_settings(config, find_dataset(dataset).info().traits());  // model.kind auto: text for a text dataset
   return config;
 }
 
@@ -73,8 +71,8 @@ void add_data_command(CLI::App& app, int& exit_code) {
   info->add_flag("--bench", args->bench, "Also time loading and batching");
   info->callback([args, &exit_code] {
     const std::string& name = args->name;
-    std::cout << dataset_info(name, resolve_data_root(args->data_root), settings_for(name, args->overrides),
-                              args->bench);
+    std::cout << dataset_info(name, resolve_data_root(args->data_root),
+                              run_options(settings_for(name, args->overrides)), args->bench);
     exit_code = 0;
   });
 
@@ -92,8 +90,8 @@ void add_data_command(CLI::App& app, int& exit_code) {
   preview->add_option("-o,--output", args->output, "PNG grid for image datasets (default preview.png)");
   preview->callback([args, &exit_code] {
     const std::string& name = args->name;
-    std::cout << preview_dataset(name, resolve_data_root(args->data_root), settings_for(name, args->overrides),
-                                 args->output);
+    std::cout << preview_dataset(name, resolve_data_root(args->data_root),
+                                 run_options(settings_for(name, args->overrides)), args->output);
     exit_code = 0;
   });
 }

@@ -78,7 +78,7 @@ std::vector<Count> count_readings(const std::vector<Reading>& readings, DataLoad
   for (const auto& reading : readings)
     for (const auto& run : one_per_configuration(reading.runs)) {
       torch::manual_seed(0);
-      const auto model = build_model(model_options(run.config), loader.model_info(run.dataset, run.config));
+      const auto model = build_model(run.options.model, loader.model_info(run.dataset, run.options));
       counts.push_back({reading.name, run.model_config, run.dataset, count_parameters(*model)});
     }
   return counts;

@@ -13,6 +13,7 @@
 #include "cli/rollout_text.h"
 #include "data/batcher.h"
 #include "data/registry.h"
+#include "models/attention/map_probe.h"
 #include "models/model.h"
 #include "run/device.h"
 #include "run/eval_run.h"
@@ -58,15 +59,15 @@ RolloutColumn rollout_column(RolloutRun& run, const torch::Tensor& indices, Roll
                              torch::Device device) {
   torch::NoGradGuard no_grad;
   const Split test = resident_split(run.data.test, device);
-  const auto batcher = make_batcher(run.data.info, run.config, device);
+  const auto batcher = make_batcher(run.data.info, run.options.data, device);
   const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);
-  std::vector<torch::Tensor> maps;                                                  // per block (B, H, N, N)
-  const auto predictions = run.model->forward(x, &maps).argmax(1).to(torch::kCPU);  // (B,)
-  const auto rolled = roll_out(maps, method).to(torch::kCPU);                       // (B, N, N)
-  const bool cls = run.options.pool == Pool::Cls;  // else the head sees the mean over every token
+  AttentionMapProbe probe;                                                     // per block (B, H, N, N)
+  const auto predictions = run.model->forward(x).argmax(1).to(torch::kCPU);  // (B,)
+  const auto rolled = roll_out(probe.maps(), method).to(torch::kCPU);        // (B, N, N)
+  const bool cls = run.options.model.pool == Pool::Cls;  // else the head sees the mean over every token
   const auto every_token = torch::ones({rolled.size(0), rolled.size(1)}, torch::kBool);
   const auto relevance = token_relevance(rolled, cls, cls ? torch::Tensor() : every_token);  // (B, N)
-  const int64_t gh = run.data.info.height / run.options.patch, gw = run.data.info.width / run.options.patch;
+  const int64_t patch = run.options.model.patch, gh = run.data.info.height / patch, gw = run.data.info.width / patch;
   RolloutColumn column;
   column.title = run.spec.model_config;
   const auto labels = run.data.test.labels.index_select(0, indices.to(run.data.test.labels.device())).to(torch::kCPU);
@@ -150,7 +151,7 @@ void run_rollout(const RolloutArguments& args) {
     render_image_rollout(runs, picked, method, args, device);
     return;
   }
-  const TestTexts texts = test_texts(loader, first.spec.dataset, first.config);
+  const TestTexts texts = test_texts(loader, first.spec.dataset, first.options);
   for (const auto& needle : args.matches) picked.push_back(find_text(texts.texts, needle));
   for (const auto& path : render_text_rollout(runs, texts, {picked, method, args.method, args.out}, device))
     std::cout << path.string() << "\n";

@@ -18,10 +18,9 @@ namespace repro {
 struct RolloutRun {
   std::filesystem::path dir;
   RunSpec spec;
-  Config config;  // the run's, with the overrides applied
+  RunOptions options;  // the run's settings with the overrides applied, converted once
   RunData data;
   ClassifierPtr model;
-  ModelOptions options;
   ModelFileInfo file;
 };
 

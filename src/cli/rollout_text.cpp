@@ -12,6 +12,7 @@
 #include "data/prepare_text.h"
 #include "data/registry.h"
 #include "data/word_list.h"
+#include "models/attention/map_probe.h"
 #include "text/word_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -68,14 +69,14 @@ struct RunRelevance {
 RunRelevance run_relevance(RolloutRun& run, const torch::Tensor& indices, RolloutMethod method, torch::Device device) {
   torch::NoGradGuard no_grad;
   const Split test = resident_split(run.data.test, device);
-  const auto batcher = make_batcher(run.data.info, run.config, device);
+  const auto batcher = make_batcher(run.data.info, run.options.data, device);
   const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);          // ids (B, L)
-  std::vector<torch::Tensor> maps;                                                             // per block (B, H, L, L)
-  const auto probabilities = torch::softmax(run.model->forward(x, &maps), 1).to(torch::kCPU);  // (B, classes)
-  const auto rolled = roll_out(maps, method).to(torch::kCPU);                                  // (B, L, L)
+  AttentionMapProbe probe;                                                              // per block (B, H, L, L)
+  const auto probabilities = torch::softmax(run.model->forward(x), 1).to(torch::kCPU);  // (B, classes)
+  const auto rolled = roll_out(probe.maps(), method).to(torch::kCPU);                   // (B, L, L)
   RunRelevance out;
   out.ids = x.inputs.to(torch::kCPU);
-  const bool cls = run.options.pool == Pool::Cls;  // else the head sees the mean over the real tokens
+  const bool cls = run.options.model.pool == Pool::Cls;  // else the head sees the mean over the real tokens
   out.relevance = token_relevance(rolled, cls, cls ? torch::Tensor() : out.ids.ne(kPadId));  // (B, L)
   const auto [best, arg] = probabilities.max(1);
   for (int64_t b = 0; b < indices.size(0); ++b) {
@@ -118,15 +119,15 @@ StripFigure example_figure(const std::vector<RolloutRun>& runs, const std::vecto
 
 }  // namespace
 
-TestTexts test_texts(DataLoader& loader, const std::string& dataset, const Config& config) {
+TestTexts test_texts(DataLoader& loader, const std::string& dataset, const RunOptions& options) {
   const DatasetEntry& entry = find_dataset(dataset);
-  const RawText& raw = loader.raw_text(dataset, config);
-  const TextSplits splits = split_texts(entry.info(), raw, config);
+  const RawText& raw = loader.raw_text(dataset, options.data);
+  const TextSplits splits = split_texts(entry.info(), raw, options.data.split);
   TestTexts out;
   out.texts = splits.test.texts;
-  out.tokenizer = run_tokenizer(entry.info(), raw, splits.train.texts, config);
-  out.word_level = config.text("text.tokenizer") == "word";
-  out.lowercase = config.flag("text.lowercase");
+  out.tokenizer = run_tokenizer(entry.info(), raw, splits.train.texts, options.text, options.data.split.seed);
+  out.word_level = options.text.tokenizer == TokenizerKind::Word;
+  out.lowercase = options.text.vocab.lowercase;
   out.class_names = class_names_of(entry.info(), raw);
   return out;
 }

@@ -24,7 +24,7 @@ struct TestTexts {
   bool word_level = false, lowercase = true;
   std::vector<std::string> class_names;  // the dataset's, else 20 Newsgroups' groups when all 20 are present
 };
-TestTexts test_texts(DataLoader& loader, const std::string& dataset, const Config& config);
+TestTexts test_texts(DataLoader& loader, const std::string& dataset, const RunOptions& options);
 
 // Position of the first text containing `needle`; throws repro::Error naming it when none does.
 int64_t find_text(const std::vector<std::string>& texts, const std::string& needle);

@@ -34,9 +34,9 @@ torch::Tensor indices_for(const Split& split, const torch::Tensor& indices) {
   return indices.to(torch::TensorOptions().device(device), /*non_blocking=*/true);
 }
 
-std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const Config& config, torch::Device device) {
+std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device) {
   if (info.modality == "text") return std::make_unique<TextBatcher>(device);
-  return std::make_unique<VisionBatcher>(info, config, device);
+  return std::make_unique<VisionBatcher>(info, data, device);
 }
 
 }  // namespace repro

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "data/dataset.h"
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
@@ -35,6 +35,6 @@ RunData resident_data(const RunData& data, torch::Device device);
 torch::Tensor indices_for(const Split& split, const torch::Tensor& indices);
 
 // VisionBatcher for images, TextBatcher for text.
-std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const Config& config, torch::Device device);
+std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device);
 
 }  // namespace repro

@@ -46,9 +46,9 @@ std::string length_stats(const Split& split) {
   return out.str();
 }
 
-std::string batching_bench(const RunData& data, const Config& config) {
-  const auto batcher = make_batcher(data.info, config, torch::kCPU);
-  const int64_t batch = config.integer("train.batch_size"), n = data.train.size();
+std::string batching_bench(const RunData& data, const RunOptions& options) {
+  const auto batcher = make_batcher(data.info, options.data, torch::kCPU);
+  const int64_t batch = options.train.batch_size, n = data.train.size();
   const auto order = torch::randperm(n, torch::kInt64);
   const auto start = Clock::now();
   int64_t examples = 0;
@@ -59,7 +59,7 @@ std::string batching_bench(const RunData& data, const Config& config) {
   }
   std::ostringstream out;
   out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch "
-      << batch << (data.info.modality == "image" ? ", augmentation " + config.text("data.augment") : std::string())
+      << batch << (data.info.modality == "image" ? ", augmentation " + options.data.augment : std::string())
       << ", CPU)";
   return out.str();
 }
@@ -77,9 +77,9 @@ std::string per_class(const std::vector<int64_t>& counts) {
 // The official splits as read from the files, each file's check, and what is missing.
 std::string describe_raw(const DatasetInfo& info, const std::vector<std::string>& file_checks,
                          const std::vector<std::pair<std::string, std::vector<int64_t>>>& splits,
-                         const Config& config) {
+                         const DataOptions& data) {
   std::ostringstream out;
-  out << "files (data.verify=" << config.text("data.verify") << "):\n";
+  out << "files (data.verify=" << name_of(data.verify) << "):\n";
   for (const auto& line : file_checks) out << "  " << line << "\n";
   for (const auto& [name, labels] : splits) {
     const auto counts = count_classes(labels, info.num_classes);
@@ -91,7 +91,7 @@ std::string describe_raw(const DatasetInfo& info, const std::vector<std::string>
 }
 
 // What `repro run` would use with these settings: splits, shapes or lengths, notes.
-std::string describe_run(const RunData& data, const Config& config, double load_seconds, bool bench) {
+std::string describe_run(const RunData& data, const RunOptions& options, double load_seconds, bool bench) {
   const DatasetInfo& info = data.info;
   std::ostringstream out;
   for (const auto& [name, split] :
@@ -102,22 +102,22 @@ std::string describe_run(const RunData& data, const Config& config, double load_
   if (info.modality == "image")
     out << "images: " << info.channels << "x" << info.height << "x" << info.width << " uint8\n";
   else
-    out << "vocabulary: " << info.vocab_size << " (" << config.text("text.tokenizer") << " tokenizer)\n";
+    out << "vocabulary: " << info.vocab_size << " (" << name_of(options.text.tokenizer) << " tokenizer)\n";
   if (bench) {
     out << "loading: " << load_seconds << " s (read, decode, split"
         << (info.modality == "text" ? ", tokenize or cache" : "") << ")\n";
-    out << batching_bench(data, config) << "\n";
+    out << batching_bench(data, options) << "\n";
   }
   return out.str();
 }
 
 }  // namespace
 
-std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const Config& config,
+std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const RunOptions& options,
                          bool bench) {
   const DatasetEntry& entry = find_dataset(dataset);
   const DatasetInfo info = entry.info();
-  FileOptions files = file_options(config);
+  FileOptions files = file_options(options.data);
   files.allow_missing = true;  // describe what is there and name what is missing
   const auto start = Clock::now();
   RawData images;
@@ -126,12 +126,12 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   std::vector<std::pair<std::string, std::vector<int64_t>>> raw_splits;
   std::vector<std::string> file_checks;
   if (entry.is_text()) {
-    texts = entry.read_texts(root, files, config);
+    texts = entry.read_texts(root, files, options.data);
     raw_notes = texts;
     file_checks = texts.file_checks;
     raw_splits = {{"train", texts.train.labels}, {"test", texts.test.labels}};
   } else {
-    images = entry.read_images(root, files, config);
+    images = entry.read_images(root, files, options.data);
     raw_notes = images;
     file_checks = images.file_checks;
     raw_splits = {{"train", label_vector(images.train)}, {"test", label_vector(images.test)}};
@@ -141,11 +141,11 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   std::ostringstream out;
   out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
   out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
-  out << describe_raw(info, file_checks, raw_splits, config);
+  out << describe_raw(info, file_checks, raw_splits, options.data);
   try {
-    const RunData data =
-        entry.is_text() ? prepare_text_run_data(info, texts, config) : prepare_run_data(info, images, config);
-    out << describe_run(data, config, seconds_since(start), bench);
+    const RunData data = entry.is_text() ? prepare_text_run_data(info, texts, options.data, options.text)
+                                         : prepare_run_data(info, images, options.data);
+    out << describe_run(data, options, seconds_since(start), bench);
     raw_notes = data;
   } catch (const Error& e) {
     out << "run splits: none with these settings: " << e.what() << "\n";
@@ -154,21 +154,21 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   return out.str();
 }
 
-std::string preview_dataset(const std::string& dataset, const std::filesystem::path& root, const Config& config,
+std::string preview_dataset(const std::string& dataset, const std::filesystem::path& root, const RunOptions& options,
                             const std::filesystem::path& png) {
-  NoiseSpec noise = NoiseSpec::from_config(config);
+  NoiseOptions noise = options.data.noise;
   noise.split = "both";
   const DatasetEntry& entry = find_dataset(dataset);
   if (entry.is_text()) {
-    const RawText raw = entry.load_text(root, config);
+    const RawText raw = entry.load_text(root, options.data);
     const TextSplit& texts = raw.test.size() ? raw.test : raw.train;
     std::vector<std::string> shown(texts.texts.begin(), texts.texts.begin() + std::min<int64_t>(5, texts.size()));
     for (auto& t : shown) t = t.substr(0, 300);
     std::vector<std::string> noisy;
     if (noise.kind == "char_typo") {
       noisy = add_text_noise(shown, noise, 3);
-    } else if (!noise.is_image_kind()) {
-      const WordTokenizer words(shown, 1, 1 << 30, config.flag("text.lowercase"));
+    } else if (!is_image_noise(noise)) {
+      const WordTokenizer words(shown, 1, 1 << 30, options.text.vocab.lowercase);
       const auto ids = add_token_noise(words.encode_all(shown, 512), noise, words.vocab_size(), 3);
       for (int64_t i = 0; i < ids.size(0); ++i) {
         std::string text;
@@ -183,9 +183,9 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
     for (size_t i = 0; i < shown.size(); ++i) out += "clean: " + shown[i] + "\nnoisy: " + noisy[i] + "\n\n";
     return out;
   }
-  if (!noise.is_image_kind())
+  if (!is_image_noise(noise))
     throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + dataset + " holds images");
-  const RawData raw = entry.load_images(root, config);
+  const RawData raw = entry.load_images(root, options.data);
   const auto clean = raw.test.inputs.slice(0, 0, std::min<int64_t>(8, raw.test.size()));  // (8, C, H, W)
   const auto noisy = add_image_noise(clean, noise, 3);
   const auto row = [](const torch::Tensor& images) {  // (n, C, H, W) -> (H, n*W, C)
@@ -202,7 +202,7 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
 #else
   missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
 #endif
-  return "wrote " + png.string() + ": row 1 clean, row 2 " + noise.kind + " level " + config.text("data.noise.level") +
+  return "wrote " + png.string() + ": row 1 clean, row 2 " + noise.kind + " level " + format_number(noise.level) +
          " (8 test images, x4)\n";
 }
 

@@ -4,18 +4,18 @@
 #include <filesystem>
 #include <string>
 
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
 // Splits, examples per class, image shape or token-length statistics; with
 // `bench`, loading time and batching throughput.
-std::string dataset_info(const std::string& dataset, const std::filesystem::path& data_root, const Config& config,
-                         bool bench);
+std::string dataset_info(const std::string& dataset, const std::filesystem::path& data_root,
+                         const RunOptions& options, bool bench);
 
 // Images: a PNG grid at `png` (row 1 clean, row 2 with data.noise.*; 8 test
 // images, scaled x4). Text: returns clean and noisy versions of 5 test texts.
-std::string preview_dataset(const std::string& dataset, const std::filesystem::path& data_root, const Config& config,
-                            const std::filesystem::path& png);
+std::string preview_dataset(const std::string& dataset, const std::filesystem::path& data_root,
+                            const RunOptions& options, const std::filesystem::path& png);
 
 }  // namespace repro

@@ -36,13 +36,6 @@ void mismatch(const std::string& message, VerifyMode mode, DataNotes& notes) {
 
 }  // namespace
 
-VerifyMode parse_verify_mode(const std::string& text) {
-  if (text == "strict") return VerifyMode::Strict;
-  if (text == "warn") return VerifyMode::Warn;
-  if (text == "off") return VerifyMode::Off;
-  throw Error("data.verify: '" + text + "' is not one of strict | warn | off");
-}
-
 std::string FoundFile::where() const {
   return member.empty() ? file.string() : file.string() + " (member " + member + ")";
 }

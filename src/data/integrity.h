@@ -7,13 +7,12 @@
 
 #include "data/dataset.h"
 #include "data/manifest.h"
+#include "spec/options.h"
 
 namespace repro {
 
-// data.verify: strict = a mismatch is an error; warn = a warning, a note and †;
-// off = no size or checksum check (class checks still run).
-enum class VerifyMode { Strict, Warn, Off };
-VerifyMode parse_verify_mode(const std::string& text);  // strict | warn | off
+// data.verify (VerifyMode, spec/options.h): strict = a mismatch is an error; warn = a
+// warning, a note and †; off = no size or checksum check (class checks still run).
 
 // The data.* settings a loader reads.
 struct FileOptions {

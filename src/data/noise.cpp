@@ -40,7 +40,7 @@ void from_mat(const cv::Mat& mat, torch::Tensor image) {  // image: (C, H, W) ui
 
 #endif
 
-void pixel_noise(float* x, int64_t count, const NoiseSpec& n, std::mt19937_64& rng) {  // x in [0, 1]
+void pixel_noise(float* x, int64_t count, const NoiseOptions& n, std::mt19937_64& rng) {  // x in [0, 1]
   std::normal_distribution<float> normal(0.0f, static_cast<float>(n.level));
   for (int64_t i = 0; i < count; ++i) {
     if (n.kind == "gaussian")
@@ -63,7 +63,7 @@ void salt_pepper(torch::Tensor image, double fraction, std::mt19937_64& rng) {  
 }
 
 #if REPRO_HAS_OPENCV
-cv::Mat filtered(const cv::Mat& mat, const NoiseSpec& n, std::mt19937_64& rng) {
+cv::Mat filtered(const cv::Mat& mat, const NoiseOptions& n, std::mt19937_64& rng) {
   cv::Mat out;
   if (n.kind == "gaussian_blur") {
     if (n.level <= 0) return mat;
@@ -95,17 +95,12 @@ const std::vector<std::string>& image_noise_kinds() {
   return kinds;
 }
 
-bool NoiseSpec::is_image_kind() const {
+bool is_image_noise(const NoiseOptions& noise) {
   const auto& kinds = image_noise_kinds();
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+  return std::find(kinds.begin(), kinds.end(), noise.kind) != kinds.end();
 }
 
-NoiseSpec NoiseSpec::from_config(const Config& config) {
-  return {config.text("data.noise.split"), config.text("data.noise.kind"), config.real("data.noise.level"),
-          config.integer("data.noise.seed")};
-}
-
-torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseSpec& n, uint64_t salt) {
+torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseOptions& n, uint64_t salt) {
   auto out = images.clone();  // (N, C, H, W) uint8
   for (int64_t i = 0; i < out.size(0); ++i) {
     auto rng = example_rng(n.seed, salt, i);
@@ -127,7 +122,7 @@ torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseSpec& n, u
   return out;
 }
 
-torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseSpec& n, int64_t vocab_size, uint64_t salt) {
+torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseOptions& n, int64_t vocab_size, uint64_t salt) {
   const int64_t N = ids.size(0), L = ids.size(1);
   auto out = torch::zeros_like(ids);
   const auto* in = ids.data_ptr<int64_t>();
@@ -157,7 +152,7 @@ torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseSpec& n, int6
   return out;
 }
 
-std::vector<std::string> add_text_noise(const std::vector<std::string>& texts, const NoiseSpec& n, uint64_t salt) {
+std::vector<std::string> add_text_noise(const std::vector<std::string>& texts, const NoiseOptions& n, uint64_t salt) {
   std::vector<std::string> out;
   std::uniform_real_distribution<double> u(0, 1);
   for (size_t i = 0; i < texts.size(); ++i) {

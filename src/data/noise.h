@@ -16,28 +16,23 @@
 #include <vector>
 
 #include "data/dataset.h"
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
-struct NoiseSpec {
-  std::string split = "none";  // none | train | test | both
-  std::string kind = "gaussian";
-  double level = 0;
-  int64_t seed = 0;
-
-  static NoiseSpec from_config(const Config& config);
-  bool applies_to(const std::string& split_name) const { return split == "both" || split == split_name; }
-  bool is_image_kind() const;
-};
+// data.noise.* (NoiseOptions, spec/options.h) on the split named `split_name` ("train" or "test")?
+inline bool noise_applies_to(const NoiseOptions& noise, const std::string& split_name) {
+  return noise.split == "both" || noise.split == split_name;
+}
+bool is_image_noise(const NoiseOptions& noise);
 
 const std::vector<std::string>& image_noise_kinds();
 
 // images: (N, C, H, W) uint8 -> a noisy copy. `salt` separates splits.
-torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseSpec& noise, uint64_t salt);
+torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseOptions& noise, uint64_t salt);
 // ids: (N, L) int64 (<cls> first, 0 = padding) -> a noisy copy (token kinds).
-torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseSpec& noise, int64_t vocab_size, uint64_t salt);
+torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseOptions& noise, int64_t vocab_size, uint64_t salt);
 // char_typo on raw texts.
-std::vector<std::string> add_text_noise(const std::vector<std::string>& texts, const NoiseSpec& noise, uint64_t salt);
+std::vector<std::string> add_text_noise(const std::vector<std::string>& texts, const NoiseOptions& noise, uint64_t salt);
 
 }  // namespace repro

@@ -2,6 +2,7 @@
 
 #include "data/noise.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -13,15 +14,14 @@ Split take(const Split& split, const std::vector<int64_t>& indices) {
   return {split.inputs.index_select(0, index), split.labels.index_select(0, index)};
 }
 
-void add_noise(RunData& data, const Config& config) {
-  const NoiseSpec noise = NoiseSpec::from_config(config);
+void add_noise(RunData& data, const NoiseOptions& noise) {
   if (noise.split == "none") return;
-  if (!noise.is_image_kind())
+  if (!is_image_noise(noise))
     throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + data.info.name +
                 " is an image dataset (gaussian, salt_pepper, speckle, gaussian_blur, motion_blur, jpeg)");
-  const std::string what = "noise: " + noise.kind + " level " + config.text("data.noise.level") + " on ";
-  if (noise.applies_to("train")) data.train.inputs = add_image_noise(data.train.inputs, noise, 1);
-  if (noise.applies_to("test")) data.test.inputs = add_image_noise(data.test.inputs, noise, 3);
+  const std::string what = "noise: " + noise.kind + " level " + format_number(noise.level) + " on ";
+  if (noise_applies_to(noise, "train")) data.train.inputs = add_image_noise(data.train.inputs, noise, 1);
+  if (noise_applies_to(noise, "test")) data.test.inputs = add_image_noise(data.test.inputs, noise, 3);
   data.note(NoteKind::Info, what + noise.split + " (seed " + std::to_string(noise.seed) + ")");
 }
 
@@ -34,15 +34,14 @@ std::vector<int64_t> label_vector(const Split& split) {
   return std::vector<int64_t>(y, y + labels.size(0));
 }
 
-RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {
-  RunData data = split_run_data(info, raw, config);
-  add_noise(data, config);
+RunData prepare_run_data(const DatasetInfo& info, const RawData& raw, const DataOptions& options) {
+  RunData data = split_run_data(info, raw, options.split);
+  add_noise(data, options.noise);
   return data;
 }
 
-RunData split_run_data(const DatasetInfo& info, const RawData& raw, const Config& config) {
-  const SplitPlan plan =
-      plan_splits(info, label_vector(raw.train), label_vector(raw.test), SplitSettings::from_config(config), raw.notes);
+RunData split_run_data(const DatasetInfo& info, const RawData& raw, const SplitOptions& split) {
+  const SplitPlan plan = plan_splits(info, label_vector(raw.train), label_vector(raw.test), split, raw.notes);
   RunData data;
   data.info = info;
   data.add_notes(raw);

@@ -11,6 +11,7 @@
 #include "data/word_list.h"
 #include "text/tokenizer.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -29,10 +30,10 @@ Split encode(const Tokenizer& tokenizer, const TextSplit& split, int64_t max_len
 // Everything the tokenized splits depend on.
 // The tokenizer is trained on clean training texts; the chosen splits are then
 // encoded from typo'd texts (char_typo) or get token noise on their ids.
-TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& texts, const NoiseSpec& noise,
+TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& texts, const NoiseOptions& noise,
                                   int64_t max_len) {
   auto encode_split = [&](const TextSplit& split, const std::string& name, uint64_t salt) {
-    if (!noise.applies_to(name)) return encode(tokenizer, split, max_len);
+    if (!noise_applies_to(noise, name)) return encode(tokenizer, split, max_len);
     if (noise.kind == "char_typo") {
       TextSplit noisy = split;
       noisy.texts = add_text_noise(split.texts, noise, salt);
@@ -48,18 +49,17 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
 
 // Everything the tokenized splits depend on: the data.* and text.* keys, the splits'
 // sizes and, for a file vocabulary, the word list's size and hash (an edited list is not reused).
-std::string cache_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
+std::string cache_key(const DatasetInfo& info, const RawText& raw, const DataOptions& data, const TextOptions& text) {
   std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
                     ";test=" + std::to_string(raw.test.size()) + ";split_rules=" + std::to_string(kSplitRulesVersion) + ";" +
-                    config.section_text({"data.", "text."});
-  return key + word_list_key(info, raw, config);
+                    data.settings_text;
+  return key + word_list_key(info, raw, text.vocab);
 }
 
 }  // namespace
 
-TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  const SplitPlan plan =
-      plan_splits(info, raw.train.labels, raw.test.labels, SplitSettings::from_config(config), raw.notes);
+TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const SplitOptions& split) {
+  const SplitPlan plan = plan_splits(info, raw.train.labels, raw.test.labels, split, raw.notes);
   TextSplits out;
   out.add_notes(raw);
   out.add_notes(plan);
@@ -72,26 +72,27 @@ TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config
   return out;
 }
 
-RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const Config& config) {
+RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const DataOptions& options,
+                              const TextOptions& text) {
   RunData data;
   data.info = info;
-  const TextSplits texts = split_texts(info, raw, config);
+  const TextSplits texts = split_texts(info, raw, options.split);
   data.add_notes(texts);
-  const int64_t max_len = config.integer("text.max_len");
-  const std::string key = cache_key(info, raw, config);
-  const NoiseSpec noise = NoiseSpec::from_config(config);
+  const int64_t max_len = text.max_len;
+  const std::string key = cache_key(info, raw, options, text);
+  const NoiseOptions& noise = options.noise;
   if (noise.split != "none") {
-    if (noise.is_image_kind())
+    if (is_image_noise(noise))
       throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + info.name +
                   " is a text dataset (token_drop, token_swap, token_insert, char_typo)");
-    data.note(NoteKind::Info, "noise: " + noise.kind + " level " + config.text("data.noise.level") + " on " +
+    data.note(NoteKind::Info, "noise: " + noise.kind + " level " + format_number(noise.level) + " on " +
                                   noise.split + " (seed " + std::to_string(noise.seed) + ")");
   }
   auto cached = read_token_cache(key);
   if (!cached) {
-    spdlog::info("tokenizing {} ({} tokenizer, {} training texts)", info.name, config.text("text.tokenizer"),
+    spdlog::info("tokenizing {} ({} tokenizer, {} training texts)", info.name, name_of(text.tokenizer),
                  texts.train.size());
-    const auto tokenizer = run_tokenizer(info, raw, texts.train.texts, config);
+    const auto tokenizer = run_tokenizer(info, raw, texts.train.texts, text, options.split.seed);
     cached = encode_with_noise(*tokenizer, texts, noise, max_len);
     write_token_cache(key, *cached);
   }
@@ -99,7 +100,7 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   data.val = cached->val;
   data.test = cached->test;
   data.info.vocab_size = cached->vocab_size;
-  if (const std::string note = word_list_note(info, config, cached->vocab_size); !note.empty())
+  if (const std::string note = word_list_note(info, text.vocab, cached->vocab_size); !note.empty())
     data.note(NoteKind::Info, note);
   data.info.max_length = max_len;
   return data;

@@ -6,17 +6,18 @@
 // Results are cached on disk (see token_cache.h) keyed by everything above.
 #include "data/dataset.h"
 #include "data/text.h"
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
-RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const Config& config);
+RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const DataOptions& data,
+                              const TextOptions& text);
 
-// The texts behind a run's splits (step 1), in the order of its id tensors; the
-// tokenizer of step 2 is run_tokenizer(info, raw, train.texts, config) (data/word_list.h).
+// The texts behind a run's splits (step 1), in the order of its id tensors; the tokenizer of step 2
+// is run_tokenizer(info, raw, train.texts, text, split.seed) (data/word_list.h).
 struct TextSplits : DataNotes {
   TextSplit train, val, test;
 };
-TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const Config& config);
+TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const SplitOptions& split);
 
 }  // namespace repro

@@ -11,24 +11,22 @@
 
 namespace repro {
 
-FileOptions file_options(const Config& config) {
-  return FileOptions(config.text("data.files"), parse_verify_mode(config.text("data.verify")));
-}
+FileOptions file_options(const DataOptions& data) { return FileOptions(data.files, data.verify); }
 
-RawData DatasetEntry::load_images(const std::filesystem::path& data_root, const Config& config) const {
+RawData DatasetEntry::load_images(const std::filesystem::path& data_root, const DataOptions& data) const {
   if (!read_images) throw Error("internal: " + std::string(name) + " is not an image dataset");
-  return read_images(data_root, file_options(config), config);
+  return read_images(data_root, file_options(data), data);
 }
 
-RawText DatasetEntry::load_text(const std::filesystem::path& data_root, const Config& config) const {
+RawText DatasetEntry::load_text(const std::filesystem::path& data_root, const DataOptions& data) const {
   if (!read_texts) throw Error("internal: " + std::string(name) + " is not a text dataset");
-  return read_texts(data_root, file_options(config), config);
+  return read_texts(data_root, file_options(data), data);
 }
 
 const std::vector<DatasetEntry>& dataset_table() {
   using Root = const std::filesystem::path&;
   using Files = const FileOptions&;
-  using Spec = const Config&;
+  using Spec = const DataOptions&;
   static const std::vector<DatasetEntry> table = {
       {"cifar10", cifar10_info, [](Root r, Files f, Spec) { return load_cifar10(r, f); }, nullptr},
       {"cifar100", cifar100_info, [](Root r, Files f, Spec) { return load_cifar100(r, f); }, nullptr},
@@ -39,7 +37,7 @@ const std::vector<DatasetEntry>& dataset_table() {
       {"imdb", imdb_info, nullptr, [](Root r, Files f, Spec) { return load_imdb(r, f); }},
       {"ag_news", ag_news_info, nullptr, [](Root r, Files f, Spec) { return load_ag_news(r, f); }},
       {"newsgroups", newsgroups_info, nullptr,
-       [](Root r, Files f, Spec c) { return load_newsgroups(r, f, c.text("data.newsgroups_remove")); }},
+       [](Root r, Files f, Spec d) { return load_newsgroups(r, f, d.newsgroups_remove); }},
   };
   return table;
 }

@@ -7,8 +7,8 @@
 #include "data/dataset.h"
 #include "data/integrity.h"
 #include "data/text.h"
-#include "spec/config.h"
 #include "spec/grid.h"
+#include "spec/options.h"
 
 namespace repro {
 
@@ -16,21 +16,21 @@ struct DatasetEntry {
   const char* name;
   DatasetInfo (*info)();
   // Exactly one is set: images as tensors, or texts before tokenization. `files`
-  // holds data.files and data.verify; `config` the other data.* keys a loader reads.
-  RawData (*read_images)(const std::filesystem::path& data_root, const FileOptions& files, const Config& config);
-  RawText (*read_texts)(const std::filesystem::path& data_root, const FileOptions& files, const Config& config);
+  // holds data.files and data.verify; `data` the other data.* options a loader reads.
+  RawData (*read_images)(const std::filesystem::path& data_root, const FileOptions& files, const DataOptions& data);
+  RawText (*read_texts)(const std::filesystem::path& data_root, const FileOptions& files, const DataOptions& data);
 
   bool is_text() const { return read_texts != nullptr; }
-  // The official splits as `repro run` reads them (files options from `config`).
-  RawData load_images(const std::filesystem::path& data_root, const Config& config) const;
-  RawText load_text(const std::filesystem::path& data_root, const Config& config) const;
+  // The official splits as `repro run` reads them (file options from `data`).
+  RawData load_images(const std::filesystem::path& data_root, const DataOptions& data) const;
+  RawText load_text(const std::filesystem::path& data_root, const DataOptions& data) const;
 };
 
 // Every dataset's name and traits, for the spec layer (grid expansion checks names and resolves "auto").
 DatasetCatalog dataset_catalog();
 
-// data.files and data.verify of `config`.
-FileOptions file_options(const Config& config);
+// data.files and data.verify.
+FileOptions file_options(const DataOptions& data);
 
 const std::vector<DatasetEntry>& dataset_table();
 std::vector<std::string> dataset_names();

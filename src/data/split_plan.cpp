@@ -34,7 +34,7 @@ std::vector<int64_t> all_indices(int64_t n) { return complement(n, {}); }
 
 // A test hold-out of a pool (`test`), then validation = a stratified val_fraction of the rest.
 void hold_out(const std::vector<int64_t>& labels, const std::vector<int64_t>& test, int64_t classes,
-              const SplitSettings& s, SourceSplit pool, SplitPlan& plan) {
+              const SplitOptions& s, SourceSplit pool, SplitPlan& plan) {
   const auto rest = complement(static_cast<int64_t>(labels.size()), test);
   const auto val = stratified_indices(pick(labels, rest), classes, s.val_fraction, s.seed + 1);
   plan.test = {pool, test};
@@ -45,7 +45,7 @@ void hold_out(const std::vector<int64_t>& labels, const std::vector<int64_t>& te
 // The standard split of a dataset distributed unsplit, as TensorFlow Datasets and Hugging Face `datasets` cut
 // Rotten Tomatoes: per class, in file order, the first round(0.8 n) examples are train, the next up to
 // round(0.9 n) validation, the rest test. `with_val`: the training fold is train + validation.
-void standard_fold(const std::vector<int64_t>& labels, int64_t classes, bool with_val, const SplitSettings& s,
+void standard_fold(const std::vector<int64_t>& labels, int64_t classes, bool with_val, const SplitOptions& s,
                    SplitPlan& plan) {
   std::vector<int64_t> size(classes, 0), seen(classes, 0);
   for (const auto label : labels) ++size[label];
@@ -65,7 +65,7 @@ void standard_fold(const std::vector<int64_t>& labels, int64_t classes, bool wit
   plan.train = {SourceSplit::Train, pick(fold, complement(static_cast<int64_t>(fold.size()), val))};
 }
 
-void split_unsplit(const DatasetInfo& info, const std::vector<int64_t>& labels, const SplitSettings& s,
+void split_unsplit(const DatasetInfo& info, const std::vector<int64_t>& labels, const SplitOptions& s,
                    SplitPlan& plan) {
   const std::string val = " (data.val_fraction " + format_number(s.val_fraction) + ")";
   switch (s.unsplit) {
@@ -101,7 +101,7 @@ void limit(PlannedSplit& split, int64_t limit, int64_t seed, const std::string& 
 
 // Step 4: every class of the data read is in every non-empty split.
 void check_classes(const DatasetInfo& info, const SplitPlan& plan, const std::vector<int64_t>& train_labels,
-                   const std::vector<int64_t>& test_labels, const SplitSettings& s) {
+                   const std::vector<int64_t>& test_labels, const SplitOptions& s) {
   auto present = count_classes(train_labels, info.num_classes);
   const auto in_test = count_classes(test_labels, info.num_classes);
   for (size_t c = 0; c < present.size(); ++c) present[c] += in_test[c];
@@ -133,18 +133,6 @@ void check_classes(const DatasetInfo& info, const SplitPlan& plan, const std::ve
 
 }  // namespace
 
-SplitSettings SplitSettings::from_config(const Config& config) {
-  SplitSettings s;
-  s.seed = config.integer("data.split_seed");
-  s.val_fraction = config.real("data.val_fraction");
-  s.train_limit = config.integer("data.train_limit");
-  s.val_limit = config.integer("data.val_limit");
-  s.test_limit = config.integer("data.test_limit");
-  s.split_test_when_no_train = config.text("data.missing_train") == "split_test";
-  s.unsplit = enum_from_name<UnsplitRule>(config.text("data.rotten_tomatoes_split"), "data.rotten_tomatoes_split");
-  return s;
-}
-
 std::vector<int64_t> subset_indices(int64_t n, int64_t limit, int64_t seed) {
   std::vector<int64_t> order = all_indices(n);
   if (limit <= 0 || limit >= n) return order;
@@ -171,7 +159,7 @@ std::vector<int64_t> stratified_indices(const std::vector<int64_t>& labels, int6
 }
 
 SplitPlan plan_splits(const DatasetInfo& info, const std::vector<int64_t>& train_labels,
-                      const std::vector<int64_t>& test_labels, const SplitSettings& s,
+                      const std::vector<int64_t>& test_labels, const SplitOptions& s,
                       const std::vector<std::string>& raw_notes) {
   SplitPlan plan;
   const std::string why = raw_notes.empty() ? "" : " (" + join(raw_notes, "; ") + ")";
@@ -181,7 +169,7 @@ SplitPlan plan_splits(const DatasetInfo& info, const std::vector<int64_t>& train
   } else if (test_labels.empty()) {
     throw Error(info.name + ": the official test split is missing" + why + "; a run needs it");
   } else if (train_labels.empty()) {
-    if (!s.split_test_when_no_train)
+    if (s.missing_train != MissingTrain::SplitTest)
       throw Error(info.name + ": the official training split is missing" + why +
                   ". Get it, or set data.missing_train=split_test to hold out 10% of the test split as test and train on the rest (partial).");
     hold_out(test_labels, stratified_indices(test_labels, info.num_classes, 0.1, s.seed), info.num_classes, s,

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "data/dataset.h"
-#include "spec/config.h"
 #include "spec/options.h"
 
 namespace repro {
@@ -27,16 +26,6 @@ namespace repro {
 // Changes whenever the same settings would plan other splits (caches of tokenized splits key on it).
 // 2: Rotten Tomatoes' standard split, data.val_fraction used by every rule (2026-11-23).
 constexpr int kSplitRulesVersion = 2;
-
-struct SplitSettings {
-  int64_t seed = 0;                                        // data.split_seed
-  double val_fraction = 0;                                 // data.val_fraction (resolved)
-  int64_t train_limit = 0, val_limit = 0, test_limit = 0;  // 0 = all
-  bool split_test_when_no_train = false;                   // data.missing_train=split_test
-  UnsplitRule unsplit = UnsplitRule::Standard;             // data.rotten_tomatoes_split
-
-  static SplitSettings from_config(const Config& config);
-};
 
 enum class SourceSplit { Train, Test };  // the official split a planned split's indices point into
 
@@ -52,7 +41,7 @@ struct SplitPlan : DataNotes {  // notes: how the splits were drawn, subsets
 // `train_labels` / `test_labels`: the labels of the official splits as read (either
 // may be empty); `raw_notes` say why a split is missing, for the error message.
 SplitPlan plan_splits(const DatasetInfo& info, const std::vector<int64_t>& train_labels,
-                      const std::vector<int64_t>& test_labels, const SplitSettings& settings,
+                      const std::vector<int64_t>& test_labels, const SplitOptions& settings,
                       const std::vector<std::string>& raw_notes);
 
 // Indices (sorted) of a seeded, stratified hold-out of `fraction` of each class

@@ -141,11 +141,11 @@ RawText load_ag_news(const std::filesystem::path& root, const FileOptions& optio
   return raw;
 }
 
-std::string strip_newsgroup_post(const std::string& post, const std::string& remove) {
-  if (remove == "none") return post;
+std::string strip_newsgroup_post(const std::string& post, NewsgroupsRemove remove) {
+  if (remove == NewsgroupsRemove::None) return post;
   const auto blank = post.find("\n\n");
   std::string body = blank == std::string::npos ? post : post.substr(blank + 2);  // headers end at the first blank line
-  if (remove == "headers") return trim(body);
+  if (remove == NewsgroupsRemove::Headers) return trim(body);
   const auto signature = body.rfind("\n-- \n");
   if (signature != std::string::npos) body = body.substr(0, signature);
   static const std::regex attribution(R"((writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>))");
@@ -155,7 +155,7 @@ std::string strip_newsgroup_post(const std::string& post, const std::string& rem
   return trim(kept);
 }
 
-RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, const std::string& remove) {
+RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, NewsgroupsRemove remove) {
   DatasetFiles files(manifest("newsgroups"), root, options);
   RawText raw;
   std::map<std::string, int64_t> groups;

@@ -18,7 +18,7 @@ RawText load_rotten_tomatoes(const std::filesystem::path& root, const FileOption
 RawText load_imdb(const std::filesystem::path& root, const FileOptions& options);
 RawText load_ag_news(const std::filesystem::path& root, const FileOptions& options);
 // remove: none | headers | all (headers, signatures and quoted lines).
-RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, const std::string& remove);
+RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, NewsgroupsRemove remove);
 
 // AG News CSV: every field quoted, "" for a quote, class 1-4; text = title + " " +
 // description with literal "\n" escapes turned into spaces. Errors name `file` and line.
@@ -26,6 +26,6 @@ TextSplit parse_ag_news_csv(const std::string& bytes, const std::string& file);
 // 20 Newsgroups post without its header block (remove = headers), and also its
 // signature (after "\n-- \n") and quoted lines (">" or "|" first, "... writes:"
 // attributions) (remove = all), as scikit-learn's remove=.
-std::string strip_newsgroup_post(const std::string& post, const std::string& remove);
+std::string strip_newsgroup_post(const std::string& post, NewsgroupsRemove remove);
 
 }  // namespace repro

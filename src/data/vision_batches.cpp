@@ -2,10 +2,10 @@
 
 namespace repro {
 
-VisionBatcher::VisionBatcher(const DatasetInfo& info, const Config& config, torch::Device device)
-    : augment_(config.text("data.augment")),
-      padding_(config.integer("data.crop_padding")),
-      normalize_(config.flag("data.normalize")),
+VisionBatcher::VisionBatcher(const DatasetInfo& info, const DataOptions& data, torch::Device device)
+    : augment_(data.augment),
+      padding_(data.crop_padding),
+      normalize_(data.normalize),
       device_(device) {
   if (augment_ == "auto") augment_ = info.default_augment;
   const auto channels = static_cast<int64_t>(info.mean.size());

@@ -5,13 +5,13 @@
 
 #include "data/batcher.h"
 #include "data/dataset.h"
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
 class VisionBatcher : public Batcher {
  public:
-  VisionBatcher(const DatasetInfo& info, const Config& config, torch::Device device);
+  VisionBatcher(const DatasetInfo& info, const DataOptions& data, torch::Device device);
 
   Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const override {
     return {images(split, indices, train), {}};

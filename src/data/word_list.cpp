@@ -26,9 +26,10 @@ const std::string& chosen_word_list(const DatasetInfo& info, const RawText& raw,
 }  // namespace
 
 std::unique_ptr<Tokenizer> run_tokenizer(const DatasetInfo& info, const RawText& raw,
-                                         const std::vector<std::string>& train_texts, const Config& config) {
-  const VocabOptions vocab = vocab_options(config);
-  if (vocab.source == VocabSource::Train) return train_tokenizer(train_texts, config);
+                                         const std::vector<std::string>& train_texts, const TextOptions& text,
+                                         int64_t seed) {
+  const VocabOptions& vocab = text.vocab;
+  if (vocab.source == VocabSource::Train) return train_tokenizer(train_texts, text, seed);
   auto tokenizer = std::make_unique<WordTokenizer>(
       WordTokenizer::from_word_list(chosen_word_list(info, raw, vocab), vocab.max_vocab, vocab.lowercase));
   if (tokenizer->vocab_size() <= kClsId + 1)
@@ -38,16 +39,15 @@ std::unique_ptr<Tokenizer> run_tokenizer(const DatasetInfo& info, const RawText&
   return tokenizer;
 }
 
-std::string word_list_key(const DatasetInfo& info, const RawText& raw, const Config& config) {
-  const VocabOptions vocab = vocab_options(config);
+std::string word_list_key(const DatasetInfo& info, const RawText& raw, const VocabOptions& vocab) {
   if (vocab.source != VocabSource::File) return "";
   const std::string& words = chosen_word_list(info, raw, vocab);
   return "word_list_bytes=" + std::to_string(words.size()) + ";word_list_fnv1a=" + fnv1a_hex(words) + ";";
 }
 
-std::string word_list_note(const DatasetInfo& info, const Config& config, int64_t vocab_size) {
-  if (vocab_options(config).source != VocabSource::File) return "";
-  return "vocabulary: the word list " + config.text("text.vocab_file") + " of " + info.name + ", " +
+std::string word_list_note(const DatasetInfo& info, const VocabOptions& vocab, int64_t vocab_size) {
+  if (vocab.source != VocabSource::File) return "";
+  return "vocabulary: the word list " + vocab.file + " of " + info.name + ", " +
          std::to_string(vocab_size) + " entries (3 specials included)";
 }
 

@@ -16,9 +16,8 @@ EncoderBlockImpl::EncoderBlockImpl(const ModelOptions& o, int64_t layer_index) {
   ffn_ = register_module("ffn", make_ffn(o.ffn));
 }
 
-torch::Tensor EncoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& padding_mask,
-                                        torch::Tensor* maps) {
-  auto h = x + attn_->forward(norm1_.forward(x), padding_mask, maps);  // (B, N, D)
+torch::Tensor EncoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& padding_mask) {
+  auto h = x + attn_->forward(norm1_.forward(x), padding_mask);  // (B, N, D)
   return h + ffn_->forward(norm2_.forward(h));
 }
 
@@ -35,13 +34,8 @@ EncoderStack::EncoderStack(torch::nn::Module& owner, const ModelOptions& o, int6
   init_linear(head_, o.init_std);
 }
 
-torch::Tensor EncoderStack::encode(torch::Tensor x, const torch::Tensor& padding_mask,
-                                   std::vector<torch::Tensor>* maps) {
-  for (const auto& module : *blocks_) {
-    torch::Tensor block_maps;
-    x = module->as<EncoderBlockImpl>()->forward(x, padding_mask, maps ? &block_maps : nullptr);
-    if (maps) maps->push_back(block_maps);
-  }
+torch::Tensor EncoderStack::encode(torch::Tensor x, const torch::Tensor& padding_mask) {
+  for (const auto& module : *blocks_) x = module->as<EncoderBlockImpl>()->forward(x, padding_mask);
   return norm_.forward(x);
 }
 

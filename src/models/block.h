@@ -10,8 +10,8 @@ namespace repro {
 class EncoderBlockImpl : public torch::nn::Module {
  public:
   EncoderBlockImpl(const ModelOptions& options, int64_t layer_index);
-  // x: (B, N, D); padding_mask: (B, N) bool or undefined; maps: optional (B, H, N, N) out.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps = nullptr);
+  // x: (B, N, D); padding_mask: (B, N) bool or undefined.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask);
 
  private:
   torch::nn::AnyModule norm1_, norm2_;
@@ -25,8 +25,8 @@ TORCH_MODULE(EncoderBlock);
 class EncoderStack {
  public:
   EncoderStack(torch::nn::Module& owner, const ModelOptions& options, int64_t num_classes);
-  // (B, N, D) -> blocks -> final norm -> (B, N, D); one (B, H, N, N) map per block into `maps`.
-  torch::Tensor encode(torch::Tensor x, const torch::Tensor& padding_mask, std::vector<torch::Tensor>* maps);
+  // (B, N, D) -> blocks -> final norm -> (B, N, D) (under an AttentionMapProbe, one map per block is recorded).
+  torch::Tensor encode(torch::Tensor x, const torch::Tensor& padding_mask);
   torch::Tensor classify(const torch::Tensor& pooled) { return head_(pooled); }  // (B, D) -> (B, classes)
 
  private:

@@ -15,9 +15,9 @@ using ModelInput = Batch;  // images (B, C, H, W) float, or ids (B, L) with thei
 
 class ClassifierImpl : public torch::nn::Module {
  public:
-  // Returns logits (B, classes). When `maps` is not null it receives one
-  // (B, H, N, N) attention map tensor per block.
-  virtual torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) = 0;
+  // Returns logits (B, classes). Attention maps: an AttentionMapProbe around the call
+  // (models/attention/map_probe.h) records one (B, H, N, N) tensor per block.
+  virtual torch::Tensor forward(const ModelInput& input) = 0;
 };
 using ClassifierPtr = std::shared_ptr<ClassifierImpl>;
 

@@ -23,12 +23,12 @@ TextEncoderImpl::TextEncoderImpl(const ModelOptions& o, const DatasetInfo& info)
   stack_.emplace(*this, o, info.num_classes);
 }
 
-torch::Tensor TextEncoderImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
+torch::Tensor TextEncoderImpl::forward(const ModelInput& input) {
   const auto& ids = input.inputs;                                                      // (B, L) int64
   const auto padding = input.padding_mask.defined() ? input.padding_mask : ids.eq(0);  // (B, L) bool
   auto x = token_embed_(ids) + pos_embed_.slice(1, 0, ids.size(1));                    // (B, L, D)
   x = repro::dropout(x, emb_dropout_, is_training());
-  x = stack_->encode(x, padding, maps);
+  x = stack_->encode(x, padding);
   if (pool_ == Pool::Cls) return stack_->classify(x.select(1, 0));
   const auto real = padding.logical_not().unsqueeze(-1).to(x.scalar_type());  // (B, L, 1)
   const auto pooled = (x * real).sum(1) / real.sum(1).clamp_min(1.0);         // (B, D)

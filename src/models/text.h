@@ -11,7 +11,7 @@ namespace repro {
 class TextEncoderImpl : public ClassifierImpl {
  public:
   TextEncoderImpl(const ModelOptions& options, const DatasetInfo& info);
-  torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) override;
+  torch::Tensor forward(const ModelInput& input) override;
 
  private:
   torch::nn::Embedding token_embed_{nullptr};

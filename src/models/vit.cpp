@@ -18,13 +18,13 @@ VitImpl::VitImpl(const ModelOptions& o, const DatasetInfo& info) : emb_dropout_(
   stack_.emplace(*this, o, info.num_classes);
 }
 
-torch::Tensor VitImpl::forward(const ModelInput& input, std::vector<torch::Tensor>* maps) {
+torch::Tensor VitImpl::forward(const ModelInput& input) {
   auto x = patch_embed_(input.inputs).flatten(2).transpose(1, 2);  // (B, P, D)
   const auto cls = cls_token_.expand({x.size(0), 1, x.size(2)});   // (B, 1, D)
   x = torch::cat({cls, x}, 1);                                     // (B, P+1, D)
   x = x + pos_embed_.slice(1, 0, x.size(1));
   x = repro::dropout(x, emb_dropout_, is_training());
-  x = stack_->encode(x, {}, maps);
+  x = stack_->encode(x, {});
   const auto pooled = pool_ == Pool::Mean ? x.mean(1) : x.select(1, 0);  // (B, D)
   return stack_->classify(pooled);                                       // (B, classes)
 }

@@ -11,7 +11,7 @@ namespace repro {
 class VitImpl : public ClassifierImpl {
  public:
   VitImpl(const ModelOptions& options, const DatasetInfo& info);
-  torch::Tensor forward(const ModelInput& input, std::vector<torch::Tensor>* maps = nullptr) override;
+  torch::Tensor forward(const ModelInput& input) override;
 
  private:
   torch::nn::Conv2d patch_embed_{nullptr};

@@ -11,7 +11,7 @@
 #include "run/device.h"
 #include "run/model_file.h"
 #include "run/record.h"
-#include "spec/keys.h"
+#include "spec/grid.h"
 #include "spec/options.h"
 #include "train/precision.h"
 #include "train/split_metrics.h"
@@ -24,30 +24,6 @@ namespace repro {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_noise_key(const std::string& key) { return starts_with(key, "data.noise."); }
-
-std::string unquote(const std::string& text) {
-  return text.size() >= 2 && text.front() == '"' && text.back() == '"' ? text.substr(1, text.size() - 2) : text;
-}
-
-void set_header_field(RunSpec& spec, const std::string& key, const std::string& value, const std::string& where) {
-  if (key == "experiment") spec.experiment = value;
-  if (key == "profile") spec.profile = value;
-  if (key == "model_config") spec.model_config = unquote(value);
-  if (key == "dataset") spec.dataset = value;
-  if (key == "seed") {
-    char* end = nullptr;
-    spec.seed = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0') throw Error(where + ": seed: expected a whole number, got '" + value + "'");
-  }
-}
-
-// "data.noise.level=0.1" -> "gaussian 0.1" (the noise kind of `config`), other keys "test_limit=100".
-std::string point_label(const Setting& level, const Config& config) {
-  if (level.key == "data.noise.level") return config.text("data.noise.kind") + " " + level.raw;
-  return split(level.key, '.').back() + "=" + level.raw;
-}
 
 // The metrics summary.json recorded for `split` at the epoch model.pt holds, or null.
 nlohmann::json recorded_metrics(const nlohmann::json& summary, int64_t epoch, const std::string& split) {
@@ -81,38 +57,6 @@ std::string why_not_evaluable(const fs::path& run_dir) {
   return "";
 }
 
-RunSpec read_run_spec(const fs::path& path) {
-  if (!fs::exists(path)) throw Error(path.string() + ": no such file (the run's resolved spec)");
-  RunSpec spec;
-  spec.config = Config::defaults();
-  std::vector<std::string> open;  // the section path at the current depth
-  const auto lines = split_lines(read_file(path));
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    const std::string where = path.string() + ":" + std::to_string(i + 1);
-    if (trim(line).empty() || trim(line)[0] == '#') continue;
-    const size_t indent = line.find_first_not_of(' ');
-    if (indent % 2 != 0 || indent / 2 > open.size()) throw Error(where + ": unexpected indentation");
-    open.resize(indent / 2);
-    const std::string body = trim(line.substr(indent));
-    const std::string prefix = open.empty() ? "" : join(open, ".") + ".";
-    if (body.back() == ':' && !find_key(prefix + body.substr(0, body.size() - 1))) {
-      open.push_back(body.substr(0, body.size() - 1));  // a section
-      continue;
-    }
-    const auto colon = body.find(':');
-    if (colon == std::string::npos) throw Error(where + ": expected 'key: value'");
-    const std::string leaf = body.substr(0, colon), value = trim(body.substr(colon + 1));
-    if (open.empty())
-      set_header_field(spec, leaf, value, where);
-    else if (!find_key(prefix + leaf) || spec.config.text(prefix + leaf) != value)  // defaults stay as written
-      spec.config.set(prefix + leaf, value, where);
-  }
-  if (spec.dataset.empty() || spec.experiment.empty())
-    throw Error(path.string() + ": no 'experiment' or 'dataset' line (not a spec.resolved.yaml of repro)");
-  return spec;
-}
-
 std::vector<fs::path> find_run_folders(const fs::path& path) {
   if (!fs::is_directory(path)) throw Error(path.string() + ": no such folder");
   if (fs::exists(path / "summary.json")) return {path};
@@ -122,58 +66,6 @@ std::vector<fs::path> find_run_folders(const fs::path& path) {
       folders.push_back(entry.path().parent_path());
   std::sort(folders.begin(), folders.end());
   return folders;
-}
-
-const std::vector<std::string>& eval_override_keys() {
-  static const std::vector<std::string> keys = {"data.noise.split", "data.noise.kind", "data.noise.level",
-                                                "data.noise.seed",  "data.test_limit", "data.val_limit",
-                                                "data.verify"};
-  return keys;
-}
-
-void check_eval_request(EvalRequest& request) {
-  if (request.split != "test" && request.split != "val")
-    throw Error("--split: got '" + request.split + "', expected test or val");
-  std::vector<Setting> all = request.overrides;
-  if (!request.levels.key.empty()) all.push_back({request.levels.key, "", request.levels.where});
-  const auto& allowed = eval_override_keys();
-  for (size_t i = 0; i < all.size(); ++i) {
-    const Setting& s = all[i];
-    if (std::find(allowed.begin(), allowed.end(), s.key) == allowed.end())
-      throw Error(s.where + ": key '" + s.key + "' cannot change in an evaluation (the model and its training are " +
-                  "the run's); expected one of " + join(allowed, ", "));
-    for (size_t j = 0; j < i; ++j)
-      if (all[j].key == s.key)
-        throw Error(s.where + ": key '" + s.key + "' is given twice (also " + all[j].where + ")");
-    if (is_noise_key(s.key) && request.split == "val")
-      throw Error(s.where + ": noise is added to the train and test splits only; evaluate noise with --split test");
-  }
-  if (request.name.empty()) {
-    if (!all.empty())
-      throw Error("give --name NAME for an evaluation with changed settings (it is written to eval/NAME.json)");
-    request.name = request.split;
-  }
-  if (!std::regex_match(request.name, std::regex("[A-Za-z0-9][A-Za-z0-9._-]*")))
-    throw Error("--name: got '" + request.name + "', expected letters, digits, '.', '_' or '-' (a file name)");
-}
-
-std::vector<std::vector<Setting>> eval_points(const EvalRequest& request) {
-  std::vector<Setting> base = request.overrides;
-  const auto given = [&](const std::string& key) {
-    return request.levels.key == key ||
-           std::any_of(base.begin(), base.end(), [&](const Setting& s) { return s.key == key; });
-  };
-  const bool noise = is_noise_key(request.levels.key) ||
-                     std::any_of(base.begin(), base.end(), [](const Setting& s) { return is_noise_key(s.key); });
-  if (noise && !given("data.noise.split"))
-    base.push_back({"data.noise.split", request.split, "--split (noise on the evaluated split)"});
-  if (request.levels.key.empty()) return {base};
-  std::vector<std::vector<Setting>> points;
-  for (const auto& value : request.levels.values) {
-    points.push_back(base);
-    points.back().push_back({request.levels.key, value, request.levels.where});
-  }
-  return points;
 }
 
 nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request, DataLoader& loader,
@@ -191,20 +83,21 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
   for (const auto& settings : eval_points(request)) {
     Config config = spec.config;
     for (const auto& s : settings) config.set(s.key, s.raw, s.where);
-    const RunData data = loader.run_data(spec.dataset, config);
+    const RunOptions options = run_options(config);  // this point's settings, converted once
+    const RunData data = loader.run_data(spec.dataset, options);
     if (!model) {  // the allowed keys change no shape: one model serves every point
-      model = build_model(model_options(config), data.info);
+      model = build_model(options.model, data.info);
       file_info = load_model_file(model_path, *model,
                                   run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
       model->to(device);
     }
     const Split split = resident_split(request.split == "val" ? data.val : data.test, device);
     if (split.size() == 0) throw Error(run_dir.string() + ": its " + request.split + " split is empty");
-    const TrainOptions train = train_options(config);
-    const auto batcher = make_batcher(data.info, config, device);
+    const TrainOptions& train = options.train;
+    const auto batcher = make_batcher(data.info, options.data, device);
     const auto [loss, acc] =
         split_metrics(*model, split, *batcher, device, train.eval_batch_size, resolve_precision(train.precision, device));
-    const std::string label = request.levels.key.empty() ? request.name : point_label(settings.back(), config);
+    const std::string label = request.levels.key.empty() ? request.name : level_label(settings.back(), options);
     points.push_back({{"label", label},
                       {"overrides", settings_json(settings)},
                       {"loss", loss},

@@ -134,7 +134,7 @@ class Scheduler {
       environment.push_back("CUDA_VISIBLE_DEVICES=" +
                             child_visible_device(std::getenv("CUDA_VISIBLE_DEVICES"), *device));
     ChildProcess child = ChildProcess::spawn(options_.executable, arguments, environment);
-    const int64_t epochs = train_options(runs_[position].config).epochs;
+    const int64_t epochs = runs_[position].options.train.epochs;
     display_.log(spdlog::level::info, label(position) + " started (pid " + std::to_string(child.pid()) +
                                           (device ? ", GPU " + std::to_string(*device) : std::string()) + ")");
     ActiveRunProgress progress{label(position), epochs, epochs_recorded(folder), epochs_recorded(folder),

@@ -1,7 +1,6 @@
 #include "run/plan.h"
 
 #include <spdlog/spdlog.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <map>
@@ -13,7 +12,7 @@
 #include "data/registry.h"
 #include "models/param_count.h"
 #include "run/record.h"
-#include "spec/keys.h"
+#include "spec/run_spec.h"
 #include "spec/options.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -23,75 +22,6 @@ namespace repro {
 
 namespace {
 
-void flatten_yaml(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
-  for (const auto& entry : node) {
-    const std::string key = prefix + entry.first.as<std::string>();
-    if (entry.second.IsMap())
-      flatten_yaml(entry.second, key + ".", out);
-    else
-      out[key] = YAML::Dump(entry.second);
-  }
-}
-
-// "key: old -> new" for every key whose resolved value differs between two spec texts.
-std::vector<std::string> changed_keys(const std::string& before, const std::string& after) {
-  std::map<std::string, std::string> a, b;
-  flatten_yaml(YAML::Load(before), "", a);
-  flatten_yaml(YAML::Load(after), "", b);
-  std::vector<std::string> changes;
-  // Keys added to repro after the existing run was planned are absent from its file; at their default they
-  // do not change the run (its records stay valid and it can be resumed or skipped).
-  std::map<std::string, std::string> defaults;
-  flatten_yaml(YAML::Load(Config::defaults().to_yaml()), "", defaults);
-  for (const auto& [key, value] : b) {
-    const auto it = a.find(key);
-    if (it == a.end() && defaults.count(key) && defaults.at(key) == value) continue;
-    if (it == a.end())
-      changes.push_back(key + ": (absent) -> " + value);
-    else if (it->second != value)
-      changes.push_back(key + ": " + it->second + " -> " + value);
-  }
-  for (const auto& [key, value] : a)
-    if (!b.count(key)) changes.push_back(key + ": " + value + " -> (absent)");
-  return changes;
-}
-
-// changed_keys, or one line saying the existing spec is not readable YAML (a damaged file).
-std::vector<std::string> readable_changes(const std::string& before, const std::string& after) {
-  try {
-    return changed_keys(before, after);
-  } catch (const YAML::Exception& e) {
-    return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
-  }
-}
-
-// The rest of the "holds a run of a different spec (" message: the changes, then how to keep both runs.
-std::string way_out(const std::vector<std::string>& changes) {
-  std::string text =
-      join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())), "; ") +
-      "). Nothing was overwritten.";
-  std::vector<std::string> axes;  // "key: old -> new" -> "--set key=new"
-  bool epochs = false;
-  for (const auto& change : changes) {
-    const auto colon = change.find(": "), arrow = change.find(" -> ");
-    if (colon == std::string::npos || arrow == std::string::npos || change.find("(absent)") != std::string::npos)
-      continue;
-    const std::string key = change.substr(0, colon);
-    epochs |= key == "train.epochs";
-    if (find_key(key)) axes.push_back("--set " + key + "=" + change.substr(arrow + 4));
-  }
-  if (!axes.empty())
-    text += " To keep both, train the new values as rows of their own beside these: repro sweep with " +
-            join(axes, " ") + " (one-value axes: the rows are named '<row>+<key>=<value>', in the same table)" +
-            "; or give another --out.";
-  else
-    text += " Use another --out, another experiment name, or move that folder.";
-  if (epochs)
-    text += " A finished run is not extended to more epochs: its learning-rate schedule and selected epoch depend "
-            "on train.epochs, so a longer run is another run.";
-  return text;
-}
-
 // Text models are checked with this vocabulary size: any size builds the same layers.
 constexpr int64_t kPlaceholderVocabulary = 64;
 
@@ -100,7 +30,7 @@ DatasetInfo shape_without_data(const PlannedRun& run) {
   DatasetInfo info = find_dataset(run.dataset).info();
   if (info.modality == "text") {
     info.vocab_size = kPlaceholderVocabulary;
-    info.max_length = run.config.integer("text.max_len");
+    info.max_length = run.options.text.max_len;
   }
   return info;
 }
@@ -128,7 +58,7 @@ void check_max_len(const ModelOptions& model, const DatasetInfo& info) {
 void validate_plan(const std::vector<PlannedRun>& runs) {
   for (const auto& run : one_per_configuration(runs)) {
     try {
-      const ModelOptions model = model_options(run.config);
+      const ModelOptions& model = run.options.model;
       const DatasetInfo info = shape_without_data(run);
       build_model(model, info);
       check_max_len(model, info);
@@ -148,8 +78,12 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
     }
     const std::string existing = read_file(folder.spec_path());
     const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
-                                                         : readable_changes(existing, run.resolved_yaml());
-    if (!changes.empty()) throw Error(folder.dir().string() + " holds a run of a different spec (" + way_out(changes));
+                                                         : changed_settings(existing, run.resolved_yaml());
+    if (!changes.empty())
+      throw Error(folder.dir().string() + " holds a run of a different spec (" +
+                  join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())),
+                       "; ") +
+                  "). Nothing was overwritten. " + keep_both_advice(changes));
     const std::optional<RunStatus> status = folder.recorded_status();
     if (status && is_finished(*status))
       statuses.push_back(PlanStatus::Finished);
@@ -225,7 +159,7 @@ std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesy
   text << runs.size() << " runs in " << firsts.size() << " model configuration x dataset pairs\n";
   for (const PlannedRun* run : firsts) {
     torch::manual_seed(0);
-    const auto model = build_model(model_options(run->config), loader.model_info(run->dataset, run->config));
+    const auto model = build_model(run->options.model, loader.model_info(run->dataset, run->options));
     const auto params = count_parameters(*model);
     std::vector<std::string> seed_text;
     for (auto s : seeds[run->model_config + "|" + run->dataset]) seed_text.push_back(std::to_string(s));

@@ -90,7 +90,7 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
-  const RunData data = loader.run_data(run.dataset, run.config);
+  const RunData data = loader.run_data(run.dataset, run.options);
   for (const auto& note : data.notes) {  // each data note once per command on the console, in every log.txt
     if (notes_said.insert(note).second)
       spdlog::warn("{}", note);
@@ -98,10 +98,10 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
       log.warn_file_only(note);
   }
   torch::manual_seed(static_cast<uint64_t>(run.seed));
-  const ClassifierPtr model = build_model(model_options(run.config), data.info);
+  const ClassifierPtr model = build_model(run.options.model, data.info);
   const ParamBreakdown params = count_parameters(*model);
   TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options, test)};
-  const TrainOptions train_settings = train_options(run.config);
+  const TrainOptions& train_settings = run.options.train;
   const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),
                             sha256_hex(run.resolved_yaml())};

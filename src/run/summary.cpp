@@ -36,7 +36,7 @@ int64_t selected_epoch(const std::vector<EpochRow>& history, const std::string& 
 nlohmann::json make_summary(const PlannedRun& run, const TrainOutcome& outcome, const RunData& data,
                             const ParamBreakdown& params, const nlohmann::json& environment) {
   std::string rule;
-  const int64_t epoch = selected_epoch(outcome.history, run.config.text("train.select"), data.val.size() > 0, &rule);
+  const int64_t epoch = selected_epoch(outcome.history, name_of(run.options.train.select), data.val.size() > 0, &rule);
   nlohmann::json breakdown = nlohmann::json::object();
   for (const auto& [part, count] : params.parts) breakdown[part] = count;
   nlohmann::json summary = {
@@ -48,7 +48,7 @@ nlohmann::json make_summary(const PlannedRun& run, const TrainOutcome& outcome, 
       {"row_index", run.row_index},
       {"dataset", run.dataset},
       {"seed", run.seed},
-      {"epochs_planned", run.config.integer("train.epochs")},
+      {"epochs_planned", run.options.train.epochs},
       {"epochs_run", outcome.history.size()},
       {"selection", {{"rule", rule}, {"epoch", epoch}}},
       {"params", params.total},

@@ -178,15 +178,27 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         apply(resolved, experiment.overrides);
         resolve_settings(resolved, catalog.datasets.at(dataset));
         const std::string origin = row.where + ": model configuration '" + name + "'";
+        const RunOptions options = [&] {
+          try {
+            return run_options(resolved);
+          } catch (const Error& e) {  // a combination of settings no run can use: named before anything trains
+            throw Error(origin + " on " + dataset + ": " + e.what());
+          }
+        }();
         for (const auto seed : experiment.seeds)
-          runs.push_back(
-              {experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin, row.name});
+          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin,
+                          row.name, options});
       }
       ++row_index;
     }
   }
   check_distinct_folders(runs);
   return runs;
+}
+
+std::string level_label(const Setting& level, const RunOptions& options) {
+  if (level.key == "data.noise.level") return options.data.noise.kind + " " + level.raw;
+  return split(level.key, '.').back() + "=" + level.raw;
 }
 
 std::vector<std::string> same_configurations(const std::vector<PlannedRun>& runs) {

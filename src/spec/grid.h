@@ -7,6 +7,7 @@
 
 #include "spec/config.h"
 #include "spec/experiment.h"
+#include "spec/options.h"
 #include "spec/presets.h"
 
 namespace repro {
@@ -18,9 +19,10 @@ struct PlannedRun {
   std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
   int row_index = 0;         // order of model configurations in tables
   int64_t seed = 0;
-  Config config;       // every key resolved
+  Config config;       // every key resolved: spec.resolved.yaml and identity checks read it as text
   std::string origin;  // where it comes from, for messages: "spec.yaml:12: model configuration 'wide'"
   std::string row;     // the spec row's name (model_config without sweep values)
+  RunOptions options;  // `config` converted once (run_options): what every stage below spec/ reads
 
   // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
   std::string run_subdir() const;
@@ -52,5 +54,9 @@ std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& run
 // Model configurations that resolve to the same settings on a dataset ("'a' and 'b' on imdb"): they would
 // train the same model twice under two names (the runner warns before training).
 std::vector<std::string> same_configurations(const std::vector<PlannedRun>& runs);
+
+// The column label of one value of a `repro eval --levels` axis: "gaussian 0.1" for data.noise.level (the
+// noise kind of `options`), "test_limit=100" for any other key.
+std::string level_label(const Setting& level, const RunOptions& options);
 
 }  // namespace repro

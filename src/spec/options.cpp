@@ -97,6 +97,25 @@ const EnumNames<UnsplitRule>& enum_names(UnsplitRule) {
       {UnsplitRule::Standard, "standard"}, {UnsplitRule::StandardWithVal, "standard_with_val"}, {UnsplitRule::Random, "random"}};
   return names;
 }
+const EnumNames<VerifyMode>& enum_names(VerifyMode) {
+  static const EnumNames<VerifyMode> names = {
+      {VerifyMode::Strict, "strict"}, {VerifyMode::Warn, "warn"}, {VerifyMode::Off, "off"}};
+  return names;
+}
+const EnumNames<MissingTrain>& enum_names(MissingTrain) {
+  static const EnumNames<MissingTrain> names = {{MissingTrain::Error, "error"}, {MissingTrain::SplitTest, "split_test"}};
+  return names;
+}
+const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove) {
+  static const EnumNames<NewsgroupsRemove> names = {
+      {NewsgroupsRemove::None, "none"}, {NewsgroupsRemove::Headers, "headers"}, {NewsgroupsRemove::All, "all"}};
+  return names;
+}
+const EnumNames<TokenizerKind>& enum_names(TokenizerKind) {
+  static const EnumNames<TokenizerKind> names = {{TokenizerKind::Word, "word"},
+                                                 {TokenizerKind::SentencePiece, "sentencepiece"}};
+  return names;
+}
 
 namespace {
 
@@ -240,21 +259,50 @@ TrainOptions train_options(const Config& c) {
   return o;
 }
 
-VocabOptions vocab_options(const Config& c) {
-  VocabOptions o;
-  o.source = choice<VocabSource>(c, "text.vocab_source");
-  o.file = c.text("text.vocab_file");
-  o.min_freq = c.integer("text.min_freq");
-  o.max_vocab = c.integer("text.max_vocab");
-  o.lowercase = c.flag("text.lowercase");
-  if (o.source == VocabSource::File && c.text("text.tokenizer") != "word")
+TextOptions text_options(const Config& c) {
+  TextOptions o;
+  o.tokenizer = choice<TokenizerKind>(c, "text.tokenizer");
+  o.max_len = c.integer("text.max_len");
+  o.sp_model = c.text("text.sp_model");
+  o.sp_vocab = c.integer("text.sp_vocab");
+  VocabOptions& v = o.vocab;
+  v.source = choice<VocabSource>(c, "text.vocab_source");
+  v.file = c.text("text.vocab_file");
+  v.min_freq = c.integer("text.min_freq");
+  v.max_vocab = c.integer("text.max_vocab");
+  v.lowercase = c.flag("text.lowercase");
+  if (v.source == VocabSource::File && o.tokenizer != TokenizerKind::Word)
     throw Error("text.vocab_source=file needs text.tokenizer=word (got " + c.text("text.tokenizer") +
                 "): a word list is a word vocabulary");
-  if (o.source == VocabSource::File && trim(o.file).empty())
+  if (v.source == VocabSource::File && trim(v.file).empty())
     throw Error(
         "text.vocab_source=file needs text.vocab_file, the name of a word list shipped with the dataset "
         "(e.g. imdb.vocab)");
   return o;
 }
+
+DataOptions data_options(const Config& c) {
+  DataOptions o;
+  o.files = c.text("data.files");
+  o.verify = choice<VerifyMode>(c, "data.verify");
+  o.newsgroups_remove = choice<NewsgroupsRemove>(c, "data.newsgroups_remove");
+  SplitOptions& s = o.split;
+  s.seed = c.integer("data.split_seed");
+  s.val_fraction = c.real("data.val_fraction");
+  s.train_limit = c.integer("data.train_limit");
+  s.val_limit = c.integer("data.val_limit");
+  s.test_limit = c.integer("data.test_limit");
+  s.missing_train = choice<MissingTrain>(c, "data.missing_train");
+  s.unsplit = choice<UnsplitRule>(c, "data.rotten_tomatoes_split");
+  o.noise = {c.text("data.noise.split"), c.text("data.noise.kind"), c.real("data.noise.level"),
+             c.integer("data.noise.seed")};
+  o.augment = c.text("data.augment");
+  o.crop_padding = c.integer("data.crop_padding");
+  o.normalize = c.flag("data.normalize");
+  o.settings_text = c.section_text({"data.", "text."});
+  return o;
+}
+
+RunOptions run_options(const Config& c) { return {model_options(c), train_options(c), data_options(c), text_options(c)}; }
 
 }  // namespace repro

@@ -1,7 +1,7 @@
 #pragma once
 // Typed options, built once per run from the validated, resolved Config
-// (options.cpp, the only place below src/spec/ that reads model.* and train.*
-// keys by name) and passed down: a module's inputs are in its signature.
+// (options.cpp: run_options, when the grid is expanded; nothing below src/spec/
+// reads a key by name) and passed down: a module's inputs are in its signature.
 // Plain structs and enums, no torch. Member defaults equal the key table's
 // defaults (tests/test_model.cpp checks it); where a key's default is "auto",
 // the member holds what a ViT resolves it to (noted at the member).
@@ -37,6 +37,10 @@ enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a
 enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
 enum class VocabSource { Train, File };           // word vocabulary: training texts, or a word-list file
 enum class UnsplitRule { Standard, StandardWithVal, Random };  // test split of a dataset distributed unsplit
+enum class VerifyMode { Strict, Warn, Off };                   // data.verify: what a size/sha256 mismatch does
+enum class MissingTrain { Error, SplitTest };                  // data.missing_train
+enum class NewsgroupsRemove { None, Headers, All };            // data.newsgroups_remove (scikit-learn's remove=)
+enum class TokenizerKind { Word, SentencePiece };              // text.tokenizer
 
 template <typename E>
 using EnumNames = std::vector<std::pair<E, const char*>>;
@@ -59,6 +63,10 @@ const EnumNames<SelectRule>& enum_names(SelectRule);
 const EnumNames<SaveModel>& enum_names(SaveModel);
 const EnumNames<VocabSource>& enum_names(VocabSource);
 const EnumNames<UnsplitRule>& enum_names(UnsplitRule);
+const EnumNames<VerifyMode>& enum_names(VerifyMode);
+const EnumNames<MissingTrain>& enum_names(MissingTrain);
+const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove);
+const EnumNames<TokenizerKind>& enum_names(TokenizerKind);
 
 // Every spec name of E, in table order (the key table's choice lists).
 template <typename E>
@@ -198,13 +206,64 @@ struct VocabOptions {
   bool lowercase = true;
 };
 
-// From a validated Config whose "auto" model settings are resolved
-// (resolve_settings); an unresolved "auto" the options need throws.
+struct TextOptions {
+  TokenizerKind tokenizer = TokenizerKind::Word;
+  int64_t max_len = 256;  // tokens per example (truncated beyond)
+  std::string sp_model;   // text.sp_model: a trained SentencePiece model file ("" = train one)
+  int64_t sp_vocab = 8000;
+  VocabOptions vocab;  // the word tokenizer's; vocab.lowercase is text.lowercase for both tokenizers
+};
+
+// ---- data
+
+// The one split/limit planner's settings (data/split_plan.h).
+struct SplitOptions {
+  int64_t seed = 0;                                  // data.split_seed
+  double val_fraction = 0;                           // data.val_fraction (resolved)
+  int64_t train_limit = 0, val_limit = 0, test_limit = 0;  // 0 = all
+  MissingTrain missing_train = MissingTrain::Error;  // without an official training split: error or split_test
+  UnsplitRule unsplit = UnsplitRule::Standard;       // data.rotten_tomatoes_split
+};
+
+struct NoiseOptions {
+  std::string split = "none";  // none | train | test | both
+  std::string kind = "gaussian";
+  double level = 0;
+  int64_t seed = 0;
+};
+
+struct DataOptions {
+  std::string files;  // data.files: ROLE=NAME,... renames files
+  VerifyMode verify = VerifyMode::Strict;
+  NewsgroupsRemove newsgroups_remove = NewsgroupsRemove::All;
+  SplitOptions split;
+  NoiseOptions noise;
+  std::string augment = "none";  // none | crop | flip | crop_flip (auto resolved per dataset)
+  int64_t crop_padding = 4;
+  bool normalize = true;
+  // Every data.* and text.* setting as one canonical text: what a cache of prepared or tokenized splits keys on.
+  std::string settings_text;
+};
+
+// ---- one run
+
+// Everything a run's stages read, converted once from its resolved Config (spec/grid.h's PlannedRun holds it).
+struct RunOptions {
+  ModelOptions model;
+  TrainOptions train;
+  DataOptions data;
+  TextOptions text;
+};
+
+// From a validated Config whose "auto" settings are resolved (resolve_settings); an unresolved "auto" the
+// options need throws. run_options builds every part; the others are its pieces.
+RunOptions run_options(const Config& config);
 AttentionOptions attention_options(const Config& config);
 FfnOptions ffn_options(const Config& config);
 ModelOptions model_options(const Config& config);
 TrainOptions train_options(const Config& config);
+DataOptions data_options(const Config& config);
 // Throws when text.vocab_source=file is combined with text.tokenizer=sentencepiece.
-VocabOptions vocab_options(const Config& config);
+TextOptions text_options(const Config& config);
 
 }  // namespace repro

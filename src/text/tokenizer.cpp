@@ -33,14 +33,13 @@ torch::Tensor Tokenizer::encode_all(const std::vector<std::string>& texts, int64
   return pack(token_lists, max_len);
 }
 
-std::unique_ptr<Tokenizer> train_tokenizer(const std::vector<std::string>& texts, const Config& config) {
-  const bool lowercase = config.flag("text.lowercase");
-  if (config.text("text.tokenizer") == "sentencepiece")
-    return std::make_unique<SentencePieceTokenizer>(texts, config.text("text.sp_model"),
-                                                    config.integer("text.sp_vocab"), lowercase,
-                                                    static_cast<uint32_t>(config.integer("data.split_seed")));
-  return std::make_unique<WordTokenizer>(texts, config.integer("text.min_freq"), config.integer("text.max_vocab"),
-                                         lowercase);
+std::unique_ptr<Tokenizer> train_tokenizer(const std::vector<std::string>& texts, const TextOptions& options,
+                                           int64_t seed) {
+  const bool lowercase = options.vocab.lowercase;
+  if (options.tokenizer == TokenizerKind::SentencePiece)
+    return std::make_unique<SentencePieceTokenizer>(texts, options.sp_model, options.sp_vocab, lowercase,
+                                                    static_cast<uint32_t>(seed));
+  return std::make_unique<WordTokenizer>(texts, options.vocab.min_freq, options.vocab.max_vocab, lowercase);
 }
 
 }  // namespace repro

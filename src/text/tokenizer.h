@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro {
 
@@ -29,7 +29,9 @@ class Tokenizer {
 // Token lists -> (N, max_len) int64: <cls>, tokens (truncated), then padding.
 torch::Tensor pack(const std::vector<std::vector<int64_t>>& token_lists, int64_t max_len);
 
-// Trains the tokenizer the spec names (text.tokenizer) on the training texts.
-std::unique_ptr<Tokenizer> train_tokenizer(const std::vector<std::string>& texts, const Config& config);
+// Trains the tokenizer `options` names (text.tokenizer) on the training texts; `seed` (data.split_seed)
+// seeds SentencePiece's sampling.
+std::unique_ptr<Tokenizer> train_tokenizer(const std::vector<std::string>& texts, const TextOptions& options,
+                                           int64_t seed);
 
 }  // namespace repro

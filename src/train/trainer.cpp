@@ -46,13 +46,13 @@ struct Training {
   Training(ClassifierImpl& m, const TrainContext& context)
       : model(m),
         c(context),
-        options(train_options(context.run.config)),
+        options(context.run.options.train),
         data(onto_device(m, context)),
         steps_per_epoch((data.train.size() + options.batch_size - 1) / options.batch_size),
         schedule(Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
         optimizer(make_optimizer(m, options.optimizer, schedule.at(0))),
         step(std::make_unique<TrainStep>(m, *optimizer, options, context.device)),
-        batcher(make_batcher(context.data.info, context.run.config, context.device)) {}
+        batcher(make_batcher(context.data.info, context.run.options.data, context.device)) {}
 
   TrainOutcome finish(RunStatus status, double wall_seconds, const std::string& message = "") {
     outcome.status = status;

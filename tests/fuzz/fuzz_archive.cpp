@@ -30,9 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (reader == 0 || index++ % 2 == 0) read();
       });
     } else if (reader == 2) {
-      DatasetFiles(manifest("cifar10"), root, file_options(fuzz::loader_config())).read({"test"});
+      DatasetFiles(manifest("cifar10"), root, file_options(fuzz::loader_options())).read({"test"});
     } else {
-      find_dataset("imdb").load_text(root, fuzz::loader_config());
+      find_dataset("imdb").load_text(root, fuzz::loader_options());
     }
   });
   return 0;

@@ -79,10 +79,10 @@ std::vector<std::string> split_parts(const std::string& data, size_t max_parts) 
   return parts;
 }
 
-Config loader_config() {
-  Config config = Config::defaults();
-  if (find_key("data.verify")) config.set("data.verify", "off", "fuzz");
-  return config;
+DataOptions loader_options() {
+  DataOptions options;
+  options.verify = VerifyMode::Off;
+  return options;
 }
 
 void expect_clean(const char* what, const std::function<void()>& body) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spec/config.h"
+#include "spec/options.h"
 
 namespace repro::fuzz {
 
@@ -26,9 +27,9 @@ bool try_write_bytes(const std::filesystem::path& path, const std::string& bytes
 // Splits `data` at NUL bytes into at most `max_parts` parts (the last keeps the rest).
 std::vector<std::string> split_parts(const std::string& data, size_t max_parts);
 
-// The defaults with data.verify=off where that key exists: fuzz bytes never match
+// The default data options with data.verify=off: fuzz bytes never match
 // the manifests' checksums, and the parsing behind that check is the target.
-Config loader_config();
+DataOptions loader_options();
 
 // Runs `body`; repro::Error passes, anything else is reported and aborts.
 void expect_clean(const char* what, const std::function<void()>& body);

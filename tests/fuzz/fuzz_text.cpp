@@ -6,7 +6,7 @@
 //      data.newsgroups_remove (none | headers | all)
 //   2  IMDB: the same file list, PATH under aclImdb/ (e.g. "train/pos/0_9.txt")
 //   3  Rotten Tomatoes: rt-polarity.pos, NUL, rt-polarity.neg
-// The loaders run with fuzz::loader_config() (data.verify=off).
+// The loaders run with fuzz::loader_options() (data.verify=off).
 #include <cstdint>
 #include <string>
 
@@ -52,9 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       parse_ag_news_csv(rest, "train.csv");
       return;
     }
-    Config config = fuzz::loader_config();
-    config.set("data.newsgroups_remove", remove, "fuzz");
-    find_dataset(dataset).load_text(root, config);
+    DataOptions options = fuzz::loader_options();
+    options.newsgroups_remove = enum_from_name<NewsgroupsRemove>(remove, "data.newsgroups_remove");
+    find_dataset(dataset).load_text(root, options);
   });
   return 0;
 }

@@ -10,9 +10,9 @@ namespace repro {
 class AttentionImpl : public torch::nn::Module {
  public:
   // x: (B, N, D). padding_mask: (B, N) bool, true at padded positions, or undefined.
-  // maps: when not null, receives the per-head attention maps (B, H, N, N).
-  // Returns (B, N, D).
-  virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) = 0;
+  // Returns (B, N, D). Under an AttentionMapProbe (map_probe.h) it also records its
+  // per-head attention maps (B, H, N, N).
+  virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) = 0;
 
   // Forward FLOPs (2 per multiply-add) per sequence of `tokens` tokens that the
   // linear layers do not account for: the (N x N) products (scores, maps x values)

@@ -12,6 +12,7 @@
 #include "models/attention/dgsa.h"
 
 #include "models/attention/common.h"
+#include "models/attention/map_probe.h"
 #include "models/attention/diff_core.h"
 #include "models/cpu_ops.h"
 
@@ -42,12 +43,12 @@ class DgsaAttention : public AttentionImpl {
 
   double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) override {
     const DiffStreams s = core_.project(x);
     const auto g = gate(x).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)
-    std::pair<torch::Tensor, torch::Tensor> pair_maps;
-    const auto [excite, inhibit] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
-    if (maps) *maps = g * pair_maps.first - (1 - g) * pair_maps.second;                       // (B, h, N, N)
+    const DiffAttended a = core_.attend(s, padding_mask, is_training());
+    const auto &excite = a.out1, &inhibit = a.out2;
+    if (a.map1.defined()) record_map(g * a.map1 - (1 - g) * a.map2);                         // (B, h, N, N), probe
     const auto heads_out = g * excite - (1 - g) * inhibit;                                    // (B, h, N, 2d)
     auto y = lambda_.defined() ? core_.finish(heads_out, lambda_) : core_.finish(heads_out);  // (B, N, D)
     if (q_residual_) y = y + s.q;

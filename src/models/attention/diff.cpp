@@ -10,6 +10,7 @@
 #include "models/attention/diff.h"
 
 #include "models/attention/diff_core.h"
+#include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -34,12 +35,12 @@ class DiffAttention : public AttentionImpl {
            core_.lambda_init();
   }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) override {
     const DiffStreams s = core_.project(x);
-    std::pair<torch::Tensor, torch::Tensor> pair_maps;
-    const auto [o1, o2] = core_.attend(s, padding_mask, is_training(), maps ? &pair_maps : nullptr);
+    const DiffAttended a = core_.attend(s, padding_mask, is_training());
+    const auto &o1 = a.out1, &o2 = a.out2;
     const auto lam = lambda().to(o1.scalar_type());
-    if (maps) *maps = pair_maps.first - lam * pair_maps.second;  // (B, h, N, N)
+    if (a.map1.defined()) record_map(a.map1 - lam * a.map2);  // (B, h, N, N), under a probe
     const auto y = core_.finish(o1 - lam * o2);                  // (B, N, D)
     return repro::dropout(y, proj_dropout_, is_training());
   }

@@ -60,15 +60,12 @@ DiffStreams DiffCore::project(const torch::Tensor& x) {
   return s;
 }
 
-std::pair<torch::Tensor, torch::Tensor> DiffCore::attend(const DiffStreams& s,
-                                                                 const torch::Tensor& padding_mask, bool training,
-                                                                 std::pair<torch::Tensor, torch::Tensor>* maps) {
+DiffAttended DiffCore::attend(const DiffStreams& s, const torch::Tensor& padding_mask, bool training) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim_));
-  torch::Tensor* first = maps ? &maps->first : nullptr;
-  torch::Tensor* second = maps ? &maps->second : nullptr;
-  auto o1 = scaled_dot_product(s.q1, s.k1, s.v, padding_mask, scale, attn_dropout_, training, first);
-  auto o2 = scaled_dot_product(s.q2, s.k2, s.v, padding_mask, scale, attn_dropout_, training, second);
-  return {o1, o2};  // (B, h, N, 2d) each
+  DiffAttended a;
+  a.out1 = scaled_dot_product(s.q1, s.k1, s.v, padding_mask, scale, attn_dropout_, training, probed(a.map1));
+  a.out2 = scaled_dot_product(s.q2, s.k2, s.v, padding_mask, scale, attn_dropout_, training, probed(a.map2));
+  return a;  // (B, h, N, 2d) each
 }
 
 torch::Tensor DiffCore::finish(const torch::Tensor& heads_out) {

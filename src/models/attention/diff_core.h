@@ -9,9 +9,15 @@
 
 #include "models/attention/attention.h"
 #include "models/attention/common.h"
+#include "models/attention/map_probe.h"
 #include "models/norm.h"
 
 namespace repro {
+
+struct DiffAttended {
+  torch::Tensor out1, out2;  // A1 V and A2 V: (B, h, N, 2d)
+  torch::Tensor map1, map2;  // A1 and A2 (B, h, N, N), only under an AttentionMapProbe
+};
 
 struct DiffStreams {
   torch::Tensor q1, k1, q2, k2;  // (B, h, N, d)
@@ -30,10 +36,9 @@ class DiffCore {
 
   DiffStreams project(const torch::Tensor& x);  // x: (B, N, D)
 
-  // A1 V and A2 V: (B, h, N, 2d) each. With `maps` set, computes the maps explicitly
-  // and returns them as {A1, A2} (B, h, N, N); otherwise uses the fused kernel when present.
-  std::pair<torch::Tensor, torch::Tensor> attend(const DiffStreams& s, const torch::Tensor& padding_mask,
-                                                 bool training, std::pair<torch::Tensor, torch::Tensor>* maps);
+  // A1 V and A2 V: (B, h, N, 2d) each, by the fused kernel when present; under an AttentionMapProbe
+  // explicitly, with the maps A1 and A2 (the variant records its combination of them).
+  DiffAttended attend(const DiffStreams& s, const torch::Tensor& padding_mask, bool training);
 
   // (B, h, N, 2d) -> RMSNorm x (1 - lambda_init) -> (B, N, D) -> W_o
   torch::Tensor finish(const torch::Tensor& heads_out);

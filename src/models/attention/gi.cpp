@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "models/attention/common.h"
+#include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -57,13 +58,15 @@ class GiAttention : public AttentionImpl {
   // As vanilla; the gate and inhibition layers are linear layers.
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) override {
     const auto qkv = linear(proj_.qkv, x).chunk(3, -1);                                         // 3 x (B, N, D)
     const auto q = split_heads(inhibit(x, qkv[0], q_gate_, q_inhibit_, padding_mask), heads_);  // (B, H, N, d)
     const auto k = split_heads(inhibit(x, qkv[1], k_gate_, k_inhibit_, padding_mask), heads_);
     const auto v = split_heads(qkv[2], heads_);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), maps);
+    torch::Tensor maps;  // (B, H, N, N), under a probe only
+    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), probed(maps));
+    record_map(maps);
     return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());
   }
 

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "models/attention/common.h"
+#include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -87,7 +88,7 @@ class PlugAttention : public AttentionImpl {
     return dot_product_flops(tokens, dim_, dim_) + pairs * (2.0 * static_cast<double>(gate_dim_) + gml);
   }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) override {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
     const auto modulation = residual_ ? 1 + gate(x) : gate(x);  // (B, 1 | H, N, N)
@@ -96,7 +97,7 @@ class PlugAttention : public AttentionImpl {
     if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
     auto p = torch::softmax(logits, -1);
     if (post_) p = p * modulation;
-    if (maps) *maps = p;
+    record_map(p);  // under a probe
     if (is_training() && attn_dropout_ > 0) p = repro::dropout(p, attn_dropout_, true);
     const auto y = linear(proj_.out, merge_heads(batched_matmul(p, v)));  // (B, N, D)
     return repro::dropout(y, proj_dropout_, is_training());

@@ -6,6 +6,7 @@
 #include "models/attention/vanilla.h"
 
 #include "models/attention/common.h"
+#include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -23,10 +24,13 @@ class VanillaAttention : public AttentionImpl {
 
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask, torch::Tensor* maps) override {
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding_mask) override {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const double scale = 1.0 / std::sqrt(static_cast<double>(qkv[0].size(-1)));
-    const auto y = scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), maps);
+    torch::Tensor maps;  // (B, H, N, N), under a probe only
+    const auto y =
+        scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), probed(maps));
+    record_map(maps);
     return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
   }
 

@@ -1,0 +1,192 @@
+#include "spec/run_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "spec/keys.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace repro {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void flatten_yaml(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
+  for (const auto& entry : node) {
+    const std::string key = prefix + entry.first.as<std::string>();
+    if (entry.second.IsMap())
+      flatten_yaml(entry.second, key + ".", out);
+    else
+      out[key] = YAML::Dump(entry.second);
+  }
+}
+
+// "key: old -> new" for every key whose resolved value differs between two spec texts.
+std::vector<std::string> changed_keys(const std::string& before, const std::string& after) {
+  std::map<std::string, std::string> a, b;
+  flatten_yaml(YAML::Load(before), "", a);
+  flatten_yaml(YAML::Load(after), "", b);
+  std::vector<std::string> changes;
+  // Keys added to repro after the existing run was planned are absent from its file; at their default they
+  // do not change the run (its records stay valid and it can be resumed or skipped).
+  std::map<std::string, std::string> defaults;
+  flatten_yaml(YAML::Load(Config::defaults().to_yaml()), "", defaults);
+  for (const auto& [key, value] : b) {
+    const auto it = a.find(key);
+    if (it == a.end() && defaults.count(key) && defaults.at(key) == value) continue;
+    if (it == a.end())
+      changes.push_back(key + ": (absent) -> " + value);
+    else if (it->second != value)
+      changes.push_back(key + ": " + it->second + " -> " + value);
+  }
+  for (const auto& [key, value] : a)
+    if (!b.count(key)) changes.push_back(key + ": " + value + " -> (absent)");
+  return changes;
+}
+
+
+
+bool is_noise_key(const std::string& key) { return starts_with(key, "data.noise."); }
+
+std::string unquote(const std::string& text) {
+  return text.size() >= 2 && text.front() == '"' && text.back() == '"' ? text.substr(1, text.size() - 2) : text;
+}
+
+void set_header_field(RunSpec& spec, const std::string& key, const std::string& value, const std::string& where) {
+  if (key == "experiment") spec.experiment = value;
+  if (key == "profile") spec.profile = value;
+  if (key == "model_config") spec.model_config = unquote(value);
+  if (key == "dataset") spec.dataset = value;
+  if (key == "seed") {
+    char* end = nullptr;
+    spec.seed = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0') throw Error(where + ": seed: expected a whole number, got '" + value + "'");
+  }
+}
+
+}  // namespace
+
+RunSpec read_run_spec(const fs::path& path) {
+  if (!fs::exists(path)) throw Error(path.string() + ": no such file (the run's resolved spec)");
+  RunSpec spec;
+  spec.config = Config::defaults();
+  std::vector<std::string> open;  // the section path at the current depth
+  const auto lines = split_lines(read_file(path));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const std::string where = path.string() + ":" + std::to_string(i + 1);
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent % 2 != 0 || indent / 2 > open.size()) throw Error(where + ": unexpected indentation");
+    open.resize(indent / 2);
+    const std::string body = trim(line.substr(indent));
+    const std::string prefix = open.empty() ? "" : join(open, ".") + ".";
+    if (body.back() == ':' && !find_key(prefix + body.substr(0, body.size() - 1))) {
+      open.push_back(body.substr(0, body.size() - 1));  // a section
+      continue;
+    }
+    const auto colon = body.find(':');
+    if (colon == std::string::npos) throw Error(where + ": expected 'key: value'");
+    const std::string leaf = body.substr(0, colon), value = trim(body.substr(colon + 1));
+    if (open.empty())
+      set_header_field(spec, leaf, value, where);
+    else if (!find_key(prefix + leaf) || spec.config.text(prefix + leaf) != value)  // defaults stay as written
+      spec.config.set(prefix + leaf, value, where);
+  }
+  if (spec.dataset.empty() || spec.experiment.empty())
+    throw Error(path.string() + ": no 'experiment' or 'dataset' line (not a spec.resolved.yaml of repro)");
+  return spec;
+}
+
+const std::vector<std::string>& eval_override_keys() {
+  static const std::vector<std::string> keys = {"data.noise.split", "data.noise.kind", "data.noise.level",
+                                                "data.noise.seed",  "data.test_limit", "data.val_limit",
+                                                "data.verify"};
+  return keys;
+}
+
+void check_eval_request(EvalRequest& request) {
+  if (request.split != "test" && request.split != "val")
+    throw Error("--split: got '" + request.split + "', expected test or val");
+  std::vector<Setting> all = request.overrides;
+  if (!request.levels.key.empty()) all.push_back({request.levels.key, "", request.levels.where});
+  const auto& allowed = eval_override_keys();
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Setting& s = all[i];
+    if (std::find(allowed.begin(), allowed.end(), s.key) == allowed.end())
+      throw Error(s.where + ": key '" + s.key + "' cannot change in an evaluation (the model and its training are " +
+                  "the run's); expected one of " + join(allowed, ", "));
+    for (size_t j = 0; j < i; ++j)
+      if (all[j].key == s.key)
+        throw Error(s.where + ": key '" + s.key + "' is given twice (also " + all[j].where + ")");
+    if (is_noise_key(s.key) && request.split == "val")
+      throw Error(s.where + ": noise is added to the train and test splits only; evaluate noise with --split test");
+  }
+  if (request.name.empty()) {
+    if (!all.empty())
+      throw Error("give --name NAME for an evaluation with changed settings (it is written to eval/NAME.json)");
+    request.name = request.split;
+  }
+  if (!std::regex_match(request.name, std::regex("[A-Za-z0-9][A-Za-z0-9._-]*")))
+    throw Error("--name: got '" + request.name + "', expected letters, digits, '.', '_' or '-' (a file name)");
+}
+
+std::vector<std::vector<Setting>> eval_points(const EvalRequest& request) {
+  std::vector<Setting> base = request.overrides;
+  const auto given = [&](const std::string& key) {
+    return request.levels.key == key ||
+           std::any_of(base.begin(), base.end(), [&](const Setting& s) { return s.key == key; });
+  };
+  const bool noise = is_noise_key(request.levels.key) ||
+                     std::any_of(base.begin(), base.end(), [](const Setting& s) { return is_noise_key(s.key); });
+  if (noise && !given("data.noise.split"))
+    base.push_back({"data.noise.split", request.split, "--split (noise on the evaluated split)"});
+  if (request.levels.key.empty()) return {base};
+  std::vector<std::vector<Setting>> points;
+  for (const auto& value : request.levels.values) {
+    points.push_back(base);
+    points.back().push_back({request.levels.key, value, request.levels.where});
+  }
+  return points;
+}
+
+std::vector<std::string> changed_settings(const std::string& before, const std::string& after) {
+  try {
+    return changed_keys(before, after);
+  } catch (const YAML::Exception& e) {
+    return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
+  }
+}
+
+std::string keep_both_advice(const std::vector<std::string>& changes) {
+  std::string text;
+  std::vector<std::string> axes;  // "key: old -> new" -> "--set key=new"
+  bool epochs = false;
+  for (const auto& change : changes) {
+    const auto colon = change.find(": "), arrow = change.find(" -> ");
+    if (colon == std::string::npos || arrow == std::string::npos || change.find("(absent)") != std::string::npos)
+      continue;
+    const std::string key = change.substr(0, colon);
+    epochs |= key == "train.epochs";
+    if (find_key(key)) axes.push_back("--set " + key + "=" + change.substr(arrow + 4));
+  }
+  if (!axes.empty())
+    text += "To keep both, train the new values as rows of their own beside these: repro sweep with " +
+            join(axes, " ") + " (one-value axes: the rows are named '<row>+<key>=<value>', in the same table)" +
+            "; or give another --out.";
+  else
+    text += "Use another --out, another experiment name, or move that folder.";
+  if (epochs)
+    text += " A finished run is not extended to more epochs: its learning-rate schedule and selected epoch depend "
+            "on train.epochs, so a longer run is another run.";
+  return text;
+}
+
+
+}  // namespace repro
