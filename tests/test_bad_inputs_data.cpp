@@ -35,7 +35,7 @@ std::string load_error(const BadInput& row, const fs::path& root) {
     Config config = Config::defaults();
     config.set("data.verify", "off", "row");
     const DatasetInfo info = find_dataset(row.dataset).info();
-    if (info.modality == "text") config.set("model.kind", "text", "row");
+    if (info.modality == Modality::Text) config.set("model.kind", "text", "row");
     for (const auto& [key, value] : row.settings) config.set(key, value, "row");
     resolve_settings(config, info.traits());
     row.write(root);

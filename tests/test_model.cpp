@@ -82,7 +82,7 @@ namespace {
 DatasetInfo image_info(int64_t channels, int64_t side, int64_t classes) {
   DatasetInfo info;
   info.name = "images";
-  info.modality = "image";
+  info.modality = Modality::Image;
   info.channels = channels;
   info.height = info.width = side;
   info.num_classes = classes;
@@ -92,7 +92,7 @@ DatasetInfo image_info(int64_t channels, int64_t side, int64_t classes) {
 DatasetInfo text_info() {
   DatasetInfo text;
   text.name = "text";
-  text.modality = "text";
+  text.modality = Modality::Text;
   text.vocab_size = 50;
   text.max_length = 12;
   text.num_classes = 3;

@@ -99,7 +99,7 @@ TEST_CASE("every attention variant returns one map per block that rolls out", "[
     o.attention.diff.lambda_schedule = LambdaSchedule::Fixed;
     DatasetInfo info;
     info.name = "fixture";
-    info.modality = "image";
+    info.modality = Modality::Image;
     info.channels = 1;
     info.height = info.width = 28;
     info.num_classes = 10;

@@ -201,6 +201,10 @@ TEST_CASE("launch slurm --dry-run writes the manifest and an sbatch script and s
                                     " --index 1");
   INFO(task.output);
   CHECK(task.exit_code == 0);
+  // `repro status` tells a --dry-run launch from a submitted one (jobs.txt; it listed both alike).
+  CHECK_FALSE(fs::exists(stamp / "jobs.txt"));
+  CHECK_THAT(test::run_repro("status " + (s.dir.path() / "runs").string()).output,
+             Contains("5 runs in 3 array task(s), not submitted (written by --dry-run"));
   CHECK(fs::exists(s.dir.path() / "runs" / manifest.rows[2].run_folder / "summary.json"));
   CHECK(fs::exists(s.dir.path() / "runs" / manifest.rows[3].run_folder / "summary.json"));
   CHECK_FALSE(fs::exists(s.dir.path() / "runs" / manifest.rows[1].run_folder / "summary.json"));
@@ -295,7 +299,8 @@ TEST_CASE("launch slurm on a real cluster trains every run; its table equals a l
   CHECK(cluster.exit_code == 0);
   CHECK(cluster.output == local.output);
   CHECK_THAT(test::run_repro("status " + (s.dir.path() / "cluster").string()).output,
-             Contains("4 runs: 4 complete") && Contains("launch slurm/") && Contains("4 runs in 4 array task(s)"));
+             Contains("4 runs: 4 complete") && Contains("launch slurm/") &&
+                 Contains("4 runs in 4 array task(s), submitted as job " + jobs[0]));
   const auto summary =
       nlohmann::json::parse(read_file(s.dir.path() / "cluster/launched/fashion_mnist/row1/seed_1/summary.json"));
   CHECK_THAT(summary["environment"]["slurm_job"].get<std::string>(), Contains(jobs[0] + "_"));

@@ -57,7 +57,7 @@ double peak_memory_mb(torch::Device device) {
 Split synthetic_split(const DatasetInfo& info, int64_t count, torch::Device device) {
   Split split;
   split.labels = torch::randint(0, info.num_classes, {count}, torch::kInt64);
-  if (info.modality == "text")
+  if (info.modality == Modality::Text)
     split.inputs = torch::randint(3, info.vocab_size, {count, info.max_length}, torch::kInt64);  // no padding
   else
     split.inputs = torch::randint(0, 256, {count, info.channels, info.height, info.width}, torch::kUInt8);
@@ -82,7 +82,7 @@ void train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int
 
 DatasetInfo synthetic_info(const PlannedRun& run) {
   DatasetInfo info = find_dataset(run.dataset).info();
-  if (info.modality == "text") {
+  if (info.modality == Modality::Text) {
     // Synthetic ids: the vocabulary is text.max_vocab words (60,000 when 0), never read from data.
     constexpr int64_t kLargestSyntheticVocab = 10'000'000;
     const int64_t vocab = run.options.text.vocab.max_vocab;
@@ -116,7 +116,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.params = count_parameters(*model).total;
   r.batch = train_settings.batch_size;
   r.eval_batch = train_settings.eval_batch_size;
-  r.tokens = info.modality == "text" ? info.max_length
+  r.tokens = info.modality == Modality::Text ? info.max_length
                                      : (info.height / model_settings.patch) * (info.width / model_settings.patch) + 1;
   r.forward_flops = forward_flops(*model, r.tokens).forward();
 

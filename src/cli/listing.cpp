@@ -36,7 +36,7 @@ std::string listing_text() {
   out += "\nDatasets (datasets: [...]):\n";
   for (const auto& e : dataset_table()) {
     const DatasetInfo info = e.info();
-    out += "  " + pad(e.name, 16) + info.modality + ", " + std::to_string(info.num_classes) + " classes, " +
+    out += "  " + pad(e.name, 16) + name_of(info.modality) + ", " + std::to_string(info.num_classes) + " classes, " +
            std::to_string(info.official_train) + " train / " + std::to_string(info.official_test) + " test\n";
   }
   out += "\nSpec keys (KEY: type = default; doc):\n";
@@ -79,7 +79,7 @@ std::string spec_markdown() {
   out += "\n## Datasets\n\n";
   for (const auto& e : dataset_table()) {
     const DatasetInfo info = e.info();
-    out += "- `" + std::string(e.name) + "`: " + info.modality + ", " + std::to_string(info.num_classes) +
+    out += "- `" + std::string(e.name) + "`: " + name_of(info.modality) + ", " + std::to_string(info.num_classes) +
            " classes, official splits " + std::to_string(info.official_train) + " / " +
            std::to_string(info.official_test) + "; files in `datasets/" + e.name + ".yaml`\n";
   }

@@ -35,7 +35,7 @@ torch::Tensor indices_for(const Split& split, const torch::Tensor& indices) {
 }
 
 std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device) {
-  if (info.modality == "text") return std::make_unique<TextBatcher>(device);
+  if (info.modality == Modality::Text) return std::make_unique<TextBatcher>(device);
   return std::make_unique<VisionBatcher>(info, data, device);
 }
 

@@ -17,7 +17,7 @@ constexpr int64_t kPixels = 3 * 32 * 32;
 DatasetInfo cifar_info(const std::string& name, int64_t classes) {
   DatasetInfo info;
   info.name = name;
-  info.modality = "image";
+  info.modality = Modality::Image;
   info.channels = 3;
   info.height = info.width = 32;
   info.num_classes = classes;

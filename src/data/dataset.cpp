@@ -2,6 +2,11 @@
 
 namespace repro {
 
+const EnumNames<Modality>& enum_names(Modality) {
+  static const EnumNames<Modality> names = {{Modality::Image, "image"}, {Modality::Text, "text"}};
+  return names;
+}
+
 std::string class_label(const DatasetInfo& info, int64_t label) {
   const std::string number = "class " + std::to_string(label);
   if (label >= 0 && label < static_cast<int64_t>(info.class_names.size()))

@@ -6,13 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "spec/options.h"
 #include "spec/presets.h"
 
 namespace repro {
 
+enum class Modality { Image, Text };
+const EnumNames<Modality>& enum_names(Modality);  // "image", "text"
+
 struct DatasetInfo {
   std::string name;
-  std::string modality;                         // "image" or "text"
+  Modality modality = Modality::Image;
   int64_t channels = 0, height = 0, width = 0;  // images
   int64_t vocab_size = 0, max_length = 0;       // text: token ids < vocab_size, 0 = padding
   int64_t num_classes = 0;
@@ -22,7 +26,7 @@ struct DatasetInfo {
   int64_t official_train = 0, official_test = 0;  // counts of the official splits
 
   // What the spec layer resolves "auto" settings from.
-  DatasetTraits traits() const { return {modality == "text", default_augment}; }
+  DatasetTraits traits() const { return {modality == Modality::Text, default_augment}; }
 };
 
 // "class 3 (Dress)", or "class 3" when the dataset has no class names.

@@ -11,7 +11,7 @@ namespace repro {
 DatasetInfo fashion_mnist_info() {
   DatasetInfo info;
   info.name = "fashion_mnist";
-  info.modality = "image";
+  info.modality = Modality::Image;
   info.channels = 1;
   info.height = 28;
   info.width = 28;

@@ -59,7 +59,7 @@ std::string batching_bench(const RunData& data, const RunOptions& options) {
   }
   std::ostringstream out;
   out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch "
-      << batch << (data.info.modality == "image" ? ", augmentation " + options.data.augment : std::string())
+      << batch << (data.info.modality == Modality::Image ? ", augmentation " + name_of(options.data.augment) : std::string())
       << ", CPU)";
   return out.str();
 }
@@ -97,15 +97,15 @@ std::string describe_run(const RunData& data, const RunOptions& options, double 
   for (const auto& [name, split] :
        {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
     out << name << ": " << split->size() << " examples; per class: " << per_class(*split, info.num_classes) << "\n";
-    if (info.modality == "text" && split->size()) out << "  " << length_stats(*split) << "\n";
+    if (info.modality == Modality::Text && split->size()) out << "  " << length_stats(*split) << "\n";
   }
-  if (info.modality == "image")
+  if (info.modality == Modality::Image)
     out << "images: " << info.channels << "x" << info.height << "x" << info.width << " uint8\n";
   else
     out << "vocabulary: " << info.vocab_size << " (" << name_of(options.text.tokenizer) << " tokenizer)\n";
   if (bench) {
     out << "loading: " << load_seconds << " s (read, decode, split"
-        << (info.modality == "text" ? ", tokenize or cache" : "") << ")\n";
+        << (info.modality == Modality::Text ? ", tokenize or cache" : "") << ")\n";
     out << batching_bench(data, options) << "\n";
   }
   return out.str();
@@ -139,7 +139,7 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   if (raw_splits[0].second.empty() && raw_splits[1].second.empty())
     throw Error(dataset + ": no files found under " + root.string() + " (" + join(raw_notes.notes, "; ") + ")");
   std::ostringstream out;
-  out << info.name << " (" << info.modality << ", " << info.num_classes << " classes) from " << root.string() << "\n";
+  out << info.name << " (" << name_of(info.modality) << ", " << info.num_classes << " classes) from " << root.string() << "\n";
   out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
   out << describe_raw(info, file_checks, raw_splits, options.data);
   try {
@@ -157,7 +157,7 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
 std::string preview_dataset(const std::string& dataset, const std::filesystem::path& root, const RunOptions& options,
                             const std::filesystem::path& png) {
   NoiseOptions noise = options.data.noise;
-  noise.split = "both";
+  noise.split = NoiseSplit::Both;
   const DatasetEntry& entry = find_dataset(dataset);
   if (entry.is_text()) {
     const RawText raw = entry.load_text(root, options.data);
@@ -165,9 +165,9 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
     std::vector<std::string> shown(texts.texts.begin(), texts.texts.begin() + std::min<int64_t>(5, texts.size()));
     for (auto& t : shown) t = t.substr(0, 300);
     std::vector<std::string> noisy;
-    if (noise.kind == "char_typo") {
+    if (noise.kind == NoiseKind::CharTypo) {
       noisy = add_text_noise(shown, noise, 3);
-    } else if (!is_image_noise(noise)) {
+    } else if (!is_image_noise(noise.kind)) {
       const WordTokenizer words(shown, 1, 1 << 30, options.text.vocab.lowercase);
       const auto ids = add_token_noise(words.encode_all(shown, 512), noise, words.vocab_size(), 3);
       for (int64_t i = 0; i < ids.size(0); ++i) {
@@ -177,14 +177,14 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
         noisy.push_back(text);
       }
     } else {
-      throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + dataset + " is a text dataset");
+      throw Error("data.noise.kind=" + name_of(noise.kind) + " is an image noise; " + dataset + " is a text dataset");
     }
     std::string out;
     for (size_t i = 0; i < shown.size(); ++i) out += "clean: " + shown[i] + "\nnoisy: " + noisy[i] + "\n\n";
     return out;
   }
-  if (!is_image_noise(noise))
-    throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + dataset + " holds images");
+  if (!is_image_noise(noise.kind))
+    throw Error("data.noise.kind=" + name_of(noise.kind) + " is a text noise; " + dataset + " holds images");
   const RawData raw = entry.load_images(root, options.data);
   const auto clean = raw.test.inputs.slice(0, 0, std::min<int64_t>(8, raw.test.size()));  // (8, C, H, W)
   const auto noisy = add_image_noise(clean, noise, 3);
@@ -202,7 +202,7 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
 #else
   missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
 #endif
-  return "wrote " + png.string() + ": row 1 clean, row 2 " + noise.kind + " level " + format_number(noise.level) +
+  return "wrote " + png.string() + ": row 1 clean, row 2 " + name_of(noise.kind) + " level " + format_number(noise.level) +
          " (8 test images, x4)\n";
 }
 

@@ -43,9 +43,9 @@ void from_mat(const cv::Mat& mat, torch::Tensor image) {  // image: (C, H, W) ui
 void pixel_noise(float* x, int64_t count, const NoiseOptions& n, std::mt19937_64& rng) {  // x in [0, 1]
   std::normal_distribution<float> normal(0.0f, static_cast<float>(n.level));
   for (int64_t i = 0; i < count; ++i) {
-    if (n.kind == "gaussian")
+    if (n.kind == NoiseKind::Gaussian)
       x[i] += normal(rng);
-    else if (n.kind == "speckle")
+    else if (n.kind == NoiseKind::Speckle)
       x[i] += x[i] * normal(rng);
   }
 }
@@ -65,10 +65,10 @@ void salt_pepper(torch::Tensor image, double fraction, std::mt19937_64& rng) {  
 #if REPRO_HAS_OPENCV
 cv::Mat filtered(const cv::Mat& mat, const NoiseOptions& n, std::mt19937_64& rng) {
   cv::Mat out;
-  if (n.kind == "gaussian_blur") {
+  if (n.kind == NoiseKind::GaussianBlur) {
     if (n.level <= 0) return mat;
     cv::GaussianBlur(mat, out, cv::Size(0, 0), n.level, n.level, cv::BORDER_REFLECT);
-  } else if (n.kind == "motion_blur") {
+  } else if (n.kind == NoiseKind::MotionBlur) {
     const int length = std::max(1, static_cast<int>(std::lround(n.level)));
     cv::Mat kernel = cv::Mat::zeros(length, length, CV_32F);
     const double angle = std::uniform_real_distribution<double>(0, 180)(rng);
@@ -89,15 +89,29 @@ cv::Mat filtered(const cv::Mat& mat, const NoiseOptions& n, std::mt19937_64& rng
 
 }  // namespace
 
-const std::vector<std::string>& image_noise_kinds() {
-  static const std::vector<std::string> kinds = {"gaussian",      "salt_pepper", "speckle",
-                                                 "gaussian_blur", "motion_blur", "jpeg"};
-  return kinds;
+bool is_image_noise(NoiseKind kind) {
+  switch (kind) {
+    case NoiseKind::Gaussian:
+    case NoiseKind::SaltPepper:
+    case NoiseKind::Speckle:
+    case NoiseKind::GaussianBlur:
+    case NoiseKind::MotionBlur:
+    case NoiseKind::Jpeg:
+      return true;
+    case NoiseKind::TokenDrop:
+    case NoiseKind::TokenSwap:
+    case NoiseKind::TokenInsert:
+    case NoiseKind::CharTypo:
+      return false;
+  }
+  return false;
 }
 
-bool is_image_noise(const NoiseOptions& noise) {
-  const auto& kinds = image_noise_kinds();
-  return std::find(kinds.begin(), kinds.end(), noise.kind) != kinds.end();
+std::string noise_kinds_text(bool image) {
+  std::vector<std::string> kinds;
+  for (const auto& [kind, name] : enum_names(NoiseKind{}))
+    if (is_image_noise(kind) == image) kinds.emplace_back(name);
+  return join(kinds, ", ");
 }
 
 torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseOptions& n, uint64_t salt) {
@@ -105,17 +119,17 @@ torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseOptions& n
   for (int64_t i = 0; i < out.size(0); ++i) {
     auto rng = example_rng(n.seed, salt, i);
     auto image = out[i];  // (C, H, W)
-    if (n.kind == "gaussian" || n.kind == "speckle") {
+    if (n.kind == NoiseKind::Gaussian || n.kind == NoiseKind::Speckle) {
       auto x = image.to(torch::kFloat32).div_(255.0).contiguous();
       pixel_noise(x.data_ptr<float>(), x.numel(), n, rng);
       image.copy_(x.clamp_(0, 1).mul_(255.0).round_().to(torch::kUInt8));
-    } else if (n.kind == "salt_pepper") {
+    } else if (n.kind == NoiseKind::SaltPepper) {
       salt_pepper(image, n.level, rng);
     } else {
 #if REPRO_HAS_OPENCV
       from_mat(filtered(to_mat(image), n, rng), image);
 #else
-      missing_feature("data.noise.kind=" + n.kind, "OpenCV", "REPRO_WITH_OPENCV");
+      missing_feature("data.noise.kind=" + name_of(n.kind), "OpenCV", "REPRO_WITH_OPENCV");
 #endif
     }
   }
@@ -134,15 +148,15 @@ torch::Tensor add_token_noise(const torch::Tensor& ids, const NoiseOptions& n, i
     for (int64_t j = 1; j < L && in[i * L + j] != 0; ++j) tokens.push_back(in[i * L + j]);
     std::vector<int64_t> noisy;
     for (size_t j = 0; j < tokens.size(); ++j) {
-      if (n.kind == "token_drop" && u(rng) < n.level) continue;
-      if (n.kind == "token_swap" && j + 1 < tokens.size() && u(rng) < n.level) {
+      if (n.kind == NoiseKind::TokenDrop && u(rng) < n.level) continue;
+      if (n.kind == NoiseKind::TokenSwap && j + 1 < tokens.size() && u(rng) < n.level) {
         noisy.push_back(tokens[j + 1]);
         noisy.push_back(tokens[j]);
         ++j;
         continue;
       }
       noisy.push_back(tokens[j]);
-      if (n.kind == "token_insert" && u(rng) < n.level)
+      if (n.kind == NoiseKind::TokenInsert && u(rng) < n.level)
         noisy.push_back(std::uniform_int_distribution<int64_t>(3, std::max<int64_t>(3, vocab_size - 1))(rng));
     }
     dst[i * L] = in[i * L];

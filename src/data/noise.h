@@ -20,13 +20,13 @@
 
 namespace repro {
 
-// data.noise.* (NoiseOptions, spec/options.h) on the split named `split_name` ("train" or "test")?
-inline bool noise_applies_to(const NoiseOptions& noise, const std::string& split_name) {
-  return noise.split == "both" || noise.split == split_name;
+// data.noise.* (NoiseOptions, spec/options.h) on `split` (Train or Test)?
+inline bool noise_applies_to(const NoiseOptions& noise, NoiseSplit split) {
+  return noise.split == NoiseSplit::Both || noise.split == split;
 }
-bool is_image_noise(const NoiseOptions& noise);
-
-const std::vector<std::string>& image_noise_kinds();
+bool is_image_noise(NoiseKind kind);
+// The kinds of one modality, in table order, for messages: "gaussian, salt_pepper, ..."
+std::string noise_kinds_text(bool image);
 
 // images: (N, C, H, W) uint8 -> a noisy copy. `salt` separates splits.
 torch::Tensor add_image_noise(const torch::Tensor& images, const NoiseOptions& noise, uint64_t salt);

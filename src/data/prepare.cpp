@@ -15,14 +15,14 @@ Split take(const Split& split, const std::vector<int64_t>& indices) {
 }
 
 void add_noise(RunData& data, const NoiseOptions& noise) {
-  if (noise.split == "none") return;
-  if (!is_image_noise(noise))
-    throw Error("data.noise.kind=" + noise.kind + " is a text noise; " + data.info.name +
-                " is an image dataset (gaussian, salt_pepper, speckle, gaussian_blur, motion_blur, jpeg)");
-  const std::string what = "noise: " + noise.kind + " level " + format_number(noise.level) + " on ";
-  if (noise_applies_to(noise, "train")) data.train.inputs = add_image_noise(data.train.inputs, noise, 1);
-  if (noise_applies_to(noise, "test")) data.test.inputs = add_image_noise(data.test.inputs, noise, 3);
-  data.note(NoteKind::Info, what + noise.split + " (seed " + std::to_string(noise.seed) + ")");
+  if (noise.split == NoiseSplit::None) return;
+  if (!is_image_noise(noise.kind))
+    throw Error("data.noise.kind=" + name_of(noise.kind) + " is a text noise; " + data.info.name +
+                " is an image dataset (" + noise_kinds_text(true) + ")");
+  const std::string what = "noise: " + name_of(noise.kind) + " level " + format_number(noise.level) + " on ";
+  if (noise_applies_to(noise, NoiseSplit::Train)) data.train.inputs = add_image_noise(data.train.inputs, noise, 1);
+  if (noise_applies_to(noise, NoiseSplit::Test)) data.test.inputs = add_image_noise(data.test.inputs, noise, 3);
+  data.note(NoteKind::Info, what + name_of(noise.split) + " (seed " + std::to_string(noise.seed) + ")");
 }
 
 }  // namespace

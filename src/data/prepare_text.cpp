@@ -32,9 +32,9 @@ Split encode(const Tokenizer& tokenizer, const TextSplit& split, int64_t max_len
 // encoded from typo'd texts (char_typo) or get token noise on their ids.
 TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& texts, const NoiseOptions& noise,
                                   int64_t max_len) {
-  auto encode_split = [&](const TextSplit& split, const std::string& name, uint64_t salt) {
-    if (!noise_applies_to(noise, name)) return encode(tokenizer, split, max_len);
-    if (noise.kind == "char_typo") {
+  auto encode_split = [&](const TextSplit& split, NoiseSplit which, uint64_t salt) {
+    if (!noise_applies_to(noise, which)) return encode(tokenizer, split, max_len);
+    if (noise.kind == NoiseKind::CharTypo) {
       TextSplit noisy = split;
       noisy.texts = add_text_noise(split.texts, noise, salt);
       return encode(tokenizer, noisy, max_len);
@@ -43,8 +43,8 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
     clean.inputs = add_token_noise(clean.inputs, noise, tokenizer.vocab_size(), salt);
     return clean;
   };
-  return {encode_split(texts.train, "train", 1), encode(tokenizer, texts.val, max_len),
-          encode_split(texts.test, "test", 3), tokenizer.vocab_size()};
+  return {encode_split(texts.train, NoiseSplit::Train, 1), encode(tokenizer, texts.val, max_len),
+          encode_split(texts.test, NoiseSplit::Test, 3), tokenizer.vocab_size()};
 }
 
 // Everything the tokenized splits depend on: the data.* and text.* keys, the splits'
@@ -81,12 +81,12 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   const int64_t max_len = text.max_len;
   const std::string key = cache_key(info, raw, options, text);
   const NoiseOptions& noise = options.noise;
-  if (noise.split != "none") {
-    if (is_image_noise(noise))
-      throw Error("data.noise.kind=" + noise.kind + " is an image noise; " + info.name +
-                  " is a text dataset (token_drop, token_swap, token_insert, char_typo)");
-    data.note(NoteKind::Info, "noise: " + noise.kind + " level " + format_number(noise.level) + " on " +
-                                  noise.split + " (seed " + std::to_string(noise.seed) + ")");
+  if (noise.split != NoiseSplit::None) {
+    if (is_image_noise(noise.kind))
+      throw Error("data.noise.kind=" + name_of(noise.kind) + " is an image noise; " + info.name +
+                  " is a text dataset (" + noise_kinds_text(false) + ")");
+    data.note(NoteKind::Info, "noise: " + name_of(noise.kind) + " level " + format_number(noise.level) + " on " +
+                                  name_of(noise.split) + " (seed " + std::to_string(noise.seed) + ")");
   }
   auto cached = read_token_cache(key);
   if (!cached) {

@@ -17,7 +17,7 @@ namespace repro {
 DatasetInfo svhn_info() {
   DatasetInfo info;
   info.name = "svhn";
-  info.modality = "image";
+  info.modality = Modality::Image;
   info.channels = 3;
   info.height = info.width = 32;
   info.num_classes = 10;

@@ -17,7 +17,7 @@ DatasetInfo text_info(const std::string& name, int64_t classes, int64_t train, i
                       std::vector<std::string> class_names) {
   DatasetInfo info;
   info.name = name;
-  info.modality = "text";
+  info.modality = Modality::Text;
   info.num_classes = classes;
   info.class_names = std::move(class_names);
   info.official_train = train;

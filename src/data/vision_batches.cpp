@@ -3,11 +3,10 @@
 namespace repro {
 
 VisionBatcher::VisionBatcher(const DatasetInfo& info, const DataOptions& data, torch::Device device)
-    : augment_(data.augment),
+    : augment_(data.augment),  // data.augment=auto was resolved to the dataset's default with the plan
       padding_(data.crop_padding),
       normalize_(data.normalize),
       device_(device) {
-  if (augment_ == "auto") augment_ = info.default_augment;
   const auto channels = static_cast<int64_t>(info.mean.size());
   mean_ = torch::tensor(info.mean, torch::kFloat32).view({1, channels, 1, 1}).to(device);
   std_ = torch::tensor(info.std, torch::kFloat32).view({1, channels, 1, 1}).to(device);
@@ -16,8 +15,8 @@ VisionBatcher::VisionBatcher(const DatasetInfo& info, const DataOptions& data, t
 torch::Tensor VisionBatcher::images(const Split& split, const torch::Tensor& indices, bool train) const {
   auto x = split.inputs.index_select(0, indices_for(split, indices)).to(device_);  // (B, C, H, W) uint8
   x = x.to(torch::kFloat32).div_(255.0);
-  if (train && (augment_ == "crop" || augment_ == "crop_flip")) x = random_crop(x);
-  if (train && (augment_ == "flip" || augment_ == "crop_flip")) x = random_flip(x);
+  if (train && (augment_ == Augment::Crop || augment_ == Augment::CropFlip)) x = random_crop(x);
+  if (train && (augment_ == Augment::Flip || augment_ == Augment::CropFlip)) x = random_flip(x);
   if (normalize_) x = (x - mean_) / std_;
   return x;
 }

@@ -21,13 +21,13 @@ class VisionBatcher : public Batcher {
   // Returns (B, C, H, W) float on the batcher's device. Augments only when `train`.
   torch::Tensor images(const Split& split, const torch::Tensor& indices, bool train) const;
 
-  const std::string& augment() const { return augment_; }
+  Augment augment() const { return augment_; }
 
  private:
   torch::Tensor random_crop(const torch::Tensor& x) const;  // (B, C, H, W) -> same shape
   torch::Tensor random_flip(const torch::Tensor& x) const;
 
-  std::string augment_;  // none | crop | flip | crop_flip
+  Augment augment_;
   int64_t padding_;
   bool normalize_;
   torch::Tensor mean_, std_;  // (1, C, 1, 1)

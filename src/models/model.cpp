@@ -22,8 +22,8 @@ void check_heads(const ModelOptions& o) {
 
 void check_vit(const ModelOptions& o, const DatasetInfo& info) {
   check_heads(o);
-  if (info.modality != "image")
-    throw Error("model.kind=vit needs an image dataset; " + info.name + " is " + info.modality);
+  if (info.modality != Modality::Image)
+    throw Error("model.kind=vit needs an image dataset; " + info.name + " is " + name_of(info.modality));
   if (info.height % o.patch != 0 || info.width % o.patch != 0)
     throw Error("model.patch=" + text_of(o.patch) + " must divide the image size " + text_of(info.height) + "x" +
                 text_of(info.width) + " of " + info.name);
@@ -31,8 +31,8 @@ void check_vit(const ModelOptions& o, const DatasetInfo& info) {
 
 void check_text(const ModelOptions& o, const DatasetInfo& info) {
   check_heads(o);
-  if (info.modality != "text")
-    throw Error("model.kind=text needs a text dataset; " + info.name + " is " + info.modality);
+  if (info.modality != Modality::Text)
+    throw Error("model.kind=text needs a text dataset; " + info.name + " is " + name_of(info.modality));
   if (o.max_len == 0 && info.max_length == 0)
     throw Error("model.kind=text needs model.max_len or a dataset with a maximum length");
 }

@@ -28,7 +28,7 @@ constexpr int64_t kPlaceholderVocabulary = 64;
 // What a model needs from its dataset, known without reading data.
 DatasetInfo shape_without_data(const PlannedRun& run) {
   DatasetInfo info = find_dataset(run.dataset).info();
-  if (info.modality == "text") {
+  if (info.modality == Modality::Text) {
     info.vocab_size = kPlaceholderVocabulary;
     info.max_length = run.options.text.max_len;
   }

@@ -197,7 +197,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
 }
 
 std::string level_label(const Setting& level, const RunOptions& options) {
-  if (level.key == "data.noise.level") return options.data.noise.kind + " " + level.raw;
+  if (level.key == "data.noise.level") return name_of(options.data.noise.kind) + " " + level.raw;
   return split(level.key, '.').back() + "=" + level.raw;
 }
 

@@ -111,6 +111,25 @@ const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove) {
       {NewsgroupsRemove::None, "none"}, {NewsgroupsRemove::Headers, "headers"}, {NewsgroupsRemove::All, "all"}};
   return names;
 }
+const EnumNames<NoiseSplit>& enum_names(NoiseSplit) {
+  static const EnumNames<NoiseSplit> names = {
+      {NoiseSplit::None, "none"}, {NoiseSplit::Train, "train"}, {NoiseSplit::Test, "test"}, {NoiseSplit::Both, "both"}};
+  return names;
+}
+const EnumNames<NoiseKind>& enum_names(NoiseKind) {
+  static const EnumNames<NoiseKind> names = {
+      {NoiseKind::Gaussian, "gaussian"},         {NoiseKind::SaltPepper, "salt_pepper"},
+      {NoiseKind::Speckle, "speckle"},           {NoiseKind::GaussianBlur, "gaussian_blur"},
+      {NoiseKind::MotionBlur, "motion_blur"},    {NoiseKind::Jpeg, "jpeg"},
+      {NoiseKind::TokenDrop, "token_drop"},      {NoiseKind::TokenSwap, "token_swap"},
+      {NoiseKind::TokenInsert, "token_insert"},  {NoiseKind::CharTypo, "char_typo"}};
+  return names;
+}
+const EnumNames<Augment>& enum_names(Augment) {
+  static const EnumNames<Augment> names = {
+      {Augment::None, "none"}, {Augment::Crop, "crop"}, {Augment::Flip, "flip"}, {Augment::CropFlip, "crop_flip"}};
+  return names;
+}
 const EnumNames<TokenizerKind>& enum_names(TokenizerKind) {
   static const EnumNames<TokenizerKind> names = {{TokenizerKind::Word, "word"},
                                                  {TokenizerKind::SentencePiece, "sentencepiece"}};
@@ -294,9 +313,10 @@ DataOptions data_options(const Config& c) {
   s.test_limit = c.integer("data.test_limit");
   s.missing_train = choice<MissingTrain>(c, "data.missing_train");
   s.unsplit = choice<UnsplitRule>(c, "data.rotten_tomatoes_split");
-  o.noise = {c.text("data.noise.split"), c.text("data.noise.kind"), c.real("data.noise.level"),
-             c.integer("data.noise.seed")};
-  o.augment = c.text("data.augment");
+  o.noise = {choice<NoiseSplit>(c, "data.noise.split"), choice<NoiseKind>(c, "data.noise.kind"),
+             c.real("data.noise.level"), c.integer("data.noise.seed")};
+  // "auto" left after resolve_settings: a dataset without a default augmentation (text) = none.
+  o.augment = c.text("data.augment") == "auto" ? Augment::None : choice<Augment>(c, "data.augment");
   o.crop_padding = c.integer("data.crop_padding");
   o.normalize = c.flag("data.normalize");
   o.settings_text = c.section_text({"data.", "text."});

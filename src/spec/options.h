@@ -41,6 +41,12 @@ enum class VerifyMode { Strict, Warn, Off };                   // data.verify: w
 enum class MissingTrain { Error, SplitTest };                  // data.missing_train
 enum class NewsgroupsRemove { None, Headers, All };            // data.newsgroups_remove (scikit-learn's remove=)
 enum class TokenizerKind { Word, SentencePiece };              // text.tokenizer
+enum class NoiseSplit { None, Train, Test, Both };              // data.noise.split (validation stays clean)
+enum class NoiseKind {                                          // data.noise.kind (levels: data/noise.h)
+  Gaussian, SaltPepper, Speckle, GaussianBlur, MotionBlur, Jpeg,  // images
+  TokenDrop, TokenSwap, TokenInsert, CharTypo                     // texts
+};
+enum class Augment { None, Crop, Flip, CropFlip };              // data.augment (auto: the dataset's default)
 
 template <typename E>
 using EnumNames = std::vector<std::pair<E, const char*>>;
@@ -67,6 +73,9 @@ const EnumNames<VerifyMode>& enum_names(VerifyMode);
 const EnumNames<MissingTrain>& enum_names(MissingTrain);
 const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove);
 const EnumNames<TokenizerKind>& enum_names(TokenizerKind);
+const EnumNames<NoiseSplit>& enum_names(NoiseSplit);
+const EnumNames<NoiseKind>& enum_names(NoiseKind);
+const EnumNames<Augment>& enum_names(Augment);
 
 // Every spec name of E, in table order (the key table's choice lists).
 template <typename E>
@@ -226,8 +235,8 @@ struct SplitOptions {
 };
 
 struct NoiseOptions {
-  std::string split = "none";  // none | train | test | both
-  std::string kind = "gaussian";
+  NoiseSplit split = NoiseSplit::None;
+  NoiseKind kind = NoiseKind::Gaussian;
   double level = 0;
   int64_t seed = 0;
 };
@@ -238,7 +247,7 @@ struct DataOptions {
   NewsgroupsRemove newsgroups_remove = NewsgroupsRemove::All;
   SplitOptions split;
   NoiseOptions noise;
-  std::string augment = "none";  // none | crop | flip | crop_flip (auto resolved per dataset)
+  Augment augment = Augment::None;  // auto is resolved per dataset; where a dataset has no default, none
   int64_t crop_padding = 4;
   bool normalize = true;
   // Every data.* and text.* setting as one canonical text: what a cache of prepared or tokenized splits keys on.
