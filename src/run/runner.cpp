@@ -65,6 +65,12 @@ TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options, c
     else
       write_file_atomic(metrics, metrics_csv(history));
   };
+  hooks.steps_changed = [steps_path = folder.steps_path()](const std::vector<StepRow>& steps) {
+    if (steps.empty())
+      std::filesystem::remove(steps_path);
+    else
+      write_file_atomic(steps_path, steps_csv(steps));
+  };
   if (test.stop_after_epoch > 0)
     hooks.stop_after_epoch = [stop = test.stop_after_epoch](int64_t epoch) { return epoch == stop; };
   if (test.kill_at_step > 0)

@@ -204,6 +204,9 @@ std::vector<KeyDef> build_table() {
               "runs at train.lr / W (not 0) and step W - 1 at train.lr."),
       real("train.clip_norm", "0", 0, 1e9, "Clip gradients to this global norm (0 = off)."),
       real("train.label_smoothing", "0", 0, 0.99, "Label smoothing of the cross-entropy loss."),
+      integer("train.log_every", 50, 0, 1e9,
+              "Every N optimizer steps a row of steps.csv: the training loss over those steps, the learning rate, "
+              "the gradient norm before clipping, examples/s and CUDA memory (0 = no steps.csv)."),
       choice("train.precision", "auto", names_of<PrecisionChoice>(),
              "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),

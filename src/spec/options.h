@@ -200,6 +200,7 @@ struct TrainOptions {
   PrecisionChoice precision = PrecisionChoice::Auto;
   SelectRule select = SelectRule::Auto;
   SaveModel save_model = SaveModel::Selected;
+  int64_t log_every = 50;  // a steps.csv row every N optimizer steps; 0 = none
 };
 
 // ---- text

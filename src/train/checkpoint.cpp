@@ -83,6 +83,11 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   archive.write("step", torch::tensor(state.step));
   archive.write("wall_seconds", torch::tensor(state.wall_seconds, torch::kFloat64));
   archive.write("history_json", c10::IValue(state.history_json));
+  archive.write("steps_json", c10::IValue(state.steps_json));
+  if (state.steps_window.loss_sum.defined()) {
+    archive.write("steps_window_loss", state.steps_window.loss_sum);
+    archive.write("steps_window_seen", torch::tensor(state.steps_window.seen));
+  }
   write_mid_epoch(archive, state.mid_epoch);
   save_archive_atomic(archive, path);
 }
@@ -104,6 +109,11 @@ TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module&
     c10::IValue history;
     archive.read("history_json", history);
     state.history_json = history.toStringRef();
+    c10::IValue steps;  // absent from checkpoints of repro before steps.csv: no rows
+    if (archive.try_read("steps_json", steps)) state.steps_json = steps.toStringRef();
+    torch::Tensor window_loss;
+    if (archive.try_read("steps_window_loss", window_loss))
+      state.steps_window = {window_loss, read_tensor(archive, "steps_window_seen").item<int64_t>()};
     check_history(state);
     state.mid_epoch = read_mid_epoch(archive);
     return state;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -19,41 +20,6 @@ double read_number(const nlohmann::json& row, const std::string& key) {
 }
 
 const char* kMetricsHeader = "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds";
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields(1);
-  for (char c : line) {
-    if (c == ',')
-      fields.emplace_back();
-    else if (c != '\r')
-      fields.back() += c;
-  }
-  return fields;
-}
-
-// A metrics.csv field: a number, or empty for "not measured" (NaN).
-double csv_value(const std::string& field, const std::string& where, const std::string& column) {
-  if (field.empty()) return NAN;
-  char* end = nullptr;
-  const double value = std::strtod(field.c_str(), &end);
-  if (end != field.c_str() + field.size() || std::isnan(value))
-    throw Error(where + ": column '" + column + "' holds '" + field + "', not a number");
-  return value;
-}
-
-int64_t csv_integer(const std::string& field, const std::string& where, const std::string& column) {
-  const double value = csv_value(field, where, column);
-  if (!std::isfinite(value) || value != std::floor(value) || value < 0)
-    throw Error(where + ": column '" + column + "' holds '" + field + "', not a whole number");
-  return static_cast<int64_t>(value);
-}
-
-std::string csv_number(double value) {
-  if (!std::isfinite(value)) return "";
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.8g", value);
-  return buffer;
-}
 
 }  // namespace
 
@@ -111,18 +77,7 @@ std::string metrics_csv(const std::vector<EpochRow>& rows) {
 }
 
 std::vector<EpochRow> parse_metrics_csv(const std::string& text, const std::filesystem::path& path) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (char c : text) {
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    lines.push_back(line);
-    line.clear();
-  }
-  if (!line.empty())
-    throw Error(path.string() + ":" + std::to_string(lines.size() + 1) + ": truncated line (no newline)");
+  const std::vector<std::string> lines = csv_lines(text, path.string());
   if (lines.empty()) throw Error(path.string() + ": empty; expected the header " + kMetricsHeader);
   const auto columns = split_csv_line(kMetricsHeader);
   if (split_csv_line(lines[0]) != columns)

@@ -1,5 +1,7 @@
 #include "train/step.h"
 
+#include <algorithm>
+
 #include "train/optimizer.h"
 
 namespace repro {
@@ -25,7 +27,8 @@ TrainStep::TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, 
       clip_norm_(options.clip_norm),
       label_smoothing_(options.label_smoothing) {}
 
-torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals) {
+torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals,
+                             bool measure_grad_norm) {
   set_learning_rate(optimizer_, lr);
   optimizer_.zero_grad();
   torch::Tensor logits, loss;
@@ -38,18 +41,28 @@ torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double
       logits.to(torch::kFloat32), labels,
       torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
   loss.backward();
-  if (clip_norm_ > 0) clip_gradients(parameters_, clip_norm_);
+  grad_norm_ = torch::Tensor();
+  if (clip_norm_ > 0)
+    grad_norm_ = clip_gradients(parameters_, clip_norm_);
+  else if (measure_grad_norm)
+    grad_norm_ = gradient_norm(parameters_);
   optimizer_.step();
   totals.add(loss, logits, labels);
   return loss.detach();
 }
 
-torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm) {
+torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters) {
   std::vector<torch::Tensor> norms;
   for (const auto& p : parameters)
     if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2).to(torch::kFloat32));
   if (norms.empty()) return torch::zeros({});
-  const auto total = torch::stack(norms).norm(2);                 // ()
+  return torch::stack(norms).norm(2);  // ()
+}
+
+torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm) {
+  if (std::none_of(parameters.begin(), parameters.end(), [](const torch::Tensor& p) { return p.grad().defined(); }))
+    return torch::zeros({});
+  const auto total = gradient_norm(parameters);                   // ()
   const auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);  // () <= 1
   for (const auto& p : parameters)
     if (p.grad().defined()) p.grad().detach().mul_(scale.to(p.grad().scalar_type()));

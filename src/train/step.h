@@ -28,9 +28,13 @@ class TrainStep {
             torch::Device device);
 
   // x: a batch on the device; labels (B,) int64 on the device; lr: this step's (the schedule's).
-  // Returns the loss () on the device.
-  torch::Tensor run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals);
+  // Returns the loss () on the device. measure_grad_norm: keep the gradients' global norm
+  // before clipping for grad_norm() (with clipping on it is computed anyway).
+  torch::Tensor run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals,
+                    bool measure_grad_norm = false);
   Precision precision() const { return precision_; }
+  // () on the device: the last step's gradient norm before clipping; undefined when it was not measured.
+  const torch::Tensor& grad_norm() const { return grad_norm_; }
 
  private:
   ClassifierImpl& model_;
@@ -39,7 +43,11 @@ class TrainStep {
   torch::Device device_;
   Precision precision_;
   double clip_norm_, label_smoothing_;
+  torch::Tensor grad_norm_;
 };
+
+// The global L2 norm of the parameters' gradients, (), without a host read.
+torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters);
 
 // Scales gradients so that their global L2 norm is at most `max_norm`, without
 // reading the norm on the host (LibTorch's clip_grad_norm_ returns it as a double,

@@ -41,6 +41,7 @@ struct Training {
   std::unique_ptr<Batcher> batcher;
   TrainState state;  // epochs done, optimizer steps, wall time, history, a mid-epoch position
   TrainOutcome outcome;
+  StepWindow window;  // the steps since the last steps.csv row
   int64_t first_step = 0;  // state.step when this start began
 
   Training(ClassifierImpl& m, const TrainContext& context)
@@ -52,7 +53,18 @@ struct Training {
         schedule(Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
         optimizer(make_optimizer(m, options.optimizer, schedule.at(0))),
         step(std::make_unique<TrainStep>(m, *optimizer, options, context.device)),
-        batcher(make_batcher(context.data.info, context.run.options.data, context.device)) {}
+        batcher(make_batcher(context.data.info, context.run.options.data, context.device)),
+        window(context.device) {}
+
+  // The history and step rows into the checkpoint's state, then the checkpoint, then the run layer's records.
+  void save(bool epoch_end) {
+    state.history_json = history_to_json(outcome.history).dump();  // "[]" in epoch 1
+    state.steps_json = steps_to_json(outcome.steps).dump();
+    if (options.log_every > 0) state.steps_window = window.sums();
+    save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+    if (epoch_end && c.hooks.history_changed) c.hooks.history_changed(outcome.history);
+    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
+  }
 
   TrainOutcome finish(RunStatus status, double wall_seconds, const std::string& message = "") {
     outcome.status = status;
@@ -82,10 +94,13 @@ void start_or_resume(Training& t) {
   if (std::filesystem::exists(c.checkpoint_path)) {
     t.state = load_checkpoint(c.checkpoint_path, t.model, *t.optimizer);
     t.outcome.history = history_from_json(nlohmann::json::parse(t.state.history_json));
+    t.outcome.steps = steps_from_json(nlohmann::json::parse(t.state.steps_json));
+    t.window.restore(t.state.steps_window);
     t.outcome.resumed_from_epoch = t.state.epochs_done;
     spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), t.state.epochs_done);
   }
   if (c.hooks.history_changed) c.hooks.history_changed(t.outcome.history);
+  if (c.hooks.steps_changed) c.hooks.steps_changed(t.outcome.steps);  // drops rows a kill left past the checkpoint
   if (c.hooks.model_changed && t.state.mid_epoch.batches == 0) c.hooks.model_changed(t.model, t.outcome.history);
   c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                        t.options.epochs, t.steps_per_epoch, t.state.epochs_done);
@@ -94,7 +109,7 @@ void start_or_resume(Training& t) {
 
 // One epoch of optimizer steps, from its first batch or where a mid-epoch checkpoint stopped. On the CPU the
 // loss is read every step (free there): the progress line shows it and a NaN stops the run at once. On a GPU
-// nothing is read inside the epoch, so the queue never stalls; the epoch's sums are read at its end.
+// only a steps.csv row (every train.log_every steps) is read inside the epoch; the epoch's sums at its end.
 EpochResult run_epoch(Training& t, int64_t epoch, const EpochStart& start, StepTotals& totals) {
   const TrainContext& c = t.c;
   const Split& train = t.data.train;
@@ -107,8 +122,13 @@ EpochResult run_epoch(Training& t, int64_t epoch, const EpochStart& start, StepT
     const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
     const Batch x = t.batcher->inputs(train, indices, /*train=*/true);             // images or token ids
     const auto y = train.labels.index_select(0, indices_for(train, indices));      // (B,)
-    const auto loss = t.step->run(x, y, t.schedule.at(t.state.step), totals);      // forward, backward, AdamW
+    const bool log_due = t.options.log_every > 0 && (t.state.step + 1) % t.options.log_every == 0;
+    const auto loss = t.step->run(x, y, t.schedule.at(t.state.step), totals, log_due);  // forward, backward, AdamW
     ++t.state.step;
+    if (t.options.log_every > 0) t.window.add(loss, indices.size(0));
+    if (log_due)  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
+      t.outcome.steps.push_back(
+          t.window.close(t.state.step, epoch, t.schedule.at(t.state.step - 1), t.step->grad_norm()));
     result.batches_done = b;
     if (c.hooks.after_step) c.hooks.after_step(t.state.step);
     const double loss_value = c.device.is_cpu() ? loss.item<double>() : NAN;
@@ -127,8 +147,7 @@ EpochResult run_epoch(Training& t, int64_t epoch, const EpochStart& start, StepT
 void checkpoint_mid_epoch(Training& t, int64_t epoch, const EpochResult& result, const StepTotals& totals,
                           double seconds) {
   t.state.mid_epoch = mid_epoch_state(result.batches_done, totals, seconds, t.c.device);
-  t.state.history_json = history_to_json(t.outcome.history).dump();  // "[]" in epoch 1
-  save_checkpoint(t.c.checkpoint_path, t.model, *t.optimizer, t.state);
+  t.save(/*epoch_end=*/false);
   t.c.progress.clear_line();
   spdlog::info("interrupted: checkpoint written in epoch {} after batch {} of {} (step {})", epoch,
                result.batches_done, t.steps_per_epoch, t.state.step);
@@ -155,9 +174,7 @@ void finish_epoch(Training& t, int64_t epoch, const StepTotals& totals, const Ep
 
   t.state.epochs_done = epoch;
   t.state.wall_seconds += row.seconds;
-  t.state.history_json = history_to_json(t.outcome.history).dump();
-  save_checkpoint(c.checkpoint_path, t.model, *t.optimizer, t.state);
-  if (c.hooks.history_changed) c.hooks.history_changed(t.outcome.history);
+  t.save(/*epoch_end=*/true);
   if (c.hooks.model_changed) c.hooks.model_changed(t.model, t.outcome.history);
   c.progress.clear_line();
   const std::string val_text = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);

@@ -16,6 +16,7 @@
 #include "train/outcome.h"
 #include "train/precision.h"
 #include "train/progress.h"
+#include "train/step_log.h"
 
 namespace repro {
 
@@ -25,6 +26,9 @@ struct TrainHooks {
   // The history to show: called once before the first epoch (the checkpoint's
   // history on a resume, empty on a fresh start) and after every epoch's checkpoint.
   std::function<void(const std::vector<EpochRow>& history)> history_changed;
+  // The steps.csv rows (train.log_every) to show: at the same moments as history_changed, and after a
+  // mid-epoch checkpoint.
+  std::function<void(const std::vector<StepRow>& steps)> steps_changed;
   // Return true to stop after this epoch as if interrupted (a checkpoint is written, no summary).
   std::function<bool(int64_t epoch)> stop_after_epoch;
   // Called after every optimizer step (1-based count over the whole run).
@@ -54,6 +58,7 @@ struct TrainOutcome {
   RunStatus status = RunStatus::Complete;  // Complete, Diverged, Stopped or Interrupted
   std::string message;  // why, for diverged
   std::vector<EpochRow> history;
+  std::vector<StepRow> steps;  // every train.log_every steps
   double wall_seconds = 0;
   int64_t resumed_from_epoch = 0;  // 0 = started fresh
   int64_t steps_this_start = 0;    // optimizer steps made by this call (0: nothing new to keep)
