@@ -12,9 +12,9 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
-// `arguments` go through /bin/sh: quote what needs quoting.
-inline Result run_repro(const std::string& arguments) {
-  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
+// A shell command (through /bin/sh) with its stdout and stderr.
+inline Result run_command(const std::string& shell_command) {
+  const std::string command = shell_command + " 2>&1";
   std::string output;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return {-1, "popen failed: " + command};
@@ -23,5 +23,8 @@ inline Result run_repro(const std::string& arguments) {
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
 }
+
+// `arguments` go through /bin/sh: quote what needs quoting.
+inline Result run_repro(const std::string& arguments) { return run_command(std::string(REPRO_BINARY) + " " + arguments); }
 
 }  // namespace repro::test

@@ -1,16 +1,21 @@
 // steps.csv (train.log_every): its rows, what they hold, and that a kill leaves no
 // duplicated or missing step: the next run rewrites the file from the checkpoint's rows,
 // and the losses of a resumed run's rows equal an undisturbed run's (the checkpoint keeps
-// the partial window).
+// the partial window). The TensorBoard event file (train.tensorboard) holds the same
+// numbers, decoded by an independent reader (tests/tools/read_events.py: Python's protobuf
+// with src/run/tensorboard.proto, CRC-32C computed bit by bit), across a kill too.
 #include <signal.h>
 
 #include "catch.h"
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "fixtures.h"
 #include "run_repro.h"
 #include "train/history.h"
+#include "run/event_file.h"
 #include "train/step_log.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -48,6 +53,80 @@ struct Setup {
     return parse_steps_csv(read_file(path), path);
   }
 };
+
+// What tests/tools/read_events.py decodes from an event file: scalars by tag, then step.
+struct Decoded {
+  std::string version;
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> scalars;  // tag -> (step, value) in file order
+  std::vector<std::string> texts;                                           // "TAG STEP PLUGIN"
+};
+
+Decoded decode_events(const fs::path& events, const fs::path& work) {
+  const fs::path source = fs::path(REPRO_SOURCE_DIR);
+  fs::create_directories(work);
+  const auto protoc = test::run_command("protoc --python_out=" + work.string() + " -I " +
+                                        (source / "src/run").string() + " " +
+                                        (source / "src/run/tensorboard.proto").string());
+  INFO(protoc.output);
+  REQUIRE(protoc.exit_code == 0);
+  const auto read = test::run_command("/usr/bin/python3 " + (source / "tests/tools/read_events.py").string() + " " +
+                                      work.string() + " " + events.string());
+  INFO(read.output);
+  REQUIRE(read.exit_code == 0);
+  Decoded out;
+  std::istringstream lines(read.output);
+  std::string kind;
+  while (lines >> kind) {
+    if (kind == "version") {
+      lines >> out.version;
+    } else if (kind == "scalar") {
+      std::string tag;
+      int64_t step = 0;
+      double value = 0, wall_time = 0;
+      lines >> tag >> step >> value >> wall_time;
+      out.scalars[tag].emplace_back(step, value);
+    } else {
+      REQUIRE(kind == "text");
+      std::string tag, step, plugin, length;
+      lines >> tag >> step >> plugin >> length;
+      out.texts.push_back(tag + " " + step + " " + plugin);
+    }
+  }
+  return out;
+}
+
+// The event file holds what steps.csv and metrics.csv hold, each step once: as float32 (TensorBoard's scalar type)
+// of the CSV's printed digits, so within float32's relative precision (2^-23 = 1.2e-7, doubled for the CSV).
+void check_events_match(const Decoded& events, const std::vector<StepRow>& steps, const std::vector<EpochRow>& epochs) {
+  CHECK(events.version == "brain.Event:2");
+  CHECK(events.texts == std::vector<std::string>{"spec 0 text"});
+  const auto series = [&](const std::string& tag) {
+    const auto it = events.scalars.find(tag);
+    return it == events.scalars.end() ? std::vector<std::pair<int64_t, double>>{} : it->second;
+  };
+  const auto expect = [&](const std::string& tag, const auto& rows, auto value_of) {
+    INFO(tag);
+    const auto got = series(tag);
+    REQUIRE(got.size() == rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      CHECK(got[i].first == rows[i].step);
+      const double want = value_of(rows[i]);
+      CHECK(std::abs(got[i].second - want) <= 2.5e-7 * std::max(1e-30, std::abs(want)));
+    }
+  };
+  expect("train/loss", steps, [](const StepRow& r) { return r.loss; });
+  expect("train/lr", steps, [](const StepRow& r) { return r.lr; });
+  expect("train/grad_norm", steps, [](const StepRow& r) { return r.grad_norm; });
+  expect("train/examples_per_s", steps, [](const StepRow& r) { return r.examples_per_s; });
+  expect("val/acc", epochs, [](const EpochRow& r) { return r.val_acc; });
+  expect("val/loss", epochs, [](const EpochRow& r) { return r.val_loss; });
+  expect("test/acc", epochs, [](const EpochRow& r) { return r.test_acc; });
+  expect("test/loss", epochs, [](const EpochRow& r) { return r.test_loss; });
+  expect("train/epoch_loss", epochs, [](const EpochRow& r) { return r.train_loss; });
+  expect("train/epoch_acc", epochs, [](const EpochRow& r) { return r.train_acc; });
+  CHECK(events.scalars.count("cuda/memory_mb") == 0);  // the CPU
+  CHECK(events.scalars.size() == 10);
+}
 
 // The columns that do not depend on time: step, epoch, loss, lr, grad_norm.
 std::vector<std::vector<double>> timeless(const std::vector<StepRow>& rows) {
@@ -144,4 +223,65 @@ TEST_CASE("steps.csv that repro cannot read back names the file and the line", "
   CHECK(std::isnan(rows[0].cuda_memory_mb));
   CHECK(steps_csv(rows) == header + "2,1,0.5,0.001,1,100,,1\n");
   CHECK(steps_from_json(steps_to_json(rows))[0].step == 2);
+}
+
+TEST_CASE("CRC-32C and TFRecord framing of the event files", "[train]") {
+  if (!REPRO_EXPECT_EVENT_FILES) {
+    WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
+    return;
+  }
+  REQUIRE(event_files_available());  // a default build must have compiled them in (not the fallback)
+  CHECK(crc32c("123456789") == 0xE3069283u);            // the CRC-32C check value
+  CHECK(crc32c(std::string(32, '\0')) == 0x8A9136AAu);  // RFC 3720, B.4
+  CHECK(crc32c(std::string(32, '\xff')) == 0x62A8AB43u);
+  const uint32_t crc = crc32c("abc");
+  CHECK(masked_crc32c("abc") == static_cast<uint32_t>(((crc >> 15) | (crc << 17)) + 0xa282ead8u));
+  const std::string record = tfrecord("abc");
+  REQUIRE(record.size() == 8 + 4 + 3 + 4);
+  CHECK(record.substr(0, 8) == std::string("\x03\0\0\0\0\0\0\0", 8));  // the length, little-endian
+  CHECK(record.substr(12, 3) == "abc");
+}
+
+TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also after a SIGKILL and a resume",
+          "[train]") {
+  if (!REPRO_EXPECT_EVENT_FILES) {
+    WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
+    return;
+  }
+  Setup s("events");
+  REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
+  const fs::path calm_metrics = s.run_dir("calm") / "metrics.csv";
+  const auto calm_epochs = parse_metrics_csv(read_file(calm_metrics), calm_metrics);
+  const Decoded calm = decode_events(s.run_dir("calm") / "events.out.tfevents.repro", s.dir.path() / "pb-calm");
+  check_events_match(calm, s.steps("calm"), calm_epochs);
+
+  // Killed at step 9: the rows of steps 6 and 8 were appended live (past epoch 1's checkpoint at step 5).
+  REQUIRE(s.run("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+  const Decoded live = decode_events(s.run_dir("killed") / "events.out.tfevents.repro", s.dir.path() / "pb-live");
+  std::vector<int64_t> live_steps;
+  for (const auto& [step, value] : live.scalars.at("train/loss")) live_steps.push_back(step);
+  CHECK(live_steps == std::vector<int64_t>{2, 4, 6, 8});
+  CHECK(live.scalars.at("val/acc").size() == 1);
+  // The resume rewrites the file from the checkpoint: steps 6 and 8 once, with the undisturbed run's numbers.
+  REQUIRE(s.run("killed", "train.log_every=2").exit_code == 0);
+  const fs::path metrics = s.run_dir("killed") / "metrics.csv";
+  const Decoded resumed = decode_events(s.run_dir("killed") / "events.out.tfevents.repro", s.dir.path() / "pb-res");
+  check_events_match(resumed, s.steps("killed"), parse_metrics_csv(read_file(metrics), metrics));
+  CHECK(resumed.scalars.at("train/loss") == calm.scalars.at("train/loss"));
+  CHECK(resumed.scalars.at("val/acc") == calm.scalars.at("val/acc"));
+
+  // A flipped byte is caught by the reader's CRC check (the test's reader is not a rubber stamp).
+  const fs::path events = s.run_dir("calm") / "events.out.tfevents.repro";
+  std::string bytes = read_file(events);
+  bytes[bytes.size() / 2] ^= 0x01;
+  write_file_atomic(s.dir.path() / "flipped.tfevents", bytes);
+  const auto bad = test::run_command("/usr/bin/python3 " + (fs::path(REPRO_SOURCE_DIR) / "tests/tools/read_events.py").string() +
+                                     " " + (s.dir.path() / "pb-calm").string() + " " +
+                                     (s.dir.path() / "flipped.tfevents").string());
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.output, Contains("error: "));
+
+  // train.tensorboard=false: no event file.
+  REQUIRE(s.run("off", "train.tensorboard=false").exit_code == 0);
+  CHECK_FALSE(fs::exists(s.run_dir("off") / "events.out.tfevents.repro"));
 }

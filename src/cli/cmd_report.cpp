@@ -10,6 +10,7 @@
 #include "report/eval_table.h"
 #include "report/figures.h"
 #include "report/paper.h"
+#include "report/select.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -19,19 +20,46 @@ namespace repro {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 struct ReportCommand {
   std::string dir, output, compare, plot_format = "png";
   std::string eval;  // --eval NAME[,NAME...]: repro eval's tables instead of the training records' (eval_table.h)
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
+  std::string select, select_on = "mean";  // --select AXIS[,AXIS...], --select-on
+  SelectOptions selection;                 // from them
 };
 
+// The records' results: collected once; with --select, each experiment's sweep axes collapsed (select.h).
+struct Collected {
+  std::vector<ExperimentResults> swept;   // as recorded: a row per sweep value
+  std::vector<ExperimentResults> tables;  // what the tables, statistics and claims show
+};
+
+Collected collect(const ReportCommand& c) {
+  Collected out{collect_results(c.dir, c.options.metric), {}};
+  if (c.select.empty()) {
+    out.tables = out.swept;
+    return out;
+  }
+  const auto by = collect_results(c.dir, c.selection.by);
+  for (const auto& results : out.swept) {
+    const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
+      return b.name == results.name && b.profile == results.profile;
+    });
+    if (match == by.end()) throw Error("internal: " + results.name + " not collected with " + c.selection.by);
+    out.tables.push_back(select_axes(results, *match, c.selection).results);
+  }
+  return out;
+}
+
 // --compare: ours beside the paper's cells, the paper's own table tested, the claims.
-std::string compare_text(const ReportCommand& c) {
+std::string compare_text(const ReportCommand& c, const std::vector<ExperimentResults>& tables) {
   const auto paper = load_paper(c.compare);
   const auto claims = load_claims(c.compare, paper);
   std::string text;
-  for (const auto& results : collect_results(c.dir, c.options.metric)) {
+  for (const auto& results : tables) {
     text += "\n" + compare_with_paper(results, paper, c.options.metric);
     for (const auto& table : paper)
       if (table.experiment == results.name && table.metric == c.options.metric) {
@@ -51,16 +79,25 @@ void run_report(ReportCommand c) {
   if (!c.eval.empty() && (!c.compare.empty() || c.stats))
     throw Error("--eval " + c.eval + ": not with " + (c.stats ? "--stats" : "--compare") +
                 " (they judge the training records' metrics; run repro report without --eval for them)");
+  if (!c.select.empty()) {
+    if (!c.eval.empty()) throw Error("--select: not with --eval (it selects among training records)");
+    c.selection.axes = split(c.select, ',');
+    c.selection.on = enum_from_name<SelectOn>(c.select_on, "--select-on");
+    check_select_metric(c.selection.by);
+  }
   const FigureOptions figures = figure_options(c.plot_format);
-  std::string text = c.eval.empty() ? render_report(c.dir, c.options)
+  const Collected collected = c.eval.empty() ? collect(c) : Collected{};
+  std::string text = c.eval.empty() ? render_report(collected.tables, c.options)
                                     : render_eval_report(c.dir, split(c.eval, ','), c.options.metric);
-  if (!c.compare.empty()) text += compare_text(c);
+  if (!c.compare.empty()) text += compare_text(c, collected.tables);
   if (c.plots) {
     // Figures go beside the report: -o's folder, or RUNS_DIR with report.md there.
     if (c.output.empty()) c.output = (std::filesystem::path(c.dir) / "report.md").string();
     const std::filesystem::path markdown_dir = std::filesystem::absolute(c.output).parent_path();
-    text +=
-        "\n" + write_figures(collect_results(c.dir, c.options.metric), markdown_dir / "figures", markdown_dir, figures);
+    const fs::path folder = markdown_dir / "figures";
+    text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures)
+                                   : write_figures(collect_results(c.dir, c.options.metric), {}, folder, markdown_dir,
+                                                   figures));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
   if (c.output.empty())
@@ -97,6 +134,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--eval", c->eval,
                       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
                       "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->add_option("--select", c->select,
+                      "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
+                      "--by metric, the reported metric there, the chosen values listed under the table");
+  command->add_option("--by", c->selection.by,
+                      "The metric --select chooses on: val_acc (default) | val_loss | train_acc | train_loss");
+  command->add_option("--select-on", c->select_on,
+                      "mean (default): one value per row, the best mean over seeds | seed: each seed's best value");
   command->callback([c, &exit_code] {
     run_report(*c);
     exit_code = 0;

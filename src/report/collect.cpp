@@ -50,8 +50,12 @@ std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan
                      plan.value("profile", ""),
                      entry.at("model_config").get<std::string>(),
                      entry.at("dataset").get<std::string>(),
+                     entry.value("row", ""),
+                     {},
                      entry.value("row_index", 0),
                      entry.at("seed").get<long long>()};
+      if (const auto sweep = entry.find("sweep"); sweep != entry.end())  // [[label, value], ...]
+        for (const auto& pair : *sweep) p.sweep.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
       runs.emplace_back(fs::weakly_canonical(root / entry.at("dir").get<std::string>()), p);
     }
   } catch (const std::exception& e) {

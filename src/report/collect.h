@@ -33,6 +33,8 @@ std::string state_text(RecordState state, const std::string& metric);
 
 struct RunResult {
   std::string model_config, dataset;
+  std::string row;                                         // the spec row (model_config without sweep values)
+  std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value) as plan.json lists them
   int row_index = 0;
   long long seed = 0;
   RecordState state = RecordState::Missing;
@@ -53,6 +55,7 @@ struct ExperimentResults {
   std::string baseline;         // the spec's report.baseline as its plan.json records it ("" = the first row)
   std::string baseline_source;  // the plan.json it came from (for messages)
   std::string metric;           // the metric `value` holds (test_acc, …; an evaluation's acc or loss)
+  std::string selection_note;   // report --select: what was chosen (markdown under the table; "" = none)
 };
 
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);

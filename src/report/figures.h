@@ -21,10 +21,12 @@ struct FigureOptions {
 // "png" | "svg" | "both"; throws naming --plot-format otherwise.
 FigureOptions figure_options(const std::string& format);
 
-// Writes the figures of `all` into `folder` (created); returns a "## Figures" markdown section whose image links
-// are relative to `markdown_dir`.
-std::string write_figures(const std::vector<ExperimentResults>& all, const std::filesystem::path& folder,
-                          const std::filesystem::path& markdown_dir, const FigureOptions& options);
+// Writes the figures of `all` into `folder` (created), and the sweep-axis figures of `swept` (the same results
+// before report --select collapsed their axes; `all` itself without it); returns a "## Figures" markdown section
+// whose image links are relative to `markdown_dir`.
+std::string write_figures(const std::vector<ExperimentResults>& all, const std::vector<ExperimentResults>& swept,
+                          const std::filesystem::path& folder, const std::filesystem::path& markdown_dir,
+                          const FigureOptions& options);
 
 // The learning-curve and robustness charts of one experiment, before drawing (tests inspect them).
 struct NamedChart {
@@ -36,6 +38,11 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results);
 // From `repro eval --levels` results (<run>/eval/NAME.json): accuracy against the level per row, one chart per
 // dataset and evaluation name.
 std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results);
+
+// For each dataset and sweep axis of `results` (plan.json's sweep values): the reported metric against the axis
+// value, one line per row (a spec row plus its other axes' values), mean ± 1 std over seeds; the values evenly
+// spaced in the spec's order and labelled as written (src/report/sweep_charts.cpp).
+std::vector<NamedChart> sweep_charts(const ExperimentResults& results);
 
 // "series,x,mean,std,n" rows of a chart (n: the seeds behind each point).
 std::string chart_csv(const Chart& chart);

@@ -123,12 +123,15 @@ void draw_axes(cairo_t* cr, const Chart& chart, const Frame& f) {
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     draw_text(cr, tick_text(t, y_step), f.left - 8, f.py(t) + 4.5, 1.0);
   }
-  for (double t : x_ticks) {
+  std::vector<std::pair<double, std::string>> x_labels = chart.x_tick_labels;
+  if (x_labels.empty())
+    for (double t : x_ticks) x_labels.emplace_back(t, tick_text(t, x_step));
+  for (const auto& [t, label] : x_labels) {
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_move_to(cr, std::round(f.px(t)) + 0.5, f.bottom);
     cairo_line_to(cr, std::round(f.px(t)) + 0.5, f.bottom + 5);
     cairo_stroke(cr);
-    draw_text(cr, tick_text(t, x_step), f.px(t), f.bottom + 20, 0.5);
+    draw_text(cr, label, f.px(t), f.bottom + 20, 0.5);
   }
   cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
   cairo_rectangle(cr, f.left + 0.5, f.top + 0.5, f.right - f.left, f.bottom - f.top);

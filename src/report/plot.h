@@ -28,6 +28,8 @@ struct Chart {
   std::string x_label, y_label;
   std::vector<ChartSeries> series;
   bool integer_x = false;  // ticks on whole numbers only (epochs)
+  // When set, these x ticks and labels instead of numeric ones (a sweep axis: its values at 0, 1, 2, ...).
+  std::vector<std::pair<double, std::string>> x_tick_labels;
   int width = 960, height = 560;
 };
 

@@ -172,6 +172,7 @@ RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, c
   if (planned) {
     out.experiment = planned->experiment, out.profile = planned->profile;
     r.model_config = planned->model_config, r.dataset = planned->dataset;
+    r.row = planned->row, r.sweep = planned->sweep;
     r.row_index = planned->row_index, r.seed = planned->seed;
   }
   const fs::path file = run_dir / "summary.json";

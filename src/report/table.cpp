@@ -146,7 +146,12 @@ std::string render_csv(const std::vector<ExperimentResults>& all, const std::str
 std::string render_report(const std::filesystem::path& dir, const ReportOptions& options) {
   if (options.format != "md" && options.format != "csv")
     throw Error("--format: got '" + options.format + "', expected md or csv");
-  const auto all = collect_results(dir, options.metric);
+  return render_report(collect_results(dir, options.metric), options);
+}
+
+std::string render_report(const std::vector<ExperimentResults>& all, const ReportOptions& options) {
+  if (options.format != "md" && options.format != "csv")
+    throw Error("--format: got '" + options.format + "', expected md or csv");
   if (options.format == "csv") {  // no room for paths in the CSV: they go to stderr
     for (const auto& results : all)
       for (const auto& run : results.runs)
@@ -170,7 +175,7 @@ std::string render_report(const std::filesystem::path& dir, const ReportOptions&
     throw Error("--baseline: '" + options.baseline + "' is not a row (rows: " + join(rows, ", ") + ")");
   std::string out;
   for (size_t i = 0; i < all.size(); ++i) {
-    out += (i ? "\n" : "") + render_markdown(all[i], options.metric);
+    out += (i ? "\n" : "") + render_markdown(all[i], options.metric) + all[i].selection_note;
     const bool stats = options.stats == "on" || (options.stats == "auto" && stats_by_default(all[i]));
     if (!stats || all[i].model_configs.size() < 2) continue;
     const bool has_requested = !options.baseline.empty() && names_a_row(all[i]);

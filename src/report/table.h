@@ -38,5 +38,7 @@ std::string bad_records_text(const ExperimentResults& results);
 
 // Collects everything under `dir` and renders it in the requested format.
 std::string render_report(const std::filesystem::path& dir, const ReportOptions& options);
+// The same for results collected already (report --select collapses them first).
+std::string render_report(const std::vector<ExperimentResults>& all, const ReportOptions& options);
 
 }  // namespace repro

@@ -127,13 +127,17 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
                          {"description", experiment.description},
                          {"report", {{"baseline", experiment.report_baseline}}},
                          {"runs", entries_outside(experiment, path)}};
-  for (const auto& run : runs)
+  for (const auto& run : runs) {
+    nlohmann::json sweep = nlohmann::json::array();  // [axis label, value] in axis order (repro report --select)
+    for (const auto& [label, value] : run.sweep) sweep.push_back({label, value});
     plan["runs"].push_back({{"dir", run.run_subdir()},
                             {"model_config", run.model_config},
                             {"row", run.row},
+                            {"sweep", sweep},
                             {"row_index", run.row_index},
                             {"dataset", run.dataset},
                             {"seed", run.seed}});
+  }
   // Grid order (rows, then datasets in the spec's order, then seeds), however the plan was assembled.
   const auto column = [&](const nlohmann::json& entry) {
     const auto& names = experiment.datasets;

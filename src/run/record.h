@@ -19,6 +19,7 @@ class RunFolder {
   std::filesystem::path spec_path() const { return dir_ / "spec.resolved.yaml"; }
   std::filesystem::path metrics_path() const { return dir_ / "metrics.csv"; }
   std::filesystem::path steps_path() const { return dir_ / "steps.csv"; }  // train.log_every rows
+  std::filesystem::path events_path() const { return dir_ / "events.out.tfevents.repro"; }  // train.tensorboard
   std::filesystem::path summary_path() const { return dir_ / "summary.json"; }
   std::filesystem::path log_path() const { return dir_ / "log.txt"; }
   std::filesystem::path checkpoint_path() const { return dir_ / "checkpoint.pt"; }

@@ -19,6 +19,7 @@
 #include "run/record.h"
 #include "run/slurm.h"
 #include "run/summary.h"
+#include "run/tensorboard_log.h"
 #include "spec/options.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -54,23 +55,40 @@ class RunLog {
   std::shared_ptr<spdlog::logger> previous_, file_only_;
 };
 
-// The trainer reports its history; the run folder's metrics.csv shows it (removed on a
-// fresh start, so a stale file beside no checkpoint never survives). The test hooks
-// (--stop-after-epoch, --kill-at-step, --interrupt-at-step) act through the same interface.
-TrainHooks record_hooks(const RunFolder& folder, const RunnerOptions& options, const TestHooks& test) {
+// The trainer reports its history and step rows; the run folder's metrics.csv, steps.csv and TensorBoard event
+// file show them (rewritten from the checkpoint's rows on a start, so a stale file beside no checkpoint never
+// survives). The test hooks (--stop-after-epoch, --kill-at-step, --interrupt-at-step) act through the same
+// interface.
+TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const RunnerOptions& options,
+                        const TestHooks& test) {
   TrainHooks hooks;
-  hooks.history_changed = [metrics = folder.metrics_path()](const std::vector<EpochRow>& history) {
+  std::shared_ptr<TensorBoardLog> events;
+  if (run.options.train.tensorboard && event_files_available())
+    events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml());
+  else
+    std::filesystem::remove(folder.events_path());
+  static bool said = false;  // once per command
+  if (run.options.train.tensorboard && !event_files_available() && !said) {
+    said = true;
+    spdlog::warn("train.tensorboard: this build of repro has no TensorBoard support (configure with "
+                 "-DREPRO_WITH_TENSORBOARD=ON; needs libprotobuf-dev, protobuf-compiler, libboost-dev): no event "
+                 "files; steps.csv and metrics.csv hold the same numbers");
+  }
+  hooks.history_changed = [metrics = folder.metrics_path(), events](const std::vector<EpochRow>& history) {
     if (history.empty())
       std::filesystem::remove(metrics);
     else
       write_file_atomic(metrics, metrics_csv(history));
+    if (events) events->show_history(history);
   };
-  hooks.steps_changed = [steps_path = folder.steps_path()](const std::vector<StepRow>& steps) {
+  hooks.steps_changed = [steps_path = folder.steps_path(), events](const std::vector<StepRow>& steps) {
     if (steps.empty())
       std::filesystem::remove(steps_path);
     else
       write_file_atomic(steps_path, steps_csv(steps));
+    if (events) events->show_steps(steps);
   };
+  if (events) hooks.step_logged = [events](const StepRow& row) { events->add_step(row); };
   if (test.stop_after_epoch > 0)
     hooks.stop_after_epoch = [stop = test.stop_after_epoch](int64_t epoch) { return epoch == stop; };
   if (test.kill_at_step > 0)
@@ -106,7 +124,7 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(run.options.model, data.info);
   const ParamBreakdown params = count_parameters(*model);
-  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(folder, options, test)};
+  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(run, folder, options, test)};
   const TrainOptions& train_settings = run.options.train;
   const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),

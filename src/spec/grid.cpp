@@ -165,10 +165,12 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
       apply(config, experiment.base);
       apply(config, row.settings);
       std::string name = row.name;
+      std::vector<std::pair<std::string, std::string>> sweep;
       for (size_t a = 0; a < combo.size(); ++a) {
         const auto& axis = experiment.axes[a];
         config.set(axis.key, axis.values[combo[a]], axis.where);
-        name += "+" + axis_label(axis.key) + "=" + config.text(axis.key);
+        sweep.emplace_back(axis_label(axis.key), config.text(axis.key));
+        name += "+" + sweep.back().first + "=" + sweep.back().second;
       }
       for (const auto& dataset : experiment.datasets) {
         if (!experiment.dataset_selected(dataset)) continue;  // --datasets
@@ -187,7 +189,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         }();
         for (const auto seed : experiment.seeds)
           runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin,
-                          row.name, options});
+                          row.name, sweep, options});
       }
       ++row_index;
     }

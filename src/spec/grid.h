@@ -22,6 +22,7 @@ struct PlannedRun {
   Config config;       // every key resolved: spec.resolved.yaml and identity checks read it as text
   std::string origin;  // where it comes from, for messages: "spec.yaml:12: model configuration 'wide'"
   std::string row;     // the spec row's name (model_config without sweep values)
+  std::vector<std::pair<std::string, std::string>> sweep;  // its sweep values: (axis label, value), axis order
   RunOptions options;  // `config` converted once (run_options): what every stage below spec/ reads
 
   // <dataset>/<model_config>/seed_<k>, inside the experiment's folder

@@ -207,6 +207,10 @@ std::vector<KeyDef> build_table() {
       integer("train.log_every", 50, 0, 1e9,
               "Every N optimizer steps a row of steps.csv: the training loss over those steps, the learning rate, "
               "the gradient norm before clipping, examples/s and CUDA memory (0 = no steps.csv)."),
+      boolean("train.tensorboard", true,
+              "Write a TensorBoard event file (events.out.tfevents.repro) in the run folder: the steps.csv "
+              "scalars, each epoch's validation and test metrics, the resolved spec as text "
+              "(`tensorboard --logdir OUT`)."),
       choice("train.precision", "auto", names_of<PrecisionChoice>(),
              "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),

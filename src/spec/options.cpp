@@ -273,6 +273,7 @@ TrainOptions train_options(const Config& c) {
   o.clip_norm = c.real("train.clip_norm");
   o.label_smoothing = c.real("train.label_smoothing");
   o.log_every = c.integer("train.log_every");
+  o.tensorboard = c.flag("train.tensorboard");
   o.precision = choice<PrecisionChoice>(c, "train.precision");
   o.select = choice<SelectRule>(c, "train.select");
   o.save_model = choice<SaveModel>(c, "train.save_model");

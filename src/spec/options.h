@@ -201,6 +201,7 @@ struct TrainOptions {
   SelectRule select = SelectRule::Auto;
   SaveModel save_model = SaveModel::Selected;
   int64_t log_every = 50;  // a steps.csv row every N optimizer steps; 0 = none
+  bool tensorboard = true;  // events.out.tfevents.repro in the run folder
 };
 
 // ---- text

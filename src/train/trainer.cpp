@@ -126,9 +126,11 @@ EpochResult run_epoch(Training& t, int64_t epoch, const EpochStart& start, StepT
     const auto loss = t.step->run(x, y, t.schedule.at(t.state.step), totals, log_due);  // forward, backward, AdamW
     ++t.state.step;
     if (t.options.log_every > 0) t.window.add(loss, indices.size(0));
-    if (log_due)  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
+    if (log_due) {  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
       t.outcome.steps.push_back(
           t.window.close(t.state.step, epoch, t.schedule.at(t.state.step - 1), t.step->grad_norm()));
+      if (c.hooks.step_logged) c.hooks.step_logged(t.outcome.steps.back());
+    }
     result.batches_done = b;
     if (c.hooks.after_step) c.hooks.after_step(t.state.step);
     const double loss_value = c.device.is_cpu() ? loss.item<double>() : NAN;

@@ -29,6 +29,8 @@ struct TrainHooks {
   // The steps.csv rows (train.log_every) to show: at the same moments as history_changed, and after a
   // mid-epoch checkpoint.
   std::function<void(const std::vector<StepRow>& steps)> steps_changed;
+  // Each new steps.csv row as it is made (between checkpoints: a live view such as TensorBoard's).
+  std::function<void(const StepRow& row)> step_logged;
   // Return true to stop after this epoch as if interrupted (a checkpoint is written, no summary).
   std::function<bool(int64_t epoch)> stop_after_epoch;
   // Called after every optimizer step (1-based count over the whole run).

@@ -1,0 +1,231 @@
+#include "report/select.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/stats.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace repro {
+
+const EnumNames<SelectOn>& enum_names(SelectOn) {
+  static const EnumNames<SelectOn> names = {{SelectOn::Mean, "mean"}, {SelectOn::Seed, "seed"}};
+  return names;
+}
+
+void check_select_metric(const std::string& by) {
+  static const std::vector<std::string> allowed = {"val_acc", "val_loss", "train_acc", "train_loss"};
+  if (std::find(allowed.begin(), allowed.end(), by) != allowed.end()) return;
+  if (starts_with(by, "test_"))
+    throw Error("--by " + by + ": choosing on the test set biases the test metric the table reports; choose on "
+                "val_acc or val_loss (runs need data.val_fraction > 0)");
+  throw Error("--by: got '" + by + "', expected one of " + join(allowed, " | "));
+}
+
+namespace {
+
+using Sweep = std::vector<std::pair<std::string, std::string>>;
+
+// The experiment's axis labels in plan order.
+std::vector<std::string> axes_of(const ExperimentResults& results) {
+  std::vector<std::string> labels;
+  for (const auto& run : results.runs)
+    for (const auto& [label, value] : run.sweep)
+      if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+  return labels;
+}
+
+// A full key or its label -> the label (labels drop the key's first part, the section: grid.cpp's axis_label).
+std::string resolve_axis(const std::string& given, const std::vector<std::string>& labels,
+                         const ExperimentResults& results) {
+  if (std::find(labels.begin(), labels.end(), given) != labels.end()) return given;
+  const auto dot = given.find('.');
+  if (dot != std::string::npos && std::find(labels.begin(), labels.end(), given.substr(dot + 1)) != labels.end())
+    return given.substr(dot + 1);
+  const std::string table = results.heading.empty() ? results.name : results.heading;
+  if (labels.empty())
+    throw Error("--select " + given + ": experiment '" + table +
+                "' has no sweep axes in its plan.json (a spec without `sweep:`/--set, or a plan written before "
+                "repro recorded sweep values: rerun the sweep command to rewrite plan.json; finished runs are kept)");
+  throw Error("--select " + given + ": not a sweep axis of experiment '" + table + "' (its axes: " +
+              join(labels, ", ") + ")");
+}
+
+bool is_selected(const std::string& label, const std::vector<std::string>& selected) {
+  return std::find(selected.begin(), selected.end(), label) != selected.end();
+}
+
+// The collapsed row: the spec row plus the axes not selected; and the chosen values' text.
+std::string collapsed_name(const RunResult& run, const std::vector<std::string>& selected) {
+  std::string name = run.row.empty() ? run.model_config : run.row;
+  for (const auto& [label, value] : run.sweep)
+    if (!is_selected(label, selected)) name += "+" + label + "=" + value;
+  return name;
+}
+
+std::string chosen_values(const RunResult& run, const std::vector<std::string>& selected) {
+  std::vector<std::string> parts;
+  for (const auto& [label, value] : run.sweep)
+    if (is_selected(label, selected)) parts.push_back(label + "=" + value);
+  return join(parts, ", ");
+}
+
+std::string key(const std::string& config, const std::string& dataset, long long seed) {
+  return config + "|" + dataset + "|" + std::to_string(seed);
+}
+
+// One collapsed row on one dataset: its candidates (model configurations, spec order) and their runs.
+struct Group {
+  std::string row, dataset;
+  int row_index = 0;
+  std::vector<std::string> candidates;
+  std::map<std::string, std::vector<const RunResult*>> runs;  // candidate -> reported runs
+};
+
+struct Chooser {
+  const std::map<std::string, const RunResult*>& by_runs;  // key() -> the run in the METRIC collection
+  bool lower_is_better;
+
+  // The METRIC of a candidate's run on a seed; NaN unless complete.
+  double metric(const std::string& candidate, const std::string& dataset, long long seed) const {
+    const auto it = by_runs.find(key(candidate, dataset, seed));
+    return it != by_runs.end() && it->second->state == RecordState::Complete ? it->second->value : NAN;
+  }
+  bool better(double a, double b) const { return std::isnan(b) || (lower_is_better ? a < b : a > b); }
+};
+
+std::vector<Group> groups_of(const ExperimentResults& reported, const std::vector<std::string>& selected) {
+  std::vector<Group> groups;
+  for (const auto& run : reported.runs) {
+    const std::string row = collapsed_name(run, selected);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.row == row && g.dataset == run.dataset; });
+    if (it == groups.end()) {
+      groups.push_back({row, run.dataset, run.row_index, {}, {}});
+      it = groups.end() - 1;
+    }
+    if (!it->runs.count(run.model_config)) it->candidates.push_back(run.model_config);
+    it->runs[run.model_config].push_back(&run);
+  }
+  return groups;
+}
+
+// A run as the collapsed table shows it: its row the group's, its sweep without the selected axes.
+RunResult collapsed_run(const RunResult& run, const Group& group, const std::vector<std::string>& selected) {
+  RunResult out = run;
+  out.model_config = group.row;
+  out.row_index = group.row_index;
+  out.sweep.clear();
+  for (const auto& entry : run.sweep)
+    if (!is_selected(entry.first, selected)) out.sweep.push_back(entry);
+  return out;
+}
+
+// mean: the candidate with the best mean METRIC over its complete seeds; all its runs go into the cell.
+void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
+                    Selection& out) {
+  Choice choice{g.row, g.dataset, -1, "", NAN, 0, static_cast<int>(g.candidates.size())};
+  const std::string* best = nullptr;
+  for (const auto& candidate : g.candidates) {
+    std::vector<double> values;
+    for (const RunResult* run : g.runs.at(candidate)) {
+      const double v = chooser.metric(candidate, g.dataset, run->seed);
+      if (!std::isnan(v)) values.push_back(v);
+    }
+    if (values.empty()) continue;
+    ++choice.candidates;
+    const double m = mean(values);
+    if (chooser.better(m, choice.by_value)) choice.by_value = m, best = &candidate;
+  }
+  const std::string& chosen = best ? *best : g.candidates.front();
+  if (best) choice.values = chosen_values(*g.runs.at(chosen).front(), selected);
+  for (const RunResult* run : g.runs.at(chosen)) {
+    RunResult shown = collapsed_run(*run, g, selected);
+    if (!best && shown.state == RecordState::Complete) shown.state = RecordState::NoMetric;  // nothing to choose on
+    out.results.runs.push_back(shown);
+  }
+  out.choices.push_back(choice);
+}
+
+// seed: on each seed, the candidate with the best METRIC on that seed.
+void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
+                     Selection& out) {
+  std::vector<long long> seeds;
+  for (const auto& candidate : g.candidates)
+    for (const RunResult* run : g.runs.at(candidate))
+      if (std::find(seeds.begin(), seeds.end(), run->seed) == seeds.end()) seeds.push_back(run->seed);
+  for (const long long seed : seeds) {
+    Choice choice{g.row, g.dataset, seed, "", NAN, 0, static_cast<int>(g.candidates.size())};
+    const RunResult* best = nullptr;
+    const RunResult* first = nullptr;
+    for (const auto& candidate : g.candidates)
+      for (const RunResult* run : g.runs.at(candidate)) {
+        if (run->seed != seed) continue;
+        if (!first) first = run;
+        const double v = chooser.metric(candidate, g.dataset, seed);
+        if (std::isnan(v)) continue;
+        ++choice.candidates;
+        if (chooser.better(v, choice.by_value)) choice.by_value = v, best = run;
+      }
+    RunResult shown = collapsed_run(best ? *best : *first, g, selected);
+    if (best)
+      choice.values = chosen_values(*best, selected);
+    else if (shown.state == RecordState::Complete)
+      shown.state = RecordState::NoMetric;
+    out.results.runs.push_back(shown);
+    out.choices.push_back(choice);
+  }
+}
+
+}  // namespace
+
+Selection select_axes(const ExperimentResults& reported, const ExperimentResults& by, const SelectOptions& options) {
+  check_select_metric(options.by);
+  const auto labels = axes_of(reported);
+  std::vector<std::string> selected;
+  for (const auto& axis : options.axes) selected.push_back(resolve_axis(axis, labels, reported));
+
+  std::map<std::string, const RunResult*> by_runs;
+  for (const auto& run : by.runs) by_runs[key(run.model_config, run.dataset, run.seed)] = &run;
+  const Chooser chooser{by_runs, ends_with(options.by, "_loss")};
+
+  Selection out;
+  out.results = reported;
+  out.results.runs.clear();
+  out.results.model_configs.clear();
+  for (const Group& group : groups_of(reported, selected)) {
+    if (options.on == SelectOn::Mean)
+      choose_on_mean(group, chooser, selected, out);
+    else
+      choose_per_seed(group, chooser, selected, out);
+  }
+  for (const auto& run : out.results.runs)
+    if (std::find(out.results.model_configs.begin(), out.results.model_configs.end(), run.model_config) ==
+        out.results.model_configs.end())
+      out.results.model_configs.push_back(run.model_config);
+  out.results.selection_note = choices_markdown(out, options, reported.metric);
+  return out;
+}
+
+std::string choices_markdown(const Selection& selection, const SelectOptions& options, const std::string& metric) {
+  const bool per_seed = options.on == SelectOn::Seed;
+  std::string out = "\nSelected on " + options.by + " (" +
+                    (per_seed ? "per seed: each seed's best value" : "the best mean over seeds") + ") among the " +
+                    join(options.axes, ", ") + " values of each row; the table above reports " + metric +
+                    " there.\n\n| row | dataset |" + (per_seed ? " seed |" : "") + " chosen | " + options.by +
+                    (per_seed ? "" : " (mean)") + " | candidates with " + options.by + " |\n|---|---|" +
+                    (per_seed ? "---|" : "") + "---|---|---|\n";
+  for (const auto& c : selection.choices)
+    out += "| " + c.row + " | " + c.dataset + " |" + (per_seed ? " " + std::to_string(c.seed) + " |" : "") + " " +
+           (c.values.empty() ? "none (no " + options.by + ")" : c.values) + " | " +
+           (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.candidates) + " of " +
+           std::to_string(c.candidates_total) + " |\n";
+  return out;
+}
+
+}  // namespace repro

@@ -1,0 +1,212 @@
+// repro report --select: a sweep's axes collapsed per model row on a validation metric (report/select.h), the
+// choices listed, the Welch table comparing models; and the sweep-axis figure. In memory against hand-made
+// results, then end to end on a tiny real sweep.
+#include "catch.h"
+#include <cmath>
+#include <filesystem>
+
+#include "fixtures.h"
+#include "report/figures.h"
+#include "report/select.h"
+#include "report/stats.h"
+#include "run_repro.h"
+#include "util/error.h"
+#include "util/files.h"
+
+using namespace repro;
+using repro::test::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunResult run(const std::string& row, const std::string& lr, long long seed, double value, int row_index) {
+  RunResult r;
+  r.row = row;
+  r.sweep = {{"lr", lr}};
+  r.model_config = row + "+lr=" + lr;
+  r.dataset = "d";
+  r.seed = seed;
+  r.state = RecordState::Complete;
+  r.value = value;
+  r.row_index = row_index;
+  return r;
+}
+
+// Rows a (lr 0.1, 0.2) and b (lr 0.1, 0.2), seeds 0 and 1; `val` and `test` hold the two metrics.
+struct Sweep {
+  ExperimentResults val, test;
+  Sweep() {
+    val.name = test.name = "t";
+    val.metric = "val_acc", test.metric = "test_acc";
+    // a: lr 0.2 has the better mean val (71 vs 70.5), but seed 0 prefers 0.1 (72 > 70).
+    val.runs = {run("a", "0.1", 0, 72, 0), run("a", "0.1", 1, 69, 0), run("a", "0.2", 0, 70, 1),
+                run("a", "0.2", 1, 72, 1), run("b", "0.1", 0, 80, 2), run("b", "0.1", 1, 80, 2),
+                run("b", "0.2", 0, 60, 3), run("b", "0.2", 1, 61, 3)};
+    test.runs = {run("a", "0.1", 0, 10, 0), run("a", "0.1", 1, 11, 0), run("a", "0.2", 0, 20, 1),
+                 run("a", "0.2", 1, 22, 1), run("b", "0.1", 0, 30, 2), run("b", "0.1", 1, 34, 2),
+                 run("b", "0.2", 0, 99, 3), run("b", "0.2", 1, 99, 3)};  // b's best test is never chosen
+    for (auto* r : {&val, &test})
+      for (const auto& x : r->runs) {
+        if (std::find(r->model_configs.begin(), r->model_configs.end(), x.model_config) == r->model_configs.end())
+          r->model_configs.push_back(x.model_config);
+      }
+    val.datasets = test.datasets = {"d"};
+  }
+};
+
+std::vector<double> cell_values(const ExperimentResults& r, const std::string& row) {
+  std::vector<double> out;
+  for (const auto& x : r.runs)
+    if (x.model_config == row && x.state == RecordState::Complete) out.push_back(x.value);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--select on the seed mean: one value per row, chosen on validation, the test metric there", "[report]") {
+  Sweep s;
+  SelectOptions options;
+  options.axes = {"train.lr"};  // the key or its label
+  const Selection sel = select_axes(s.test, s.val, options);
+  CHECK(sel.results.model_configs == std::vector<std::string>{"a", "b"});
+  CHECK(cell_values(sel.results, "a") == std::vector<double>{20, 22});  // lr 0.2: mean val 71 > 70.5
+  CHECK(cell_values(sel.results, "b") == std::vector<double>{30, 34});  // lr 0.1, not b's best test (99)
+  REQUIRE(sel.choices.size() == 2);
+  CHECK(sel.choices[0].values == "lr=0.2");
+  CHECK(sel.choices[0].by_value == Approx(71));
+  CHECK(sel.choices[0].candidates == 2);
+  CHECK_THAT(sel.results.selection_note, Contains("| a | d | lr=0.2 | 71.00 | 2 of 2 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("| b | d | lr=0.1 | 80.00 | 2 of 2 |"));
+  for (const auto& r : sel.results.runs) CHECK(r.sweep.empty());  // the selected axis is gone from the rows
+
+  // A loss: the lowest is best (b's lr 0.2 has the lower "val").
+  options.by = "val_loss";
+  const Selection by_loss = select_axes(s.test, s.val, options);
+  CHECK(cell_values(by_loss.results, "b") == std::vector<double>{99, 99});
+  CHECK(cell_values(by_loss.results, "a") == std::vector<double>{10, 11});  // mean 70.5 < 71
+}
+
+TEST_CASE("--select-on seed: each seed's own best value", "[report]") {
+  Sweep s;
+  SelectOptions options;
+  options.axes = {"lr"};
+  options.on = SelectOn::Seed;
+  const Selection sel = select_axes(s.test, s.val, options);
+  CHECK(cell_values(sel.results, "a") == std::vector<double>{10, 22});  // seed 0: lr 0.1 (72); seed 1: lr 0.2 (72)
+  REQUIRE(sel.choices.size() == 4);
+  CHECK(sel.choices[0].seed == 0);
+  CHECK(sel.choices[0].values == "lr=0.1");
+  CHECK(sel.choices[1].values == "lr=0.2");
+  CHECK_THAT(sel.results.selection_note, Contains("| a | d | 1 | lr=0.2 | 72.00 | 2 of 2 |"));
+}
+
+TEST_CASE("--select: a tie goes to the first value; a row without the metric says so; bad axes and metrics named",
+          "[report]") {
+  Sweep s;
+  for (auto& r : s.val.runs) r.value = 50;  // every candidate ties
+  SelectOptions options;
+  options.axes = {"lr"};
+  CHECK(cell_values(select_axes(s.test, s.val, options).results, "a") == std::vector<double>{10, 11});
+
+  for (auto& r : s.val.runs) r.state = RecordState::NoMetric;  // no validation split
+  const Selection none = select_axes(s.test, s.val, options);
+  CHECK(cell_values(none.results, "a").empty());
+  CHECK(none.results.runs.front().state == RecordState::NoMetric);
+  CHECK_THAT(none.results.selection_note, Contains("| a | d | none (no val_acc) | – | 0 of 2 |"));
+
+  options.axes = {"model.ffn.ratio"};
+  CHECK_THROWS_WITH(select_axes(s.test, s.val, options),
+                    Contains("--select model.ffn.ratio: not a sweep axis of experiment 't' (its axes: lr)"));
+  ExperimentResults flat = s.test;
+  for (auto& r : flat.runs) r.sweep.clear();
+  options.axes = {"lr"};
+  CHECK_THROWS_WITH(select_axes(flat, s.val, options), Contains("has no sweep axes in its plan.json"));
+  options.by = "test_acc";
+  CHECK_THROWS_WITH(select_axes(s.test, s.val, options), Contains("--by test_acc: choosing on the test set biases"));
+  CHECK_THROWS_WITH(check_select_metric("accuracy"), Contains("--by: got 'accuracy', expected one of val_acc"));
+}
+
+TEST_CASE("the sweep-axis chart: one line per row, mean ± std at each value, the values as tick labels", "[report]") {
+  Sweep s;
+  const auto charts = sweep_charts(s.test);
+  REQUIRE(charts.size() == 1);
+  const Chart& chart = charts[0].chart;
+  CHECK(charts[0].name == "t_d_sweep_lr");
+  REQUIRE(chart.series.size() == 2);
+  CHECK(chart.series[0].label == "a");
+  CHECK(chart.series[0].y == std::vector<double>{10.5, 21});
+  CHECK(chart.series[0].std[1] == Approx(std::sqrt(2.0)));
+  CHECK(chart.x_tick_labels == std::vector<std::pair<double, std::string>>{{0, "0.1"}, {1, "0.2"}});
+}
+
+namespace {
+
+// Two rows (vanilla, diff) × lr {0.003, 0.01} × seeds {0, 1} on 96 fixture images.
+const char* kSweepSpec = R"(experiment: lrsweep
+datasets: [fashion_mnist]
+seeds: [0, 1]
+model: {dim: 16, depth: 1, heads: 2, patch: 7, ffn: {ratio: 2}}
+models:
+  - {name: vanilla, model: {attention: {kind: vanilla}}}
+  - {name: diff, model: {attention: {kind: diff}}}
+sweep: {train.lr: [0.003, 0.01]}
+data: {val_fraction: 0.25, verify: off}
+train: {epochs: 2, batch_size: 16, log_every: 0}
+)";
+
+}  // namespace
+
+TEST_CASE("report --select end to end: a real lr sweep collapsed per row, the Welch table over rows, the axis figure",
+          "[cli]") {
+  test::TempDir dir("select-e2e");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  test::write_text(dir.path() / "sweep.yaml", kSweepSpec);
+  const fs::path out = dir.path() / "runs";
+  const auto trained = test::run_repro("run " + (dir.path() / "sweep.yaml").string() + " --data-root " +
+                                       (dir.path() / "data").string() + " --out " + out.string() + " --threads 1");
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+
+  const auto report = test::run_repro("report " + out.string() + " --select train.lr --stats --plots -o " +
+                                      (dir.path() / "report.md").string());
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  const std::string md = read_file(dir.path() / "report.md");
+  CHECK_THAT(md, Contains("| model | fashion_mnist |"));
+  CHECK_THAT(md, Contains("| vanilla |"));
+  CHECK_THAT(md, Contains("| diff |"));
+  CHECK_THAT(md, Contains("Selected on val_acc (the best mean over seeds) among the train.lr values"));
+  CHECK_THAT(md, !Contains("| vanilla+lr="));  // no learning-rate rows left in the table
+  CHECK_THAT(md, Contains("each row − vanilla (Welch)"));  // the Welch table compares the rows, not lrs
+  CHECK(fs::exists(dir.path() / "figures/lrsweep_fashion_mnist_sweep_lr.png"));
+  CHECK_THAT(md, Contains("figures/lrsweep_fashion_mnist_sweep_lr.png"));
+  const std::string axis_csv = read_file(dir.path() / "figures/lrsweep_fashion_mnist_sweep_lr.csv");
+  CHECK_THAT(axis_csv, Contains("vanilla,0,"));
+  CHECK_THAT(axis_csv, Contains("diff,1,"));
+
+  // The selected cell is the chosen configuration's test accuracies: check against the unselected CSV.
+  const auto csv = test::run_repro("report " + out.string() + " --format csv");
+  const auto val = test::run_repro("report " + out.string() + " --format csv --metric val_acc");
+  const auto selected = test::run_repro("report " + out.string() + " --format csv --select lr");
+  REQUIRE(selected.exit_code == 0);
+  INFO(csv.output << val.output << selected.output);
+  for (const std::string row : {"vanilla", "diff"}) {
+    // val means of the two candidates, and the test cell of the better one.
+    const auto field = [](const std::string& text, const std::string& config, int column) {
+      const auto at = text.find("lrsweep," + config + ",fashion_mnist,");
+      REQUIRE(at != std::string::npos);
+      std::string line = text.substr(at, text.find('\n', at) - at);
+      for (int i = 0; i < column; ++i) line = line.substr(line.find(',') + 1);
+      return line.substr(0, line.find(','));
+    };
+    const double val_low = std::stod(field(val.output, row + "+lr=0.003", 5));
+    const double val_high = std::stod(field(val.output, row + "+lr=0.01", 5));
+    const std::string chosen = val_high > val_low ? row + "+lr=0.01" : row + "+lr=0.003";
+    CHECK(field(selected.output, row, 5) == field(csv.output, chosen, 5));
+  }
+
+  // A key that is not an axis: one line, exit 2, nothing written.
+  const auto bad = test::run_repro("report " + out.string() + " --select model.dim");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Contains("--select model.dim: not a sweep axis of experiment 'lrsweep' (its axes: lr)"));
+}
