@@ -13,7 +13,7 @@ namespace repro {
 // A run as plan.json lists it.
 struct PlannedEntry {
   std::string experiment, profile, model_config, dataset;
-  std::string row;                                         // the spec row ("" in a plan from before 0.3)
+  std::string row;                                         // the spec row ("" in older plans)
   std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value); absent from older plans
   int row_index = 0;
   long long seed = 0;
