@@ -186,6 +186,40 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   CHECK_THAT(huge.output, Contains("text.max_vocab = 100000000") && Contains("at most 10000000"));
 }
 
+TEST_CASE("repro bench --data-root times the real training split: texts at their lengths, batches trimmed", "[cli]") {
+  test::TempDir dir("bench-real");
+  // Reviews of 1 to 9 words: every batch is far shorter than text.max_len.
+  std::string pos, neg;
+  for (int i = 0; i < 60; ++i) {
+    std::string words;
+    for (int w = 0; w <= i % 9; ++w) words += (w ? " " : "") + std::string(w % 2 ? "good" : "film");
+    pos += words + "\n";
+    neg += words + " bad\n";
+  }
+  test::write_tar(dir.path() / "data/rotten_tomatoes/rt-polaritydata.tar.gz",
+                  {{"rt-polaritydata/rt-polarity.pos", pos}, {"rt-polaritydata/rt-polarity.neg", neg}});
+  ::setenv("REPRO_CACHE", (dir.path() / "cache").c_str(), 1);
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/table2.yaml --profile smoke";
+  const auto bench = [&](const std::string& extra, const std::string& name) {
+    const Result result = run_repro("bench " + spec + " --only rotten_tomatoes/Transformer --steps 2 --warmup 1 " +
+                                    "--eval-batches 1 --device cpu --out " + (dir.path() / name).string() +
+                                    " data.verify=off text.max_len=64 train.batch_size=8 " + extra);
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(read_file(dir.path() / name))["results"][0];
+  };
+  const auto real = bench("--data-root " + (dir.path() / "data").string() + " --epoch", "real.json");
+  const auto synthetic = bench("", "synthetic.json");
+  ::unsetenv("REPRO_CACHE");
+  CHECK(real["data"].get<std::string>().rfind("real: ", 0) == 0);
+  CHECK(synthetic["data"] == "synthetic");
+  CHECK(synthetic["tokens_per_example"] == 64);                 // every synthetic sequence is full length
+  CHECK(real["tokens_per_example"].get<int64_t>() <= 12);       // <cls> + at most 10 words, trimmed per batch
+  CHECK(real["tokens_per_example"].get<int64_t>() >= 2);
+  CHECK(real["epoch_seconds"].get<double>() > 0);               // one epoch of the real split
+  CHECK(real["forward_flops_per_example"].get<double>() < synthetic["forward_flops_per_example"].get<double>());
+}
+
 TEST_CASE("repro data info takes the dataset name and then data.* settings", "[cli]") {
   test::TempDir dir("datainfo");
   test::write_fashion_fixture(dir.path() / "data", 60, 20);

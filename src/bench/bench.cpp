@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "data/batcher.h"
+#include "data/loader.h"
 #include "data/registry.h"
 #include "models/flops.h"
 #include "models/param_count.h"
@@ -64,18 +65,40 @@ Split synthetic_split(const DatasetInfo& info, int64_t count, torch::Device devi
   return resident_split(split, device);
 }
 
-// Runs `steps` training steps over `pool` in a fresh random order (wrapping around).
-void train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int64_t batch, int64_t steps,
-                 StepTotals& totals) {
+// Runs `steps` training steps over `pool` in a fresh random order (wrapping around); returns the summed sequence
+// lengths of the batches (text: after trimming to each batch's longest; 0 for images).
+int64_t train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, int64_t batch, int64_t steps,
+                    StepTotals& totals) {
   const int64_t n = pool.size();
   auto order = torch::randperm(n, torch::kInt64);
+  int64_t lengths = 0;
   for (int64_t s = 0, begin = 0; s < steps; ++s, begin += batch) {
     if (begin + batch > n) begin = 0;
     const auto indices = order.slice(0, begin, std::min(n, begin + batch));  // (B,)
     const Batch x = batcher.inputs(pool, indices, /*train=*/true);
+    if (x.inputs.dim() == 2) lengths += x.inputs.size(1);  // (B, L) token ids
     const auto y = pool.labels.index_select(0, indices_for(pool, indices));
     step.run(x, y, kBenchLr, totals);
   }
+  return lengths;
+}
+
+// The examples a bench times: synthetic ones of the dataset's shape, or its real training split.
+struct BenchData {
+  DatasetInfo info;
+  Split pool;          // resident on the device
+  std::string what;    // "synthetic" or "real: N training examples"
+};
+
+BenchData bench_data(const PlannedRun& run, const BenchOptions& options, int64_t synthetic_count) {
+  if (options.data_root.empty()) {
+    const DatasetInfo info = synthetic_info(run);
+    return {info, synthetic_split(info, synthetic_count, options.device), "synthetic"};
+  }
+  DataLoader loader(options.data_root);
+  const RunData data = loader.run_data(run.dataset, run.options);
+  return {data.info, resident_split(data.train, options.device),
+          "real: " + std::to_string(data.train.size()) + " training examples"};
 }
 
 }  // namespace
@@ -99,7 +122,10 @@ DatasetInfo synthetic_info(const PlannedRun& run) {
 BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops) {
   const ModelOptions& model_settings = run.options.model;
   const TrainOptions& train_settings = run.options.train;
-  const DatasetInfo info = synthetic_info(run);
+  const BenchData bench = bench_data(run, options, std::max<int64_t>(4 * train_settings.batch_size,
+                                                                      train_settings.eval_batch_size));
+  const DatasetInfo& info = bench.info;
+  const Split& pool = bench.pool;
   torch::manual_seed(0);
   auto model = build_model(model_settings, info);
   model->to(options.device);
@@ -112,6 +138,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.model_config = run.model_config;
   r.settings = run.config.values();  // recorded as text beside the timings
   r.dataset = run.dataset;
+  r.data = bench.what;
   r.precision = precision_name(step.precision());
   r.params = count_parameters(*model).total;
   r.batch = train_settings.batch_size;
@@ -120,16 +147,19 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
                                      : (info.height / model_settings.patch) * (info.width / model_settings.patch) + 1;
   r.forward_flops = forward_flops(*model, r.tokens).forward();
 
-  const Split pool = synthetic_split(info, std::max<int64_t>(4 * r.batch, r.eval_batch), options.device);
   reset_peak_memory(options.device);
   model->train();
   StepTotals totals(options.device);
   train_steps(step, *batcher, pool, r.batch, options.warmup, totals);
   synchronize(options.device);
   auto start = Clock::now();
-  train_steps(step, *batcher, pool, r.batch, options.steps, totals);
+  const int64_t lengths = train_steps(step, *batcher, pool, r.batch, options.steps, totals);
   synchronize(options.device);
   const double train_seconds = seconds_since(start);
+  if (!options.data_root.empty() && lengths > 0) {  // real text: the batches' mean length (trimmed to their longest)
+    r.tokens = (lengths + options.steps / 2) / options.steps;
+    r.forward_flops = forward_flops(*model, r.tokens).forward();
+  }
   r.train_ms = 1000.0 * train_seconds / static_cast<double>(options.steps);
   r.train_examples_per_s = static_cast<double>(options.steps * r.batch) / train_seconds;
   r.train_tokens_per_s = r.train_examples_per_s * static_cast<double>(r.tokens);
@@ -154,8 +184,9 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   }
   if (options.epoch_examples > 0) {
     model->train();
-    const Split epoch_pool = synthetic_split(info, options.epoch_examples, options.device);
-    const int64_t steps = (options.epoch_examples + r.batch - 1) / r.batch;
+    const Split epoch_pool =
+        options.data_root.empty() ? synthetic_split(info, options.epoch_examples, options.device) : pool;
+    const int64_t steps = (epoch_pool.size() + r.batch - 1) / r.batch;  // real data: its training split
     synchronize(options.device);
     start = Clock::now();
     train_steps(step, *batcher, epoch_pool, r.batch, steps, totals);
@@ -192,6 +223,7 @@ double matmul_peak_tflops(torch::Device device, int64_t n) {
 nlohmann::json BenchResult::to_json() const {
   return {{"model_config", model_config},
           {"dataset", dataset},
+          {"data", data},
           {"precision", precision},
           {"params", params},
           {"batch", batch},
@@ -217,7 +249,7 @@ std::string bench_table(const std::vector<BenchResult>& results, double peak_tfl
   for (const auto& r : results)
     out += fmt::format(
         "| {} | {} | {:.2f}M | {} | {} | {:.2f} | {:.0f} | {:.0f} | {:.3f} | {:.1f}% | {:.0f} | {} | {:.0f} |\n",
-        r.model_config, r.dataset, static_cast<double>(r.params) / 1e6, r.precision, r.batch, r.train_ms,
+        r.model_config, r.dataset + (r.data == "synthetic" ? "" : " (real)"), static_cast<double>(r.params) / 1e6, r.precision, r.batch, r.train_ms,
         r.train_examples_per_s, r.train_tokens_per_s, r.train_tflops, 100.0 * r.mfu, r.eval_examples_per_s,
         r.epoch_seconds > 0 ? fmt::format("{:.2f}", r.epoch_seconds) : "-", r.peak_memory_mb);
   out += fmt::format(

@@ -5,6 +5,7 @@
 // (augmentation, text trimming) as `repro run`.
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,11 +21,15 @@ struct BenchOptions {
   int64_t eval_batches = 10;
   int64_t epoch_examples = 0;  // > 0: also time one whole epoch of this many examples
   torch::Device device = torch::kCPU;
+  // Non-empty: time on each dataset's real training split read from here (texts at their real lengths, batches
+  // trimmed to their longest as in training) instead of synthetic full-length data; the epoch is the real split.
+  std::filesystem::path data_root;
 };
 
 struct BenchResult {
   std::string model_config, dataset, precision;
-  int64_t params = 0, batch = 0, tokens = 0, eval_batch = 0;
+  std::string data = "synthetic";  // or "real: N training examples"
+  int64_t params = 0, batch = 0, tokens = 0, eval_batch = 0;  // tokens: per example (real text: mean batch length)
   double forward_flops = 0;  // per example (models/flops.h)
   double train_ms = 0;       // per step, mean over the timed steps
   double train_examples_per_s = 0, train_tokens_per_s = 0, train_tflops = 0, mfu = 0;

@@ -25,7 +25,7 @@ namespace repro {
 namespace {
 
 struct BenchArguments {
-  std::string spec_path, profile, device = "auto", out = "bench.json", only;
+  std::string spec_path, profile, device = "auto", out = "bench.json", only, data_root;
   std::vector<std::string> overrides;
   int threads = 0;
   int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
@@ -62,6 +62,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
+  command->add_option("--data-root", args->data_root,
+                      "Time on each dataset's real training split from this folder (texts at their real lengths, "
+                      "batches trimmed to their longest as in training; --epoch = one real epoch) instead of "
+                      "synthetic full-length data");
   command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
   command->callback([args, &exit_code] {
     configure_threads(checked_threads(args->threads));
@@ -71,6 +75,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     options.warmup = args->warmup;
     options.eval_batches = args->eval_batches;
     options.device = resolve_device(args->device);
+    if (!args->data_root.empty()) options.data_root = resolve_data_root(args->data_root);
     const int64_t peak_n = options.device.is_cuda() ? 8192 : 2048;
     const double peak = matmul_peak_tflops(options.device, peak_n);
     const std::string peak_what = fmt::format("measured {}x{}x{} {} matrix product on {}", peak_n, peak_n, peak_n,
@@ -89,6 +94,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     }
     const nlohmann::json report = {{"spec", args->spec_path},
                                    {"profile", args->profile},
+                                   {"data_root", args->data_root},
                                    {"overrides", args->overrides},
                                    {"steps", args->steps},
                                    {"warmup", args->warmup},

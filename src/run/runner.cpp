@@ -21,6 +21,7 @@
 #include "run/summary.h"
 #include "run/tensorboard_log.h"
 #include "spec/options.h"
+#include "train/precision.h"
 #include "train/trainer.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -114,6 +115,7 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
+  warn_if_cpu_bf16_slower(run.options.train.precision, device);
   const RunData data = loader.run_data(run.dataset, run.options);
   for (const auto& note : data.notes) {  // each data note once per command on the console, in every log.txt
     if (notes_said.insert(note).second)

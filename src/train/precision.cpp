@@ -1,6 +1,10 @@
 #include "train/precision.h"
 
 #include <ATen/autocast_mode.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include "util/error.h"
 
@@ -46,6 +50,34 @@ Precision resolve_precision(PrecisionChoice choice, torch::Device device) {
       break;
   }
   return device.is_cuda() ? Precision::Bf16 : Precision::Fp32;
+}
+
+double cpu_bf16_slowdown() {
+  torch::NoGradGuard no_grad;
+  const auto time_of = [](torch::ScalarType dtype) {
+    const auto a = torch::randn({256, 768}).to(dtype), b = torch::randn({768, 768}).to(dtype);
+    double best = 1e30;
+    for (int trial = 0; trial < 5; ++trial) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 4; ++i) (void)torch::matmul(a, b);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+  };
+  (void)time_of(torch::kBFloat16);  // first-call costs
+  return time_of(torch::kBFloat16) / time_of(torch::kFloat32);
+}
+
+void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device) {
+  static bool checked = false;
+  if (checked || choice != PrecisionChoice::Bf16 || !device.is_cpu()) return;
+  checked = true;
+  const double slowdown = cpu_bf16_slowdown();
+  if (slowdown > 1.0)
+    spdlog::warn("train.precision=bf16 on this CPU: a bf16 matrix product takes {:.1f}x as long as float32 here "
+                 "(measured now); training will be slower, not faster (auto and fp32 use float32 on CPUs; "
+                 "`repro bench SPEC train.precision=bf16` times a whole step)",
+                 slowdown);
 }
 
 std::string precision_name(Precision precision) { return precision == Precision::Bf16 ? "bf16" : "fp32"; }

@@ -16,6 +16,13 @@ enum class Precision { Fp32, Bf16 };
 Precision resolve_precision(PrecisionChoice choice, torch::Device device);
 std::string precision_name(Precision precision);
 
+// How many times longer a bf16 matrix product takes than a float32 one on this CPU (256 x 768 x 768, the shape
+// of a paper-size text model's projections; best of several, about 50 ms). Above 1: bf16 is slower here (CPUs
+// without native bf16 arithmetic, e.g. without AVX512-BF16/AMX, convert in software).
+double cpu_bf16_slowdown();
+// The warning for train.precision=bf16 on the CPU, once per process, when cpu_bf16_slowdown() > 1.
+void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device);
+
 // TF32 for float32 matrix products and convolutions on CUDA (no-op elsewhere).
 void allow_tf32(torch::Device device);
 
