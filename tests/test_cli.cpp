@@ -255,6 +255,13 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   CHECK_THAT(bad_row.output, Contains("--rows 'Transfomer'") && Contains("DIFF Transformer x16/3") &&
                                  Contains("did you mean 'Transformer'?"));
   CHECK(run_repro("launch slurm " + table2 + " --rows '' --dry-run" + out).exit_code != 0);
+  // One word per option: a setting after --rows / --datasets is a setting, not another row; repeating the option
+  // adds to the list.
+  const Result then_setting =
+      run_repro("status " + table2 + " --rows Transformer model.dim=64 --datasets ag_news --rows 'DGT x2' --all" + out);
+  INFO(then_setting.output);
+  CHECK_THAT(then_setting.output, Contains("2 runs: 0 complete") && Contains("ag_news/Transformer/seed_0") &&
+                                      Contains("ag_news/DGT_x2/seed_0"));
 
   // Trained row by row (the second with --jobs 2: its children plan the same part): one table of both rows.
   test::write_fashion_fixture(dir.path() / "data", 600, 300);

@@ -13,7 +13,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   add_run_arguments(*command, *args);
   auto* seeds_option = command->add_option("--seeds", *seeds, "Seeds, e.g. 0-4 or 0,2,5 (replaces the spec's)");
   command->add_option("--set", *axes, "A sweep axis KEY=V1,V2,... or KEY=[V1,V2,...] (repeatable); list-valued keys take each value in [..]: "
-                      "train.betas=[0.9,0.98],[0.9,0.999]");
+                      "train.betas=[0.9,0.98],[0.9,0.999]")
+      ->allow_extra_args(false);  // one axis per --set: a KEY=VALUE after it is a setting
   command->callback([args, seeds, seeds_option, axes, &exit_code] {
     Experiment experiment = load_with_overrides(*args);
     // --seeds given, even as '': an empty list is an error, not the spec's seeds

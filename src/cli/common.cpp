@@ -173,12 +173,14 @@ void add_selection_options(CLI::App& command, std::vector<std::string>& datasets
   command
       .add_option("--datasets", datasets,
                   "Only these datasets (table columns) of the spec's grid, e.g. rotten_tomatoes,imdb (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one word a time: `--datasets imdb key=value` leaves key=value to the overrides
   command
       .add_option("--rows", rows,
                   "Only these rows (model configurations, by their spec name) of the grid, comma-separated (default: "
                   "all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
 }
 
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile,
