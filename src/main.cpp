@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cli/cli.h"
+#include "models/attention/registry.h"
 #include "util/memory.h"
 
 namespace {
@@ -33,5 +34,6 @@ void prefer_passive_openmp(int argc, char** argv) {
 int main(int argc, char** argv) {
   prefer_passive_openmp(argc, argv);
   if (trains(argc, argv)) repro::keep_freed_memory();  // src/util/memory.h
+  repro::install_attention_variants();                 // their keys, before any spec is read
   return repro::cli_main(argc, argv);
 }

@@ -12,7 +12,13 @@
 #include <fstream>
 #include <random>
 
+#include "models/attention/registry.h"
+
 namespace repro::test {
+
+// The attention variants' keys are handed to spec/ before any test reads a spec, as src/main.cpp
+// does for the binary (this file's initializer runs before Catch2's main).
+const bool kAttentionVariantsInstalled = (install_attention_variants(), true);
 
 RunOptions input_options(const Config& config) {
   RunOptions options;

@@ -9,6 +9,7 @@
 #include "data/registry.h"
 #include "fixtures.h"
 #include "probed.h"
+#include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
@@ -27,16 +28,18 @@ constexpr int64_t kDim = 16, kHeads = 2, kDepth = 2;
 
 // dgsa of width kDim, kHeads heads, no dropout, lambda fixed at `lambda_init`, the gate as the paper's init.
 AttentionOptions dgsa_options(double lambda_init = 0.8) {
-  AttentionOptions o;
-  o.kind = AttentionKind::Dgsa;
+  AttentionOptions o = attention_defaults("dgsa");
   o.dim = kDim;
   o.heads = kHeads;
   o.attn_dropout = o.proj_dropout = 0;
-  o.diff.lambda_schedule = LambdaSchedule::Fixed;
-  o.diff.lambda_init = lambda_init;
-  o.dgsa.q_residual = false;
+  auto& dgsa = o.settings.as<DgsaOptions>();
+  dgsa.layout.lambda_schedule = LambdaSchedule::Fixed;
+  dgsa.layout.lambda_init = lambda_init;
+  dgsa.q_residual = false;
   return o;
 }
+
+DgsaOptions& dgsa_of(AttentionOptions& o) { return o.settings.as<DgsaOptions>(); }
 
 AttentionPtr build(const AttentionOptions& o, uint64_t seed = 3) {
   torch::manual_seed(seed);
@@ -102,7 +105,7 @@ TEST_CASE("dgsa gate_layers 2 adds exactly one D x D layer with bias per block",
   CHECK(two - one == kDepth * (kDim * kDim + kDim));
   auto module = build([] {
     auto o = dgsa_options();
-    o.dgsa.gate_layers = 2;
+    dgsa_of(o).gate_layers = 2;
     return o;
   }());
   CHECK(parameter(module, "gate_hidden.weight").sizes().vec() == std::vector<int64_t>{kDim, kDim});
@@ -111,9 +114,9 @@ TEST_CASE("dgsa gate_layers 2 adds exactly one D x D layer with bias per block",
 
 TEST_CASE("a 2-layer gate with a zero last layer starts at g = sigmoid(bias) like the 1-layer gate", "[model]") {
   auto o = dgsa_options();
-  o.dgsa.gate_bias_init = 2;
+  dgsa_of(o).gate_bias_init = 2;
   auto one = build(o);
-  o.dgsa.gate_layers = 2;
+  dgsa_of(o).gate_layers = 2;
   auto two = build(o);  // same seed: q, k, v, out are drawn first, so they equal the 1-layer module's
   torch::NoGradGuard no_grad;
   const auto x = input();
@@ -128,8 +131,8 @@ TEST_CASE("a 2-layer gate with a zero last layer starts at g = sigmoid(bias) lik
 
 TEST_CASE("gradients reach both layers of a 2-layer gate", "[model]") {
   auto o = dgsa_options();
-  o.dgsa.gate_layers = 2;
-  o.dgsa.gate_weight_std = 0.02;
+  dgsa_of(o).gate_layers = 2;
+  dgsa_of(o).gate_weight_std = 0.02;
   auto module = build(o);
   module->train();
   module->forward(input(), {}).pow(2).sum().backward();
@@ -144,7 +147,7 @@ TEST_CASE("gradients reach both layers of a 2-layer gate", "[model]") {
 TEST_CASE("learnable lambda starts as the fixed schedule at the same value and receives a gradient", "[model]") {
   auto fixed = build(dgsa_options(0.5));
   auto o = dgsa_options(0.5);
-  o.diff.lambda_schedule = LambdaSchedule::Learnable;
+  dgsa_of(o).layout.lambda_schedule = LambdaSchedule::Learnable;
   auto learnable = build(o);
   const auto lambda = parameter(learnable, "lambda");
   CHECK(lambda.dim() == 0);

@@ -172,6 +172,11 @@ TEST_CASE("repro bench times each model of a spec and writes bench.json", "[cli]
   CHECK(bench["environment"]["kernel_threads"].get<int>() <= bench["environment"]["threads"].get<int>());
   if (std::getenv("GLIBC_TUNABLES") == nullptr && std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr)
     CHECK(bench["environment"]["malloc"] == "mmap/trim thresholds 1 GiB (repro)");
+  // What decides whether two CPU machines give the same bits: the CPU and OpenBLAS's kernels for it.
+  if (bench["environment"]["blas"].get<std::string>().rfind("OpenBLAS", 0) == 0)
+    CHECK_FALSE(bench["environment"]["blas_core"].get<std::string>().empty());
+  if (read_file("/proc/cpuinfo").find("cpu family") != std::string::npos)  // x86 Linux
+    CHECK_THAT(bench["environment"]["cpu"].get<std::string>(), Contains(" (family "));
   CHECK(bench["peak_tflops"].get<double>() > 0);
 
   const Result bad = run_repro("bench " + spec + " --only no_such_model --out " + json_path.string());
@@ -210,7 +215,19 @@ TEST_CASE("repro bench --data-root times the real training split: texts at their
   };
   const auto real = bench("--data-root " + (dir.path() / "data").string() + " --epoch", "real.json");
   const auto synthetic = bench("", "synthetic.json");
+  // Three rows on one dataset: it is read (and tokenized) once, by the one loader of the command.
+  const Result rows = run_repro("bench " + spec + " --only rotten_tomatoes/DIFF --steps 1 --warmup 1 --eval-batches 1 " +
+                                "--device cpu --out " + (dir.path() / "rows.json").string() + " --data-root " +
+                                (dir.path() / "data").string() + " data.verify=off text.max_len=64 train.batch_size=8");
   ::unsetenv("REPRO_CACHE");
+  INFO(rows.output);
+  REQUIRE(rows.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_file(dir.path() / "rows.json"))["results"].size() == 3);
+  size_t loads = 0;
+  for (size_t at = rows.output.find("loading rotten_tomatoes"); at != std::string::npos;
+       at = rows.output.find("loading rotten_tomatoes", at + 1))
+    ++loads;
+  CHECK(loads == 1);
   CHECK(real["data"].get<std::string>().rfind("real: ", 0) == 0);
   CHECK(synthetic["data"] == "synthetic");
   CHECK(synthetic["tokens_per_example"] == 64);                 // every synthetic sequence is full length

@@ -6,6 +6,7 @@
 
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
+#include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "spec/config.h"
@@ -24,13 +25,10 @@ bool have_cuda() {
 }
 
 // Width 64, 4 heads, with the residual from Q (dgsa), lambda schedules as "auto" resolves them.
-AttentionOptions variant_options(AttentionKind kind) {
-  AttentionOptions options;
-  options.kind = kind;
+AttentionOptions variant_options(const AttentionVariant& variant) {
+  AttentionOptions options = attention_defaults(variant);
   options.dim = 64;
   options.heads = 4;
-  options.diff.lambda_schedule = kind == AttentionKind::Dgsa ? LambdaSchedule::Fixed : LambdaSchedule::Depth;
-  options.dgsa.q_residual = true;
   return options;
 }
 
@@ -39,10 +37,10 @@ AttentionOptions variant_options(AttentionKind kind) {
 TEST_CASE("every variant on CUDA: float64 formula, bf16 fused path within bf16 tolerance", "[.cuda][cuda]") {
   if (!have_cuda()) return;
   const torch::Device cuda(torch::kCUDA, 0);
-  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
-    INFO(name);
+  for (const auto& entry : attention_table()) {
+    INFO(entry.variant->name);
     torch::manual_seed(3);
-    auto module = make_attention(variant_options(kind), 0);
+    auto module = make_attention(variant_options(*entry.variant), 0);
     {
       torch::NoGradGuard no_grad;
       for (auto& p : module->parameters()) p.normal_(0, 0.2);
@@ -82,7 +80,7 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   model_settings.heads = 4;
   model_settings.depth = 2;
   model_settings.patch = 7;
-  model_settings.attention = variant_options(AttentionKind::Dgsa);
+  model_settings.attention = variant_options(*dgsa_attention().variant);
   model_settings.ffn.kind = FfnKind::Swiglu;
   TrainOptions train;
   train.clip_norm = 1;

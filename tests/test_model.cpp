@@ -9,7 +9,11 @@
 #include <regex>
 
 #include "data/fashion_mnist.h"
+#include "models/attention/dgsa.h"
+#include "models/attention/gi.h"
+#include "models/attention/plug.h"
 #include "models/attention/registry.h"
+#include "spec/attention_variant.h"
 #include "models/ffn/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
@@ -22,9 +26,10 @@ using namespace repro;
 
 namespace {
 
-// A ViT of width 16, 2 blocks of 2 heads, patch 7, feed-forward x2.
+// A ViT of width 16, 2 blocks of 2 heads (vanilla), patch 7, feed-forward x2.
 ModelOptions tiny_options() {
   ModelOptions o;
+  o.attention = attention_defaults("vanilla");
   o.dim = o.attention.dim = o.ffn.dim = 16;
   o.heads = o.attention.heads = 2;
   o.depth = 2;
@@ -152,14 +157,14 @@ TEST_CASE("presets fill only what the spec leaves unset and resolve auto", "[mod
 
 TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
   const DatasetInfo text = text_info();
-  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
-    INFO(name);
+  for (const auto& entry : attention_table()) {
+    INFO(entry.variant->name);
     ModelOptions o = tiny_options();
     o.kind = ModelKind::Text;
     o.pool = Pool::Mean;
-    o.attention.kind = kind;
-    o.attention.diff.lambda_schedule = kind == AttentionKind::Diff ? LambdaSchedule::Depth : LambdaSchedule::Fixed;
-    o.attention.dgsa.q_residual = false;
+    o.attention = attention_defaults(*entry.variant);
+    o.attention.dim = 16;
+    o.attention.heads = 2;
     o.ffn.kind = FfnKind::Swiglu;
     torch::manual_seed(0);
     auto model = build_model(o, text);
@@ -188,18 +193,15 @@ TEST_CASE("every feed-forward kind keeps the shape; SwiGLU splits e*D into halve
 }
 
 TEST_CASE("every attention and feed-forward kind has exactly one registry entry", "[model]") {
-  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
-    INFO(name);
-    CHECK(std::count_if(attention_table().begin(), attention_table().end(),
-                        [kind = kind](const AttentionEntry& e) { return e.kind == kind; }) == 1);
-    AttentionOptions o;
-    o.kind = kind;
+  // The attention registry's own checks are in test_attention.cpp; here each entry builds.
+  for (const auto& entry : attention_table()) {
+    INFO(entry.variant->name);
+    AttentionOptions o = attention_defaults(*entry.variant);
     o.dim = 16;
     o.heads = 2;
-    CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}).sizes() ==
-          torch::IntArrayRef({1, 3, 16}));
+    CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}).sizes() == torch::IntArrayRef({1, 3, 16}));
   }
-  CHECK(attention_table().size() == enum_names(AttentionKind{}).size());
+  CHECK_THROWS_WITH(make_attention(AttentionOptions{}, 0), test::Contains("without a variant"));
   for (const auto& [kind, name] : enum_names(FfnKind{})) {
     INFO(name);
     CHECK(std::count_if(ffn_table().begin(), ffn_table().end(),
@@ -223,29 +225,15 @@ TEST_CASE("option structs default to the key table's defaults", "[spec]") {
   CHECK(got.norm_eps == want.norm_eps);
   CHECK(got.init_std == want.init_std);
   CHECK(got.pool == want.pool);
-  const AttentionOptions &a = got.attention, &wa = want.attention;
-  CHECK(a.kind == wa.kind);
-  CHECK(a.dim == wa.dim);
-  CHECK(a.heads == wa.heads);
-  CHECK(a.attn_dropout == wa.attn_dropout);
-  CHECK(a.proj_dropout == wa.proj_dropout);
-  CHECK(a.qkv_bias == wa.qkv_bias);
-  CHECK(a.init_std == wa.init_std);
-  CHECK(a.diff.heads == wa.diff.heads);
-  CHECK(a.diff.lambda_init == wa.diff.lambda_init);
-  CHECK(a.dgsa.gate_bias_init == wa.dgsa.gate_bias_init);
-  CHECK(a.dgsa.gate_weight_std == wa.dgsa.gate_weight_std);
-  CHECK(a.plug.fraction == wa.plug.fraction);
-  CHECK(a.plug.gml == wa.plug.gml);
-  CHECK(a.plug.hidden == wa.plug.hidden);
-  CHECK(a.plug.activation == wa.plug.activation);
-  CHECK(a.plug.head_specific == wa.plug.head_specific);
-  CHECK(a.plug.position == wa.plug.position);
-  CHECK(a.plug.residual == wa.plug.residual);
-  CHECK(a.gi.inh_p == wa.gi.inh_p);
-  CHECK(a.gi.combine == wa.gi.combine);
-  CHECK(a.gi.max == wa.gi.max);
-  CHECK(a.gi.detach == wa.gi.detach);
+  const AttentionOptions& a = got.attention;
+  CHECK(a.kind_name() == "vanilla");
+  CHECK(want.attention.variant == nullptr);  // chosen by the spec (attention_defaults in code)
+  CHECK(a.dim == want.attention.dim);
+  CHECK(a.heads == want.attention.heads);
+  CHECK(a.attn_dropout == want.attention.attn_dropout);
+  CHECK(a.proj_dropout == want.attention.proj_dropout);
+  CHECK(a.qkv_bias == want.attention.qkv_bias);
+  CHECK(a.init_std == want.attention.init_std);
   const FfnOptions &f = got.ffn, &wf = want.ffn;
   CHECK(f.kind == wf.kind);
   CHECK(f.dim == wf.dim);
@@ -254,14 +242,22 @@ TEST_CASE("option structs default to the key table's defaults", "[spec]") {
   CHECK(f.dropouts == wf.dropouts);
   CHECK(f.init_std == wf.init_std);
   CHECK(f.inh_p == wf.inh_p);
-  // The "auto" keys of diff and dgsa resolve, for a ViT, to what the members hold.
-  config.set("model.attention.kind", "dgsa", "t");
-  resolve_settings(config, fashion_mnist_info().traits());
-  CHECK(model_options(config).attention.dgsa.q_residual == wa.dgsa.q_residual);
-  Config diff = Config::defaults();
-  diff.set("model.attention.kind", "diff", "t");
-  resolve_settings(diff, fashion_mnist_info().traits());
-  CHECK(model_options(diff).attention.diff.lambda_schedule == wa.diff.lambda_schedule);
+  // Each variant's settings struct: its members' defaults are the key table's defaults (make_variant
+  // builds the table's defaults from them), and its "auto" keys resolve, for a ViT, to what the members
+  // hold (q_residual on, lambda_schedule depth for diff and fixed for dgsa).
+  for (const AttentionVariant* variant : attention_variants()) {
+    INFO(variant->name);
+    Config resolved = Config::defaults();
+    resolved.set("model.attention.kind", variant->name, "t");
+    resolve_settings(resolved, fashion_mnist_info().traits());
+    const AttentionOptions read = model_options(resolved).attention;
+    const auto defaults = variant->defaults();
+    for (const VariantKey& key : variant->keys) {
+      INFO(key.def.key);
+      CHECK(key.text_of(read.settings.as<VariantSettings>()) == resolved.text(key.def.key));
+      CHECK(key.text_of(*defaults) == resolved.text(key.def.key));
+    }
+  }
 
   const TrainOptions t = train_options(Config::defaults()), wt;
   CHECK(t.epochs == wt.epochs);
@@ -291,11 +287,15 @@ TEST_CASE("options carry every key's value; an unresolved auto is refused", "[sp
                                                         {"model.attention.kind", "dgsa"},
                                                         {"model.attention.q_residual", "off"},
                                                         {"model.attention.lambda_schedule", "depth"},
+                                                        {"model.attention.diff_heads", "2"},
+                                                        {"model.attention.gate_bias_init", "1.5"},
                                                         {"model.attention.plug_gml", "D"},
                                                         {"model.attention.plug_activation", "hardtanh"},
                                                         {"model.attention.plug_position", "post"},
+                                                        {"model.attention.plug_fraction", "0.5"},
                                                         {"model.attention.gi_combine", "additive"},
                                                         {"model.attention.gi_max", "token"},
+                                                        {"model.attention.inh_p", "0.3"},
                                                         {"model.ffn.kind", "gimlp"},
                                                         {"train.lr", "0.002"},
                                                         {"train.betas", "[0.8, 0.95]"},
@@ -308,15 +308,26 @@ TEST_CASE("options carry every key's value; an unresolved auto is refused", "[sp
   CHECK(m.kind == ModelKind::Text);
   CHECK(m.pool == Pool::Mean);
   CHECK(m.norm == NormKind::RmsNorm);
-  CHECK(m.attention.kind == AttentionKind::Dgsa);
-  CHECK_FALSE(m.attention.dgsa.q_residual);
-  CHECK(m.attention.diff.lambda_schedule == LambdaSchedule::Depth);
-  CHECK(m.attention.plug.gml == PlugGml::D);
-  CHECK(m.attention.plug.activation == PlugActivation::Hardtanh);
-  CHECK(m.attention.plug.position == PlugPosition::Post);
-  CHECK(m.attention.gi.combine == GiCombine::Additive);
-  CHECK(m.attention.gi.max == GiMax::Token);
+  CHECK(m.attention.kind_name() == "dgsa");
+  const auto& dgsa = m.attention.settings.as<DgsaOptions>();
+  CHECK_FALSE(dgsa.q_residual);
+  CHECK(dgsa.layout.lambda_schedule == LambdaSchedule::Depth);
+  CHECK(dgsa.layout.heads == 2);
+  CHECK(dgsa.gate_bias_init == 1.5);
+  CHECK_THROWS_WITH(m.attention.settings.as<PlugOptions>(), test::Contains("another variant's struct"));
   CHECK(m.ffn.kind == FfnKind::Gimlp);
+  // Only the chosen variant's keys are read: the plug and gi settings above reach their variants.
+  config.set("model.attention.kind", "plug", "t");
+  const auto plug = model_options(config).attention.settings.as<PlugOptions>();
+  CHECK(plug.gml == PlugGml::D);
+  CHECK(plug.activation == PlugActivation::Hardtanh);
+  CHECK(plug.position == PlugPosition::Post);
+  CHECK(plug.fraction == 0.5);
+  config.set("model.attention.kind", "gi", "t");
+  const auto gi = model_options(config).attention.settings.as<GiOptions>();
+  CHECK(gi.combine == GiCombine::Additive);
+  CHECK(gi.max == GiMax::Token);
+  CHECK(gi.inh_p == 0.3);
   const TrainOptions t = train_options(config);
   CHECK(t.schedule.lr == 0.002);
   CHECK(t.optimizer.beta1 == 0.8);
@@ -328,6 +339,7 @@ TEST_CASE("options carry every key's value; an unresolved auto is refused", "[sp
 
   using repro::test::Contains;
   CHECK_THROWS_WITH(model_options(Config::defaults()), Contains("'model.kind' is still auto"));
+  config.set("model.attention.kind", "dgsa", "t");
   config.set("model.attention.q_residual", "auto", "t");
   CHECK_THROWS_WITH(model_options(config), Contains("'model.attention.q_residual' is still auto"));
   config.set("model.attention.kind", "vanilla", "t");  // q_residual is dgsa's: unused here
@@ -335,11 +347,12 @@ TEST_CASE("options carry every key's value; an unresolved auto is refused", "[sp
 }
 
 TEST_CASE("enum names: one table each, the key table's choices", "[spec]") {
-  CHECK(name_of(AttentionKind::Dgsa) == "dgsa");
   CHECK(enum_from_name<PlugGml>("C", "k") == PlugGml::C);
   CHECK_THROWS_WITH(enum_from_name<GiMax>("tokens", "model.attention.gi_max"),
                     "model.attention.gi_max: got 'tokens', expected one of batch | token");
-  CHECK(find_key("model.attention.kind")->choices == names_of<AttentionKind>());
+  std::vector<std::string> variants;
+  for (const auto& entry : attention_table()) variants.push_back(entry.variant->name);
+  CHECK(find_key("model.attention.kind")->choices == variants);
   CHECK(find_key("model.ffn.kind")->choices == names_of<FfnKind>());
   CHECK(find_key("train.schedule")->choices == names_of<ScheduleKind>());
   CHECK(find_key("train.precision")->choices == names_of<PrecisionChoice>());

@@ -7,6 +7,7 @@
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "fixtures.h"
+#include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/flops.h"
 #include "models/model.h"
@@ -22,16 +23,17 @@ namespace {
 
 // A ViT of width 32, 2 blocks of 4 heads, patch 7, MLP x2, with `attention`
 // (dgsa: lambda_init fixed, no residual from Q).
-ModelOptions tiny_vit(AttentionKind attention) {
+ModelOptions tiny_vit(const std::string& attention) {
   ModelOptions o;
-  o.dim = o.attention.dim = o.ffn.dim = 32;
-  o.heads = o.attention.heads = 4;
+  o.dim = o.ffn.dim = 32;
+  o.heads = 4;
   o.depth = 2;
   o.patch = 7;
   o.ffn.ratio = 2;
-  o.attention.kind = attention;
-  o.attention.diff.lambda_schedule = attention == AttentionKind::Dgsa ? LambdaSchedule::Fixed : LambdaSchedule::Depth;
-  o.attention.dgsa.q_residual = false;
+  o.attention = attention_defaults(attention);
+  o.attention.dim = 32;
+  o.attention.heads = 4;
+  if (attention == "dgsa") o.attention.settings.as<DgsaOptions>().q_residual = false;
   return o;
 }
 
@@ -59,8 +61,9 @@ TEST_CASE("autocast scope: products in bf16 inside, float32 outside, state resto
 }
 
 TEST_CASE("every variant under bf16 autocast stays within bf16 tolerance of float32", "[model]") {
-  for (const auto& [kind, name] : enum_names(AttentionKind{})) {
-    INFO(name);
+  for (const auto& entry : attention_table()) {
+    const std::string& kind = entry.variant->name;
+    INFO(kind);
     torch::manual_seed(5);
     auto module = make_attention(tiny_vit(kind).attention, 1);
     {
@@ -102,20 +105,20 @@ TEST_CASE("clip_gradients equals LibTorch's clip_grad_norm_ and stays on the dev
 
 TEST_CASE("FLOP count: vanilla ViT by hand; diff and dgsa add 2 N^2 D per block", "[model]") {
   const int64_t D = 32, N = 17, P = 16, hidden = 64, depth = 2, classes = 10;  // 28 / 7 = 4x4 patches + cls
-  auto vanilla = build_model(tiny_vit(AttentionKind::Vanilla), fashion_mnist_info());
+  auto vanilla = build_model(tiny_vit("vanilla"), fashion_mnist_info());
   const FlopCount count = forward_flops(*vanilla, N);
   // per token: qkv 3D^2, out D^2, mlp 2 D hidden (GELU x2: fc1, fc2); patch conv 49 D per patch; head D classes.
   const double linear = 2.0 * depth * N * (3 * D * D + D * D + 2 * D * hidden) + 2.0 * P * 49 * D + 2.0 * D * classes;
   CHECK(count.linear == Approx(linear));
   CHECK(count.pairwise == Approx(depth * 4.0 * N * N * D));
   CHECK(count.train_step() == Approx(3 * (linear + depth * 4.0 * N * N * D)));
-  for (const AttentionKind kind : {AttentionKind::Diff, AttentionKind::Dgsa}) {
-    INFO(name_of(kind));
+  for (const std::string kind : {"diff", "dgsa"}) {
+    INFO(kind);
     auto model = build_model(tiny_vit(kind), fashion_mnist_info());
     CHECK(forward_flops(*model, N).pairwise == Approx(depth * 6.0 * N * N * D));
   }
   // dgsa's q, k, v, out are vanilla's 4 D^2; its gate (D -> h = 4 heads per token) is one more linear layer.
-  auto dgsa = build_model(tiny_vit(AttentionKind::Dgsa), fashion_mnist_info());
+  auto dgsa = build_model(tiny_vit("dgsa"), fashion_mnist_info());
   CHECK(forward_flops(*dgsa, N).linear == Approx(linear + 2.0 * depth * N * D * 4));
 }
 
@@ -137,7 +140,7 @@ TEST_CASE("a training step lowers the loss on a fixed batch, in fp32 and under b
     TrainOptions train;
     train.precision = precision;
     train.clip_norm = 1;
-    auto model = build_model(tiny_vit(AttentionKind::Dgsa), fashion_mnist_info());
+    auto model = build_model(tiny_vit("dgsa"), fashion_mnist_info());
     model->train();
     auto optimizer = make_optimizer(*model, train.optimizer, 3e-3);
     TrainStep step(*model, *optimizer, train, torch::kCPU);

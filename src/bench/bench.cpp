@@ -90,13 +90,13 @@ struct BenchData {
   std::string what;    // "synthetic" or "real: N training examples"
 };
 
-BenchData bench_data(const PlannedRun& run, const BenchOptions& options, int64_t synthetic_count) {
-  if (options.data_root.empty()) {
+BenchData bench_data(const PlannedRun& run, const BenchOptions& options, int64_t synthetic_count,
+                     DataLoader* real_data) {
+  if (!real_data) {
     const DatasetInfo info = synthetic_info(run);
     return {info, synthetic_split(info, synthetic_count, options.device), "synthetic"};
   }
-  DataLoader loader(options.data_root);
-  const RunData data = loader.run_data(run.dataset, run.options);
+  const RunData data = real_data->run_data(run.dataset, run.options);
   return {data.info, resident_split(data.train, options.device),
           "real: " + std::to_string(data.train.size()) + " training examples"};
 }
@@ -119,11 +119,12 @@ DatasetInfo synthetic_info(const PlannedRun& run) {
   return info;
 }
 
-BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops) {
+BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops,
+                      DataLoader* real_data) {
   const ModelOptions& model_settings = run.options.model;
   const TrainOptions& train_settings = run.options.train;
-  const BenchData bench = bench_data(run, options, std::max<int64_t>(4 * train_settings.batch_size,
-                                                                      train_settings.eval_batch_size));
+  const BenchData bench = bench_data(
+      run, options, std::max<int64_t>(4 * train_settings.batch_size, train_settings.eval_batch_size), real_data);
   const DatasetInfo& info = bench.info;
   const Split& pool = bench.pool;
   torch::manual_seed(0);
@@ -156,7 +157,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   const int64_t lengths = train_steps(step, *batcher, pool, r.batch, options.steps, totals);
   synchronize(options.device);
   const double train_seconds = seconds_since(start);
-  if (!options.data_root.empty() && lengths > 0) {  // real text: the batches' mean length (trimmed to their longest)
+  if (real_data && lengths > 0) {  // real text: the batches' mean length (trimmed to their longest)
     r.tokens = (lengths + options.steps / 2) / options.steps;
     r.forward_flops = forward_flops(*model, r.tokens).forward();
   }
@@ -185,7 +186,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   if (options.epoch_examples > 0) {
     model->train();
     const Split epoch_pool =
-        options.data_root.empty() ? synthetic_split(info, options.epoch_examples, options.device) : pool;
+        !real_data ? synthetic_split(info, options.epoch_examples, options.device) : pool;
     const int64_t steps = (epoch_pool.size() + r.batch - 1) / r.batch;  // real data: its training split
     synchronize(options.device);
     start = Clock::now();

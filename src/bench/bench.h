@@ -11,6 +11,7 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "data/loader.h"
 #include "spec/grid.h"
 
 namespace repro {
@@ -21,9 +22,6 @@ struct BenchOptions {
   int64_t eval_batches = 10;
   int64_t epoch_examples = 0;  // > 0: also time one whole epoch of this many examples
   torch::Device device = torch::kCPU;
-  // Non-empty: time on each dataset's real training split read from here (texts at their real lengths, batches
-  // trimmed to their longest as in training) instead of synthetic full-length data; the epoch is the real split.
-  std::filesystem::path data_root;
 };
 
 struct BenchResult {
@@ -43,7 +41,11 @@ struct BenchResult {
 // Shapes: images as the dataset's (C, H, W); text of text.max_len tokens from a
 // vocabulary of text.max_vocab ids (60,000 when 0), every sequence full length.
 DatasetInfo synthetic_info(const PlannedRun& run);
-BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops);
+// `real_data`: null = synthetic data; else each dataset's real training split, read by this loader
+// (texts at their real lengths, batches trimmed to their longest as in training; the epoch is the real
+// split). One loader across a spec's runs reads and tokenizes a dataset once for all its rows.
+BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double peak_tflops,
+                      DataLoader* real_data = nullptr);
 
 // A dense matrix product's throughput on the device, the MFU reference: bf16 on
 // CUDA, float32 on CPU with every LibTorch thread as a BLAS thread (n x n x n, best of several).

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <memory>
 
 #include "bench/bench.h"
 #include "cli/cli.h"
@@ -75,7 +76,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     options.warmup = args->warmup;
     options.eval_batches = args->eval_batches;
     options.device = resolve_device(args->device);
-    if (!args->data_root.empty()) options.data_root = resolve_data_root(args->data_root);
+    // One loader for every run: each dataset is read and tokenized once, whatever the number of rows.
+    std::unique_ptr<DataLoader> real_data;
+    if (!args->data_root.empty()) real_data = std::make_unique<DataLoader>(resolve_data_root(args->data_root));
     const int64_t peak_n = options.device.is_cuda() ? 8192 : 2048;
     const double peak = matmul_peak_tflops(options.device, peak_n);
     const std::string peak_what = fmt::format("measured {}x{}x{} {} matrix product on {}", peak_n, peak_n, peak_n,
@@ -89,7 +92,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                                                         : 0;
       spdlog::info("bench {} / {}: {} warm-up + {} timed steps", run.dataset, run.model_config, options.warmup,
                    options.steps);
-      results.push_back(bench_run(run, options, peak));
+      results.push_back(bench_run(run, options, peak, real_data.get()));
       records.push_back(results.back().to_json());
     }
     const nlohmann::json report = {{"spec", args->spec_path},

@@ -28,7 +28,7 @@ std::string table_cell(const std::string& text) {
 
 std::string listing_text() {
   std::string out = "Attention variants (model.attention.kind):\n";
-  for (const auto& e : attention_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
+  for (const auto& e : attention_table()) out += "  " + pad(e.variant->name, 12) + e.variant->summary + "\n";
   out += "\nFeed-forward kinds (model.ffn.kind):\n";
   for (const auto& e : ffn_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
   out += "\nPresets (model.preset):\n";
@@ -66,7 +66,7 @@ std::string spec_markdown() {
     out += "| `" + def.key + "` | " + table_cell(type_name(def)) + " | `" + def.default_value + "` | " +
            table_cell(def.doc) + " |\n";
   out += "\n## Attention variants\n\n";
-  for (const auto& e : attention_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
+  for (const auto& e : attention_table()) out += "- `" + e.variant->name + "`: " + e.variant->summary + "\n";
   out += "\n## Feed-forward kinds\n\n";
   for (const auto& e : ffn_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
   out += "\n## Presets\n\n";

@@ -51,6 +51,8 @@ nlohmann::json environment_record(torch::Device device) {
           {"kernel_threads", kernel_threads()},  // threads repro's own CPU kernels reach (1: built without OpenMP)
           {"blas", blas_in_use()},
           {"blas_threads", blas_threads()},
+          {"blas_core", blas_core()},  // OpenBLAS's kernels for this CPU: runs repeat bit for bit on one kernel set
+          {"cpu", cpu_model()},
           {"libtorch", torch_version()},
           {"cuda_available", cuda_available()},
           {"repro_version", repro_version()},

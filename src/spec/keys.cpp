@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "spec/attention_variant.h"
 #include "spec/options.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -44,7 +45,14 @@ std::vector<std::string> auto_or() {
   return names;
 }
 
-std::vector<KeyDef> build_table() {
+std::vector<std::string> attention_variant_names() {
+  std::vector<std::string> names;
+  for (const AttentionVariant* variant : attention_variants()) names.push_back(variant->name);
+  return names;
+}
+
+// The keys up to the attention variants' (model.attention.kind and its qkv_bias).
+std::vector<KeyDef> keys_before_attention() {
   return {
       // ---- model
       choice("model.preset", "none", {"none", "vit", "dgvit", "transformer", "diff_transformer", "dgt"},
@@ -72,50 +80,17 @@ std::vector<KeyDef> build_table() {
       choice(
           "model.pool", "auto", auto_or<Pool>(),
           "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
-      choice("model.attention.kind", "vanilla", names_of<AttentionKind>(), "Attention variant (see `repro list`)."),
+      choice("model.attention.kind", "vanilla", attention_variant_names(), "Attention variant (see `repro list`)."),
       boolean("model.attention.qkv_bias", true,
               "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF "
               "code: no biases)."),
-      integer("model.attention.diff_heads", 0, 0, 256,
-              "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, "
-              "model.heads for dgsa."),
-      choice("model.attention.lambda_schedule", "auto", auto_or<LambdaSchedule>(),
-             "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or "
-             "model.attention.lambda_init (fixed); learnable (dgsa only): the (1 - lambda) output scale uses a "
-             "learnable scalar per layer starting at model.attention.lambda_init; auto = depth for diff, fixed for "
-             "dgsa."),
-      real("model.attention.lambda_init", "0.8", 0, 0.99,
-           "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8), the start of the "
-           "learnable one."),
-      choice("model.attention.q_residual", "auto", {"auto", "on", "off"},
-             "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in vit (DGViT), off in text "
-             "(DGT)."),
-      real("model.attention.gate_bias_init", "0", -20, 20, "dgsa: initial bias of the gate; 0 gives g = 0.5."),
-      real("model.attention.gate_weight_std", "0", 0, 1,
-           "dgsa: std of the normal init of the gate weights; 0 = zeros."),
-      integer("model.attention.gate_layers", 1, 1, 2,
-              "dgsa: gate depth; 1 = g = sigmoid(x W_g + b_g), W_g: D -> h (the paper's choice, A.5); 2 = "
-              "sigmoid(Linear(D, h)(GELU(Linear(D, D)(x)))) (gate_bias_init and gate_weight_std set the last layer)."),
-      real("model.attention.plug_fraction", "1", 0.0625, 4, "plug: gating width d_g as a fraction of the head width."),
-      choice("model.attention.plug_gml", "E", names_of<PlugGml>(),
-             "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 MLP "
-             "then act(gA*gB); E act(gA*gB)."),
-      integer("model.attention.plug_hidden", 4, 1, 64, "plug: hidden width of GML variant D."),
-      choice("model.attention.plug_activation", "tanh", names_of<PlugActivation>(), "plug: bound on G (PLuG Table 5)."),
-      boolean("model.attention.plug_head_specific", false,
-              "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
-      choice("model.attention.plug_position", "pre", names_of<PlugPosition>(),
-             "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
-      boolean("model.attention.plug_residual", true, "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
-      real("model.attention.inh_p", "0.1", 0, 0.99, "gi: inhibition level inh_p (the paper uses 0, 0.1, 0.3, 0.9)."),
-      choice("model.attention.gi_combine", "multiplicative", names_of<GiCombine>(),
-             "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. 12 "
-             "(same for Q)."),
-      choice("model.attention.gi_max", "batch", names_of<GiMax>(),
-             "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each "
-             "token's features."),
-      boolean("model.attention.gi_detach", false,
-              "gi: stop gradients through the threshold max(S) (the code does not)."),
+  };
+}
+
+// The keys after the attention variants' own (each variant declares its keys in its file under
+// src/models/attention/; spec/attention_variant.h).
+std::vector<KeyDef> keys_after_attention() {
+  return {
       choice("model.ffn.kind", "mlp", names_of<FfnKind>(), "Feed-forward kind."),
       real("model.ffn.ratio", "4", 0.0625, 64,
            "Feed-forward expansion e (fractions like 16/3 accepted): mlp hidden = e*D; swiglu first projection e*D "
@@ -220,6 +195,12 @@ std::vector<KeyDef> build_table() {
              "Weights a run keeps as model.pt (for repro eval and rollout): those of the reported epoch "
              "(train.select), of the last epoch, or none."),
   };
+}
+
+std::vector<KeyDef> build_table() {
+  std::vector<KeyDef> table = keys_before_attention();
+  for (auto part : {attention_variant_keys(), keys_after_attention()}) table.insert(table.end(), part.begin(), part.end());
+  return table;
 }
 
 double parse_number(const std::string& text, bool* ok) {

@@ -1,9 +1,12 @@
 #include "spec/options.h"
 
+#include <algorithm>
 #include <tuple>
 #include <type_traits>
 
+#include "spec/attention_variant.h"
 #include "spec/config.h"
+#include "spec/keys.h"
 
 namespace repro {
 
@@ -21,47 +24,9 @@ const EnumNames<NormKind>& enum_names(NormKind) {
   static const EnumNames<NormKind> names = {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}};
   return names;
 }
-const EnumNames<AttentionKind>& enum_names(AttentionKind) {
-  static const EnumNames<AttentionKind> names = {{AttentionKind::Vanilla, "vanilla"},
-                                                 {AttentionKind::Diff, "diff"},
-                                                 {AttentionKind::Dgsa, "dgsa"},
-                                                 {AttentionKind::Plug, "plug"},
-                                                 {AttentionKind::Gi, "gi"}};
-  return names;
-}
 const EnumNames<FfnKind>& enum_names(FfnKind) {
   static const EnumNames<FfnKind> names = {
       {FfnKind::Mlp, "mlp"}, {FfnKind::Swiglu, "swiglu"}, {FfnKind::Gimlp, "gimlp"}};
-  return names;
-}
-const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule) {
-  static const EnumNames<LambdaSchedule> names = {
-      {LambdaSchedule::Depth, "depth"}, {LambdaSchedule::Fixed, "fixed"}, {LambdaSchedule::Learnable, "learnable"}};
-  return names;
-}
-const EnumNames<PlugGml>& enum_names(PlugGml) {
-  static const EnumNames<PlugGml> names = {
-      {PlugGml::A, "A"}, {PlugGml::B, "B"}, {PlugGml::C, "C"}, {PlugGml::D, "D"}, {PlugGml::E, "E"}};
-  return names;
-}
-const EnumNames<PlugActivation>& enum_names(PlugActivation) {
-  static const EnumNames<PlugActivation> names = {{PlugActivation::Tanh, "tanh"},
-                                                  {PlugActivation::Softsign, "softsign"},
-                                                  {PlugActivation::Hardtanh, "hardtanh"},
-                                                  {PlugActivation::None, "none"}};
-  return names;
-}
-const EnumNames<PlugPosition>& enum_names(PlugPosition) {
-  static const EnumNames<PlugPosition> names = {{PlugPosition::Pre, "pre"}, {PlugPosition::Post, "post"}};
-  return names;
-}
-const EnumNames<GiCombine>& enum_names(GiCombine) {
-  static const EnumNames<GiCombine> names = {{GiCombine::Multiplicative, "multiplicative"},
-                                             {GiCombine::Additive, "additive"}};
-  return names;
-}
-const EnumNames<GiMax>& enum_names(GiMax) {
-  static const EnumNames<GiMax> names = {{GiMax::Batch, "batch"}, {GiMax::Token, "token"}};
   return names;
 }
 const EnumNames<ScheduleKind>& enum_names(ScheduleKind) {
@@ -147,83 +112,41 @@ E choice(const Config& config, const std::string& key) {
   return enum_from_name<E>(value, "internal: spec key '" + key + "'");
 }
 
-// For keys of a variant the model does not use: "auto" there is never resolved and never read.
-template <typename E>
-E choice_if_used(const Config& config, const std::string& key, bool used, E unused_value) {
-  return !used && config.text(key) == "auto" ? unused_value : choice<E>(config, key);
-}
-
-DiffOptions diff_options(const Config& c, bool used) {
-  DiffOptions o;
-  o.heads = c.integer("model.attention.diff_heads");
-  o.lambda_schedule = choice_if_used(c, "model.attention.lambda_schedule", used, DiffOptions{}.lambda_schedule);
-  o.lambda_init = c.real("model.attention.lambda_init");
-  return o;
-}
-
-DgsaOptions dgsa_options(const Config& c, bool used) {
-  DgsaOptions o;
-  const std::string& residual = c.text("model.attention.q_residual");  // auto | on | off
-  if (used && residual == "auto")
-    throw Error("internal: spec key 'model.attention.q_residual' is still auto (resolve the settings first)");
-  o.q_residual = residual == "auto" ? DgsaOptions{}.q_residual : residual == "on";
-  o.gate_bias_init = c.real("model.attention.gate_bias_init");
-  o.gate_weight_std = c.real("model.attention.gate_weight_std");
-  o.gate_layers = c.integer("model.attention.gate_layers");
-  return o;
-}
-
-// Settings that exist for dgsa only: refused on the other variants, naming the key.
-void check_dgsa_only(const Config& c, const AttentionOptions& o) {
-  if (o.kind == AttentionKind::Dgsa) return;
-  const std::string kind = name_of(o.kind);
-  if (o.dgsa.gate_layers != DgsaOptions{}.gate_layers)
-    throw Error("model.attention.gate_layers=" + c.text("model.attention.gate_layers") +
-                " applies to model.attention.kind=dgsa only (got " + kind + ")");
-  if (o.diff.lambda_schedule == LambdaSchedule::Learnable)
-    throw Error("model.attention.lambda_schedule=learnable applies to model.attention.kind=dgsa only (got " + kind +
-                (o.kind == AttentionKind::Diff ? "; diff's lambda is learnable already through lambda_q1, lambda_k1, "
-                                                 "lambda_q2, lambda_k2: use depth or fixed)"
-                                               : ")"));
-}
-
-PlugOptions plug_options(const Config& c) {
-  PlugOptions o;
-  o.fraction = c.real("model.attention.plug_fraction");
-  o.gml = choice<PlugGml>(c, "model.attention.plug_gml");
-  o.hidden = c.integer("model.attention.plug_hidden");
-  o.activation = choice<PlugActivation>(c, "model.attention.plug_activation");
-  o.head_specific = c.flag("model.attention.plug_head_specific");
-  o.position = choice<PlugPosition>(c, "model.attention.plug_position");
-  o.residual = c.flag("model.attention.plug_residual");
-  return o;
-}
-
-GiOptions gi_options(const Config& c) {
-  GiOptions o;
-  o.inh_p = c.real("model.attention.inh_p");
-  o.combine = choice<GiCombine>(c, "model.attention.gi_combine");
-  o.max = choice<GiMax>(c, "model.attention.gi_max");
-  o.detach = c.flag("model.attention.gi_detach");
-  return o;
+// The settings of another variant that the chosen one refuses (ValueClaim): one line naming the key and value.
+void check_claims(const Config& c, const AttentionVariant& chosen) {
+  for (const AttentionVariant* other : attention_variants()) {
+    if (other == &chosen) continue;
+    for (const ValueClaim& claim : other->claims) {
+      const std::string& value = c.text(claim.key);
+      const bool claimed = claim.values.empty() ? value != find_key(claim.key)->default_value
+                                                : std::find(claim.values.begin(), claim.values.end(), value) !=
+                                                      claim.values.end();
+      if (!claimed) continue;
+      std::string note;
+      for (const auto& [variant, hint] : claim.note_for)
+        if (variant == chosen.name) note = "; " + hint;
+      throw Error(claim.key + "=" + value + " applies to model.attention.kind=" + other->name + " only (got " +
+                  chosen.name + note + ")");
+    }
+  }
 }
 
 }  // namespace
 
 AttentionOptions attention_options(const Config& c) {
+  const std::string& kind = c.text("model.attention.kind");
+  const AttentionVariant* variant = find_attention_variant(kind);
+  if (!variant) throw Error("internal: spec key 'model.attention.kind' names no installed variant: " + kind);
   AttentionOptions o;
-  o.kind = choice<AttentionKind>(c, "model.attention.kind");
+  o.variant = variant;
   o.dim = c.integer("model.dim");
   o.heads = c.integer("model.heads");
   o.attn_dropout = c.real("model.attn_dropout");
   o.proj_dropout = c.real("model.dropout");
   o.qkv_bias = c.flag("model.attention.qkv_bias");
   o.init_std = c.real("model.init_std");
-  o.diff = diff_options(c, o.kind == AttentionKind::Diff || o.kind == AttentionKind::Dgsa);
-  o.dgsa = dgsa_options(c, o.kind == AttentionKind::Dgsa);
-  check_dgsa_only(c, o);
-  o.plug = plug_options(c);
-  o.gi = gi_options(c);
+  o.settings = SettingsBox(variant->read(c));
+  check_claims(c, *variant);
   return o;
 }
 

@@ -6,6 +6,7 @@
 // defaults (tests/test_model.cpp checks it); where a key's default is "auto",
 // the member holds what a ViT resolves it to (noted at the member).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,14 +23,7 @@ class Config;
 enum class ModelKind { Vit, Text };
 enum class Pool { Cls, Mean };
 enum class NormKind { LayerNorm, RmsNorm };
-enum class AttentionKind { Vanilla, Diff, Dgsa, Plug, Gi };
 enum class FfnKind { Mlp, Swiglu, Gimlp };
-enum class LambdaSchedule { Depth, Fixed, Learnable };
-enum class PlugGml { A, B, C, D, E };
-enum class PlugActivation { Tanh, Softsign, Hardtanh, None };
-enum class PlugPosition { Pre, Post };
-enum class GiCombine { Multiplicative, Additive };
-enum class GiMax { Batch, Token };
 enum class ScheduleKind { Cosine, Linear, Constant };
 enum class ScheduleUnit { Step, Epoch };
 enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
@@ -54,14 +48,7 @@ using EnumNames = std::vector<std::pair<E, const char*>>;
 const EnumNames<ModelKind>& enum_names(ModelKind);
 const EnumNames<Pool>& enum_names(Pool);
 const EnumNames<NormKind>& enum_names(NormKind);
-const EnumNames<AttentionKind>& enum_names(AttentionKind);
 const EnumNames<FfnKind>& enum_names(FfnKind);
-const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule);
-const EnumNames<PlugGml>& enum_names(PlugGml);
-const EnumNames<PlugActivation>& enum_names(PlugActivation);
-const EnumNames<PlugPosition>& enum_names(PlugPosition);
-const EnumNames<GiCombine>& enum_names(GiCombine);
-const EnumNames<GiMax>& enum_names(GiMax);
 const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
 const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
@@ -102,49 +89,53 @@ E enum_from_name(const std::string& name, const std::string& what) {
 
 // ---- attention
 
-// The differential layout's keys, read by diff and dgsa.
-struct DiffOptions {
-  int64_t heads = 0;                                       // diff_heads; 0 = model.heads / 2 (diff), model.heads (dgsa)
-  LambdaSchedule lambda_schedule = LambdaSchedule::Depth;  // auto resolves to depth (diff), fixed (dgsa)
-  double lambda_init = 0.8;  // when the schedule is fixed; the initial value when learnable (dgsa only)
-};
+// An attention variant's own settings (e.g. PlugOptions in models/attention/plug.h) behind one value
+// type: copies are deep. Filled from the variant's keys (spec/attention_variant.h).
+struct VariantSettings;
+struct AttentionVariant;
 
-struct DgsaOptions {
-  bool q_residual = true;  // q_residual auto resolves to on for vit, off for text
-  double gate_bias_init = 0;
-  double gate_weight_std = 0;  // 0 = zeros
-  int64_t gate_layers = 1;     // 1 = W_g: D -> h; 2 = D -> D, GELU, D -> h
-};
+class SettingsBox {
+ public:
+  SettingsBox();
+  explicit SettingsBox(std::unique_ptr<VariantSettings> settings);
+  SettingsBox(const SettingsBox& other);
+  SettingsBox& operator=(const SettingsBox& other);
+  SettingsBox(SettingsBox&&) noexcept;
+  SettingsBox& operator=(SettingsBox&&) noexcept;
+  ~SettingsBox();
 
-struct PlugOptions {
-  double fraction = 1;  // gating width / head width
-  PlugGml gml = PlugGml::E;
-  int64_t hidden = 4;  // GML D's hidden width
-  PlugActivation activation = PlugActivation::Tanh;
-  bool head_specific = false;
-  PlugPosition position = PlugPosition::Pre;
-  bool residual = true;
-};
+  // The settings as the variant's struct S; an internal error when they are another variant's.
+  template <class S>
+  const S& as() const {
+    const S* settings = dynamic_cast<const S*>(settings_.get());
+    if (!settings) wrong_type();
+    return *settings;
+  }
+  template <class S>
+  S& as() {
+    S* settings = dynamic_cast<S*>(settings_.get());
+    if (!settings) wrong_type();
+    return *settings;
+  }
 
-struct GiOptions {
-  double inh_p = 0.1;
-  GiCombine combine = GiCombine::Multiplicative;
-  GiMax max = GiMax::Batch;
-  bool detach = false;
+ private:
+  [[noreturn]] void wrong_type() const;
+  std::unique_ptr<VariantSettings> settings_;
 };
 
 struct AttentionOptions {
-  AttentionKind kind = AttentionKind::Vanilla;
+  // model.attention.kind: one of the installed variants (spec/attention_variant.h); null until
+  // chosen (attention_defaults() gives a variant's defaults).
+  const AttentionVariant* variant = nullptr;
   int64_t dim = 256;           // D (model.dim)
   int64_t heads = 8;           // H (model.heads)
   double attn_dropout = 0;     // on attention maps (model.attn_dropout)
   double proj_dropout = 0.05;  // after the output projection (model.dropout)
   bool qkv_bias = true;
   double init_std = 0.02;  // model.init_std
-  DiffOptions diff;        // diff and dgsa
-  DgsaOptions dgsa;
-  PlugOptions plug;
-  GiOptions gi;
+  SettingsBox settings;    // the variant's own settings struct, e.g. PlugOptions: settings.as<PlugOptions>()
+
+  const std::string& kind_name() const;  // the variant's name ("vanilla", "dgsa", ...)
 };
 
 // ---- feed-forward

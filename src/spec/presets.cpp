@@ -1,5 +1,7 @@
 #include "spec/presets.h"
 
+#include "spec/attention_variant.h"
+
 namespace repro {
 
 const std::vector<Preset>& preset_table() {
@@ -33,11 +35,9 @@ void resolve_settings(Config& config, const DatasetTraits& dataset) {
   if (config.text("model.kind") == "auto") config.set_implied("model.kind", dataset.text ? "text" : "vit");
   const bool vision = config.text("model.kind") == "vit";
   if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
-  const std::string& attention = config.text("model.attention.kind");
-  if (attention == "dgsa" && config.text("model.attention.q_residual") == "auto")
-    config.set_implied("model.attention.q_residual", vision ? "on" : "off");
-  if ((attention == "diff" || attention == "dgsa") && config.text("model.attention.lambda_schedule") == "auto")
-    config.set_implied("model.attention.lambda_schedule", attention == "diff" ? "depth" : "fixed");
+  // The chosen attention variant's own "auto" keys (q_residual, lambda_schedule: its file declares the rule).
+  if (const AttentionVariant* variant = find_attention_variant(config.text("model.attention.kind")))
+    variant->resolve_auto(config, vision);
   if (config.text("data.val_fraction") == "auto") config.set_implied("data.val_fraction", dataset.text ? "0.2" : "0");
   if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
     config.set_implied("data.augment", dataset.default_augment);

@@ -26,7 +26,7 @@ struct Preset {
 const std::vector<Preset>& preset_table();
 
 // Fills the preset's values into keys the user did not set, then replaces every
-// "auto" (pool, q_residual, lambda_schedule, augment) by its concrete value.
+// "auto" (pool, the attention variant's own, augment) by its concrete value.
 void resolve_settings(Config& config, const DatasetTraits& dataset);
 
 }  // namespace repro

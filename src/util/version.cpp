@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
+#include <map>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -75,6 +77,32 @@ void set_blas_threads(int threads) {
   if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(threads);
 }
 
+std::string blas_core() {
+  using CoreName = char* (*)();
+  auto get = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = get ? get() : nullptr;
+  return name ? name : "";
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::map<std::string, std::string> fields;  // the first processor's
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    auto key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    const auto start = line.find_first_not_of(' ', colon + 1);
+    fields.emplace(key, start == std::string::npos ? "" : line.substr(start));
+  }
+  if (!fields.count("model name")) return "";
+  std::string model = fields["model name"];
+  if (fields.count("cpu family") && fields.count("model"))
+    model += " (family " + fields["cpu family"] + ", model " + fields["model"] +
+             (fields.count("stepping") ? ", stepping " + fields["stepping"] : "") + ")";
+  return model;
+}
+
 int blas_threads() {
   using GetThreads = int (*)();
   auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
@@ -86,7 +114,8 @@ std::string version_report() {
   report += "git commit: " + std::string(git_commit()) + "\n";
   report += "LibTorch: " + torch_version() + "\n";
   report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
-  report += "BLAS: " + blas_in_use() + "\n";
+  report += "BLAS: " + blas_in_use() + (blas_core().empty() ? "" : " (" + blas_core() + " kernels)") + "\n";
+  if (!cpu_model().empty()) report += "CPU: " + cpu_model() + "\n";
   report +=
       "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());
   return report;

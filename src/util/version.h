@@ -19,6 +19,12 @@ std::string blas_in_use();
 // ViT training step 3x slower on 2 cores: 13.7 s vs 4.4 s per 10k images).
 void configure_threads(int threads);
 int blas_threads();                  // OpenBLAS's thread count, or -1 when not OpenBLAS
+// The kernel set OpenBLAS chose for this CPU (openblas_get_corename, e.g. "Haswell",
+// "SkylakeX", "Zen"), or "" when the BLAS is not OpenBLAS. Float sums in other kernels
+// run in another order: CPU runs repeat bit for bit on one machine, not across kernels.
+std::string blas_core();
+// The CPU as /proc/cpuinfo names it: "AMD EPYC (family 26, model 2, stepping 1)"; "" elsewhere.
+std::string cpu_model();
 void set_blas_threads(int threads);  // no-op when not OpenBLAS
 
 // A multi-line report for `repro --version`.

@@ -10,11 +10,16 @@
 #include <fstream>
 #include <typeinfo>
 
+#include "models/attention/registry.h"
 #include "spec/keys.h"
 #include "util/error.h"
 #include "util/strings.h"
 
 namespace repro::fuzz {
+
+// The attention variants' keys are handed to spec/ before any input is read, as src/main.cpp does.
+const bool kAttentionVariantsInstalled = (install_attention_variants(), true);
+
 
 namespace fs = std::filesystem;
 

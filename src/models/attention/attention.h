@@ -1,8 +1,11 @@
 #pragma once
-// The one interface every attention variant implements; each variant is built
-// from AttentionOptions (spec/options.h) and its block's 0-based layer index.
+// The one interface every attention variant implements, and the entry that lists a variant:
+// its spec side (name, keys, settings struct: spec/attention_variant.h) and its factory.
+// Each variant is built from AttentionOptions (spec/options.h; its own settings in
+// options.settings) and its block's 0-based layer index.
 #include <torch/torch.h>
 
+#include "spec/attention_variant.h"
 #include "spec/options.h"
 
 namespace repro {
@@ -21,5 +24,11 @@ class AttentionImpl : public torch::nn::Module {
 };
 
 using AttentionPtr = std::shared_ptr<AttentionImpl>;
+
+// A variant as models/attention/registry.cpp lists it: one line per variant.
+struct AttentionEntry {
+  const AttentionVariant* variant;  // name, summary, keys and settings struct, declared in the variant's file
+  AttentionPtr (*make)(const AttentionOptions& options, int64_t layer_index);
+};
 
 }  // namespace repro

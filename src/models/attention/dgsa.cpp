@@ -13,7 +13,6 @@
 
 #include "models/attention/common.h"
 #include "models/attention/map_probe.h"
-#include "models/attention/diff_core.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -23,22 +22,25 @@ namespace {
 class DgsaAttention : public AttentionImpl {
  public:
   DgsaAttention(const AttentionOptions& o, int64_t layer_index)
-      : core_(*this, o, layer_index, /*halve_heads=*/false),
+      : DgsaAttention(o, o.settings.as<DgsaOptions>(), layer_index) {}
+
+  DgsaAttention(const AttentionOptions& o, const DgsaOptions& dgsa, int64_t layer_index)
+      : core_(*this, o, dgsa.layout, layer_index, /*halve_heads=*/false),
         proj_dropout_(o.proj_dropout),
-        q_residual_(o.dgsa.q_residual) {
-    if (o.dgsa.gate_layers == 2) {
+        q_residual_(dgsa.q_residual) {
+    if (dgsa.gate_layers == 2) {
       gate_hidden_ = register_module("gate_hidden", torch::nn::Linear(o.dim, o.dim));
       init_linear(gate_hidden_, o.init_std);
     }
     gate_ = register_module("gate", torch::nn::Linear(o.dim, core_.heads()));  // the last gate layer
-    if (o.diff.lambda_schedule == LambdaSchedule::Learnable)
+    if (dgsa.layout.lambda_schedule == LambdaSchedule::Learnable)
       lambda_ = register_parameter("lambda", torch::scalar_tensor(core_.lambda_init()));  // ()
     torch::NoGradGuard no_grad;
-    if (o.dgsa.gate_weight_std > 0)
-      gate_->weight.normal_(0, o.dgsa.gate_weight_std);
+    if (dgsa.gate_weight_std > 0)
+      gate_->weight.normal_(0, dgsa.gate_weight_std);
     else
       gate_->weight.zero_();
-    gate_->bias.fill_(o.dgsa.gate_bias_init);
+    gate_->bias.fill_(dgsa.gate_bias_init);
   }
 
   double pairwise_flops(int64_t tokens) const override { return core_.pairwise_flops(tokens); }
@@ -48,7 +50,7 @@ class DgsaAttention : public AttentionImpl {
     const auto g = gate(x).transpose(1, 2).unsqueeze(-1);  // (B, h, N, 1)
     const DiffAttended a = core_.attend(s, padding_mask, is_training());
     const auto &excite = a.out1, &inhibit = a.out2;
-    if (a.map1.defined()) record_map(g * a.map1 - (1 - g) * a.map2);                         // (B, h, N, N), probe
+    if (a.map1.defined()) record_map(g * a.map1 - (1 - g) * a.map2);                          // (B, h, N, N), probe
     const auto heads_out = g * excite - (1 - g) * inhibit;                                    // (B, h, N, 2d)
     auto y = lambda_.defined() ? core_.finish(heads_out, lambda_) : core_.finish(heads_out);  // (B, N, D)
     if (q_residual_) y = y + s.q;
@@ -68,10 +70,39 @@ class DgsaAttention : public AttentionImpl {
   torch::Tensor lambda_;  // () when lambda_schedule is learnable, else undefined
 };
 
+AttentionPtr make(const AttentionOptions& options, int64_t layer_index) {
+  return std::make_shared<DgsaAttention>(options, layer_index);
+}
+
 }  // namespace
 
-AttentionPtr make_dgsa_attention(const AttentionOptions& options, int64_t layer_index) {
-  return std::make_shared<DgsaAttention>(options, layer_index);
+const AttentionEntry& dgsa_attention() {
+  using O = DgsaOptions;
+  static const AttentionVariant variant = make_variant<O>(
+      "dgsa", "differential gated self-attention (g A+ - (1-g) A-)V, per-token per-head sigmoid gate (M-DGSA)",
+      concat(keys_of_part(&O::layout, diff_layout_keys()),
+             {
+                 on_off_by_modality("model.attention.q_residual", &O::q_residual, /*vision=*/true, /*text=*/false,
+                                    "dgsa: Y = Q + O W_o (the paper's optional residual from [Q+; Q-]); auto = on in "
+                                    "vit (DGViT), off in text (DGT)."),
+                 key("model.attention.gate_bias_init", &O::gate_bias_init, -20, 20,
+                     "dgsa: initial bias of the gate; 0 gives g = 0.5."),
+                 key("model.attention.gate_weight_std", &O::gate_weight_std, 0, 1,
+                     "dgsa: std of the normal init of the gate weights; 0 = zeros."),
+                 key("model.attention.gate_layers", &O::gate_layers, 1, 2,
+                     "dgsa: gate depth; 1 = g = sigmoid(x W_g + b_g), W_g: D -> h (the paper's choice, A.5); 2 = "
+                     "sigmoid(Linear(D, h)(GELU(Linear(D, D)(x)))) (gate_bias_init and gate_weight_std set the last "
+                     "layer)."),
+             }),
+      // Values the other variants refuse: a deeper gate, and a learnable lambda (diff's is learnable already).
+      {{"model.attention.gate_layers", {}, {}},
+       {"model.attention.lambda_schedule",
+        {"learnable"},
+        {{"diff",
+          "diff's lambda is learnable already through lambda_q1, lambda_k1, lambda_q2, lambda_k2: use depth or "
+          "fixed"}}}});
+  static const AttentionEntry entry{&variant, make};
+  return entry;
 }
 
 }  // namespace repro

@@ -9,7 +9,6 @@
 // Map rows sum to 1 - lambda.
 #include "models/attention/diff.h"
 
-#include "models/attention/diff_core.h"
 #include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
@@ -20,7 +19,8 @@ namespace {
 class DiffAttention : public AttentionImpl {
  public:
   DiffAttention(const AttentionOptions& o, int64_t layer_index)
-      : core_(*this, o, layer_index, /*halve_heads=*/true), proj_dropout_(o.proj_dropout) {
+      : core_(*this, o, o.settings.as<DiffOptions>().layout, layer_index, /*halve_heads=*/true),
+        proj_dropout_(o.proj_dropout) {
     const int64_t d = core_.head_dim();
     lambda_q1_ = register_parameter("lambda_q1", torch::randn({d}) * 0.1);
     lambda_k1_ = register_parameter("lambda_k1", torch::randn({d}) * 0.1);
@@ -41,7 +41,7 @@ class DiffAttention : public AttentionImpl {
     const auto &o1 = a.out1, &o2 = a.out2;
     const auto lam = lambda().to(o1.scalar_type());
     if (a.map1.defined()) record_map(a.map1 - lam * a.map2);  // (B, h, N, N), under a probe
-    const auto y = core_.finish(o1 - lam * o2);                  // (B, N, D)
+    const auto y = core_.finish(o1 - lam * o2);               // (B, N, D)
     return repro::dropout(y, proj_dropout_, is_training());
   }
 
@@ -51,10 +51,18 @@ class DiffAttention : public AttentionImpl {
   torch::Tensor lambda_q1_, lambda_k1_, lambda_q2_, lambda_k2_;
 };
 
+AttentionPtr make(const AttentionOptions& options, int64_t layer_index) {
+  return std::make_shared<DiffAttention>(options, layer_index);
+}
+
 }  // namespace
 
-AttentionPtr make_diff_attention(const AttentionOptions& options, int64_t layer_index) {
-  return std::make_shared<DiffAttention>(options, layer_index);
+const AttentionEntry& diff_attention() {
+  static const AttentionVariant variant = make_variant<DiffOptions>(
+      "diff", "differential attention (A1 - lambda A2)V, per-head RMSNorm x (1 - lambda_init) (Ye et al. 2024)",
+      keys_of_part(&DiffOptions::layout, diff_layout_keys()));
+  static const AttentionEntry entry{&variant, make};
+  return entry;
 }
 
 }  // namespace repro

@@ -1,8 +1,14 @@
 #pragma once
 #include "models/attention/attention.h"
+#include "models/attention/diff_core.h"
 
 namespace repro {
 
-AttentionPtr make_diff_attention(const AttentionOptions& options, int64_t layer_index);
+// diff's settings: the differential layout's keys (diff_core.h), its lambda_init by depth unless set.
+struct DiffOptions : SettingsOf<DiffOptions> {
+  DiffLayoutOptions layout{0, LambdaSchedule::Depth};  // auto lambda_schedule = depth
+};
+
+const AttentionEntry& diff_attention();
 
 }  // namespace repro

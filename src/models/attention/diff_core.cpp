@@ -8,12 +8,36 @@
 
 namespace repro {
 
+const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule) {
+  static const EnumNames<LambdaSchedule> names = {
+      {LambdaSchedule::Depth, "depth"}, {LambdaSchedule::Fixed, "fixed"}, {LambdaSchedule::Learnable, "learnable"}};
+  return names;
+}
+
+const std::vector<Key<DiffLayoutOptions>>& diff_layout_keys() {
+  using O = DiffLayoutOptions;
+  static const std::vector<Key<O>> keys = {
+      key("model.attention.diff_heads", &O::heads, 0, 256,
+          "diff, dgsa: differential heads h (each with two maps of width D/(2h)); 0 = model.heads / 2 for diff, "
+          "model.heads for dgsa."),
+      auto_key("model.attention.lambda_schedule", &O::lambda_schedule,
+               "diff, dgsa: lambda_init = 0.8 - 0.6 exp(-0.3 l) with l the 0-based layer (depth), or "
+               "model.attention.lambda_init (fixed); learnable (dgsa only): the (1 - lambda) output scale uses a "
+               "learnable scalar per layer starting at model.attention.lambda_init; auto = depth for diff, fixed "
+               "for dgsa."),
+      key("model.attention.lambda_init", &O::lambda_init, 0, 0.99,
+          "diff, dgsa: lambda_init when the schedule is fixed (the DGSA paper holds it at 0.8), the start of the "
+          "learnable one."),
+  };
+  return keys;
+}
+
 double depth_lambda_init(int64_t layer_index) { return 0.8 - 0.6 * std::exp(-0.3 * static_cast<double>(layer_index)); }
 
 namespace {
 
-int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
-  const int64_t set = o.diff.heads;
+int64_t differential_heads(const AttentionOptions& o, const DiffLayoutOptions& layout, bool halve_by_default) {
+  const int64_t set = layout.heads;
   const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
   if (o.dim % (2 * h) != 0)
     throw Error("differential attention needs model.dim=" + std::to_string(o.dim) +
@@ -21,7 +45,7 @@ int64_t differential_heads(const AttentionOptions& o, bool halve_by_default) {
   return h;
 }
 
-double choose_lambda_init(const DiffOptions& o, int64_t layer_index) {
+double choose_lambda_init(const DiffLayoutOptions& o, int64_t layer_index) {
   return o.lambda_schedule == LambdaSchedule::Depth ? depth_lambda_init(layer_index) : o.lambda_init;
 }
 
@@ -33,11 +57,11 @@ torch::nn::Linear projection(int64_t in, int64_t out, double std) {
 
 }  // namespace
 
-DiffCore::DiffCore(torch::nn::Module& owner, const AttentionOptions& o, int64_t layer_index,
-                                   bool halve_heads)
-    : heads_(differential_heads(o, halve_heads)),
+DiffCore::DiffCore(torch::nn::Module& owner, const AttentionOptions& o, const DiffLayoutOptions& layout,
+                   int64_t layer_index, bool halve_heads)
+    : heads_(differential_heads(o, layout, halve_heads)),
       head_dim_(o.dim / (2 * heads_)),
-      lambda_init_(choose_lambda_init(o.diff, layer_index)),
+      lambda_init_(choose_lambda_init(layout, layer_index)),
       attn_dropout_(o.attn_dropout) {
   q_ = owner.register_module("q", projection(o.dim, o.dim, o.init_std));
   k_ = owner.register_module("k", projection(o.dim, o.dim, o.init_std));

@@ -7,12 +7,30 @@
 //   -> concat heads (B, N, D) -> W_o
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "models/attention/attention.h"
 #include "models/attention/common.h"
 #include "models/attention/map_probe.h"
 #include "models/norm.h"
 
 namespace repro {
+
+// ---- the differential layout's settings and keys, part of diff's and dgsa's settings
+
+enum class LambdaSchedule { Depth, Fixed, Learnable };
+const EnumNames<LambdaSchedule>& enum_names(LambdaSchedule);
+
+struct DiffLayoutOptions {
+  int64_t heads = 0;                                       // diff_heads; 0 = model.heads / 2 (diff), model.heads (dgsa)
+  LambdaSchedule lambda_schedule = LambdaSchedule::Depth;  // "auto" = the variant's own default (depth, fixed)
+  double lambda_init = 0.8;  // when the schedule is fixed; the initial value when learnable (dgsa only)
+};
+
+// diff_heads, lambda_schedule, lambda_init: declared once here, bound into DiffOptions and DgsaOptions.
+const std::vector<Key<DiffLayoutOptions>>& diff_layout_keys();
+
+// ---- the shared mechanics
 
 struct DiffAttended {
   torch::Tensor out1, out2;  // A1 V and A2 V: (B, h, N, 2d)
@@ -27,12 +45,13 @@ struct DiffStreams {
 
 class DiffCore {
  public:
-  // Registers q, k, v, out and head_norm on `owner`. With options.diff.heads = 0, diff
+  // Registers q, k, v, out and head_norm on `owner`. With layout.heads = 0, diff
   // halves model.heads (`halve_heads`: the DIFF paper halves the baseline's heads) and
   // dgsa keeps them (the reading Table 5 confirms). `layer_index` (0-based) sets
   // lambda_init under the depth schedule; under the learnable one (dgsa) lambda_init
   // is the start value of the owner's parameter.
-  DiffCore(torch::nn::Module& owner, const AttentionOptions& options, int64_t layer_index, bool halve_heads);
+  DiffCore(torch::nn::Module& owner, const AttentionOptions& options, const DiffLayoutOptions& layout,
+           int64_t layer_index, bool halve_heads);
 
   DiffStreams project(const torch::Tensor& x);  // x: (B, N, D)
 

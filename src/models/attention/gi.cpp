@@ -23,15 +23,17 @@ namespace {
 
 class GiAttention : public AttentionImpl {
  public:
-  explicit GiAttention(const AttentionOptions& o)
+  explicit GiAttention(const AttentionOptions& o) : GiAttention(o, o.settings.as<GiOptions>()) {}
+
+  GiAttention(const AttentionOptions& o, const GiOptions& gi)
       : heads_(o.heads),
         dim_(o.dim),
         attn_dropout_(o.attn_dropout),
         proj_dropout_(o.proj_dropout),
-        inh_p_(o.gi.inh_p),
-        multiplicative_(o.gi.combine == GiCombine::Multiplicative),
-        per_token_(o.gi.max == GiMax::Token),
-        detach_(o.gi.detach),
+        inh_p_(gi.inh_p),
+        multiplicative_(gi.combine == GiCombine::Multiplicative),
+        per_token_(gi.max == GiMax::Token),
+        detach_(gi.detach),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
     q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
@@ -78,10 +80,40 @@ class GiAttention : public AttentionImpl {
   torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };
 
+AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+  return std::make_shared<GiAttention>(options);
+}
+
 }  // namespace
 
-AttentionPtr make_gi_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<GiAttention>(options);
+const EnumNames<GiCombine>& enum_names(GiCombine) {
+  static const EnumNames<GiCombine> names = {{GiCombine::Multiplicative, "multiplicative"},
+                                             {GiCombine::Additive, "additive"}};
+  return names;
+}
+const EnumNames<GiMax>& enum_names(GiMax) {
+  static const EnumNames<GiMax> names = {{GiMax::Batch, "batch"}, {GiMax::Token, "token"}};
+  return names;
+}
+
+const AttentionEntry& gi_attention() {
+  using O = GiOptions;
+  static const AttentionVariant variant = make_variant<O>(
+      "gi", "gate with inhibition on Q and K: K * (GELU(S - inh_p max S) + 1) (giTransformer)",
+      {
+          key("model.attention.inh_p", &O::inh_p, 0, 0.99,
+              "gi: inhibition level inh_p (the paper uses 0, 0.1, 0.3, 0.9)."),
+          key("model.attention.gi_combine", &O::combine,
+              "gi: K' = K * (GELU(S - thr) + 1) as the authors' code, or K' = K + GELU(S - thr) as the paper's eq. "
+              "12 (same for Q)."),
+          key("model.attention.gi_max", &O::max,
+              "gi: thr = inh_p * max(S) over the whole batch tensor (the code; padded tokens excluded) or over each "
+              "token's features."),
+          key("model.attention.gi_detach", &O::detach,
+              "gi: stop gradients through the threshold max(S) (the code does not)."),
+      });
+  static const AttentionEntry entry{&variant, make};
+  return entry;
 }
 
 }  // namespace repro

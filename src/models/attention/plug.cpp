@@ -38,18 +38,20 @@ torch::Tensor bound(const torch::Tensor& x, PlugActivation activation) {
 
 class PlugAttention : public AttentionImpl {
  public:
-  explicit PlugAttention(const AttentionOptions& o)
+  explicit PlugAttention(const AttentionOptions& o) : PlugAttention(o, o.settings.as<PlugOptions>()) {}
+
+  PlugAttention(const AttentionOptions& o, const PlugOptions& plug)
       : heads_(o.heads),
         dim_(o.dim),
-        gate_dim_(std::max<int64_t>(1, std::llround(o.plug.fraction * static_cast<double>(o.dim / o.heads)))),
-        gate_heads_(o.plug.head_specific ? o.heads : 1),
-        gml_hidden_(o.plug.gml == PlugGml::D ? o.plug.hidden : 0),
+        gate_dim_(std::max<int64_t>(1, std::llround(plug.fraction * static_cast<double>(o.dim / o.heads)))),
+        gate_heads_(plug.head_specific ? o.heads : 1),
+        gml_hidden_(plug.gml == PlugGml::D ? plug.hidden : 0),
         attn_dropout_(o.attn_dropout),
         proj_dropout_(o.proj_dropout),
-        gml_(o.plug.gml),
-        activation_(o.plug.activation),
-        post_(o.plug.position == PlugPosition::Post),
-        residual_(o.plug.residual),
+        gml_(plug.gml),
+        activation_(plug.activation),
+        post_(plug.position == PlugPosition::Post),
+        residual_(plug.residual),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     gate_qk_ = register_module(
         "gate_qk", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.qkv_bias)));
@@ -113,10 +115,50 @@ class PlugAttention : public AttentionImpl {
   torch::nn::Linear gate_qk_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
 };
 
+AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+  return std::make_shared<PlugAttention>(options);
+}
+
 }  // namespace
 
-AttentionPtr make_plug_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<PlugAttention>(options);
+const EnumNames<PlugGml>& enum_names(PlugGml) {
+  static const EnumNames<PlugGml> names = {
+      {PlugGml::A, "A"}, {PlugGml::B, "B"}, {PlugGml::C, "C"}, {PlugGml::D, "D"}, {PlugGml::E, "E"}};
+  return names;
+}
+const EnumNames<PlugActivation>& enum_names(PlugActivation) {
+  static const EnumNames<PlugActivation> names = {{PlugActivation::Tanh, "tanh"},
+                                                  {PlugActivation::Softsign, "softsign"},
+                                                  {PlugActivation::Hardtanh, "hardtanh"},
+                                                  {PlugActivation::None, "none"}};
+  return names;
+}
+const EnumNames<PlugPosition>& enum_names(PlugPosition) {
+  static const EnumNames<PlugPosition> names = {{PlugPosition::Pre, "pre"}, {PlugPosition::Post, "post"}};
+  return names;
+}
+
+const AttentionEntry& plug_attention() {
+  using O = PlugOptions;
+  static const AttentionVariant variant = make_variant<O>(
+      "plug", "pairwise logit gating softmax(A * (1 + G)), G from a head-shared gating path (PLuG)",
+      {
+          key("model.attention.plug_fraction", &O::fraction, 0.0625, 4,
+              "plug: gating width d_g as a fraction of the head width."),
+          key("model.attention.plug_gml", &O::gml,
+              "plug: Gating Modulation Layer (PLuG Table 4): A act(R); B act(gA+gB); C act(wR+b); D 1->hidden->2 "
+              "MLP then act(gA*gB); E act(gA*gB)."),
+          key("model.attention.plug_hidden", &O::hidden, 1, 64, "plug: hidden width of GML variant D."),
+          key("model.attention.plug_activation", &O::activation, "plug: bound on G (PLuG Table 5)."),
+          key("model.attention.plug_head_specific", &O::head_specific,
+              "plug: one gate per head instead of one shared by all heads (PLuG Table 6)."),
+          key("model.attention.plug_position", &O::position,
+              "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
+          key("model.attention.plug_residual", &O::residual,
+              "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
+      });
+  static const AttentionEntry entry{&variant, make};
+  return entry;
 }
 
 }  // namespace repro

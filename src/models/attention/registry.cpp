@@ -11,26 +11,27 @@ namespace repro {
 
 const std::vector<AttentionEntry>& attention_table() {
   static const std::vector<AttentionEntry> table = {
-      {AttentionKind::Vanilla, "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V",
-       make_vanilla_attention},
-      {AttentionKind::Diff,
-       "differential attention (A1 - lambda A2)V, per-head RMSNorm x (1 - lambda_init) (Ye et al. 2024)",
-       make_diff_attention},
-      {AttentionKind::Dgsa,
-       "differential gated self-attention (g A+ - (1-g) A-)V, per-token per-head sigmoid gate (M-DGSA)",
-       make_dgsa_attention},
-      {AttentionKind::Plug, "pairwise logit gating softmax(A * (1 + G)), G from a head-shared gating path (PLuG)",
-       make_plug_attention},
-      {AttentionKind::Gi, "gate with inhibition on Q and K: K * (GELU(S - inh_p max S) + 1) (giTransformer)",
-       make_gi_attention},
+      vanilla_attention(),  // models/attention/vanilla.cpp
+      diff_attention(),     // diff.cpp
+      dgsa_attention(),     // dgsa.cpp
+      plug_attention(),     // plug.cpp
+      gi_attention(),       // gi.cpp
   };
   return table;
 }
 
+void install_attention_variants() {
+  std::vector<const AttentionVariant*> variants;
+  for (const auto& entry : attention_table()) variants.push_back(entry.variant);
+  install_attention_variants(variants);
+}
+
 AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index) {
   for (const auto& entry : attention_table())
-    if (options.kind == entry.kind) return entry.make(options, layer_index);
-  throw Error("internal: attention kind '" + name_of(options.kind) + "' has no entry in attention_table()");
+    if (options.variant == entry.variant) return entry.make(options, layer_index);
+  throw Error(options.variant
+                  ? "internal: attention variant '" + options.variant->name + "' is not in attention_table()"
+                  : "internal: attention options without a variant (use attention_defaults)");
 }
 
 }  // namespace repro

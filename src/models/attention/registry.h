@@ -1,20 +1,19 @@
 #pragma once
-// The explicit kind -> attention factory table (no static self-registration);
-// the kinds' spec names are in spec/options.cpp.
+// The explicit list of attention variants (no static self-registration): one line per
+// variant in registry.cpp, each the entry its own file defines.
 #include <vector>
 
 #include "models/attention/attention.h"
 
 namespace repro {
 
-struct AttentionEntry {
-  AttentionKind kind;
-  const char* summary;  // one line for `repro list`
-  AttentionPtr (*make)(const AttentionOptions&, int64_t layer_index);
-};
-
 const std::vector<AttentionEntry>& attention_table();
-// The variant options.kind names, for the block at 0-based depth `layer_index`.
+
+// Hands every variant of the table to spec/ (install_attention_variants); call once before
+// any spec is read: src/main.cpp, the tests and the fuzz targets do.
+void install_attention_variants();
+
+// The variant options.variant names, for the block at 0-based depth `layer_index`.
 AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index);
 
 }  // namespace repro

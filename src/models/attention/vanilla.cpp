@@ -40,10 +40,17 @@ class VanillaAttention : public AttentionImpl {
   QkvProjections proj_;
 };
 
+AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+  return std::make_shared<VanillaAttention>(options);
+}
+
 }  // namespace
 
-AttentionPtr make_vanilla_attention(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<VanillaAttention>(options);
+const AttentionEntry& vanilla_attention() {
+  static const AttentionVariant variant =
+      make_variant<VanillaOptions>("vanilla", "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V", {});
+  static const AttentionEntry entry{&variant, make};
+  return entry;
 }
 
 }  // namespace repro

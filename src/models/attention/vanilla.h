@@ -3,6 +3,9 @@
 
 namespace repro {
 
-AttentionPtr make_vanilla_attention(const AttentionOptions& options, int64_t layer_index);
+// vanilla has no keys of its own (model.attention.qkv_bias and the model's widths are common).
+struct VanillaOptions : SettingsOf<VanillaOptions> {};
+
+const AttentionEntry& vanilla_attention();
 
 }  // namespace repro
