@@ -8,6 +8,7 @@
 
 #include "attention_harness.h"
 #include "catch.h"
+#include "models/attention/common.h"
 #include "models/attention/registry.h"
 #include "probed.h"
 #include "spec/attention_variant.h"
