@@ -4,6 +4,9 @@
 #include "catch.h"
 #include <iostream>
 
+#include "attention_harness.h"
+#include "probed.h"
+
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "models/attention/dgsa.h"
@@ -69,6 +72,41 @@ TEST_CASE("every variant on CUDA: float64 formula, bf16 fused path within bf16 t
     CHECK(input.grad().isfinite().all().item<bool>());
     CHECK(input.grad().abs().sum().item<double>() > 0);
   }
+}
+
+TEST_CASE("every variant in float64 on CUDA equals its float64 CPU output, maps included", "[.cuda][cuda]") {
+  // The CPU float64 outputs equal the independent references of tests/test_attention_<name>.cpp to 1e-10
+  // ([model]); here the same weights on the GPU, explicit (maps) and fused paths, must give the same numbers.
+  if (!have_cuda()) return;
+  const torch::Device cuda(torch::kCUDA, 0);
+  for (const auto& kind : test::registry_kinds()) {
+    INFO(kind);
+    const auto x = test::inputs(), pad = test::padding();
+    const auto module = test::build(test::variant_options(kind));
+    torch::Tensor cpu_maps, gpu_maps;
+    const auto cpu_y = test::forward_probed(module, x, pad, cpu_maps);
+    module->to(cuda);
+    const auto gpu_y = test::forward_probed(module, x.to(cuda), pad.to(cuda), gpu_maps).cpu();
+    const auto gpu_fused = module->forward(x.to(cuda), pad.to(cuda)).cpu();
+    CHECK(gpu_y.scalar_type() == torch::kFloat64);
+    CHECK(test::max_diff(gpu_y, cpu_y) <= 1e-10);
+    CHECK(test::max_diff(gpu_maps.cpu(), cpu_maps) <= 1e-10);
+    CHECK(test::max_diff(gpu_fused, cpu_y) <= 1e-10);
+  }
+}
+
+TEST_CASE("vanilla's independent float64 reference computed on CUDA equals the module on CUDA", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  const torch::Device cuda(torch::kCUDA, 0);
+  const auto module = test::build(test::variant_options("vanilla"));
+  module->to(cuda);
+  const auto x = test::inputs().to(cuda), pad = test::padding().to(cuda);
+  torch::Tensor maps, reference_maps;
+  const auto y = test::forward_probed(module, x, pad, maps);
+  const auto reference = test::vanilla_reference(x, pad, test::params_of(module), test::kHeads, &reference_maps);
+  CHECK(reference.device().is_cuda());
+  CHECK(test::max_diff(y, reference) <= 1e-10);
+  CHECK(test::max_diff(maps, reference_maps) <= 1e-10);
 }
 
 TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]") {

@@ -38,6 +38,8 @@ ModelOptions tiny_options() {
   return o;
 }
 
+DatasetInfo text_info();
+
 }  // namespace
 
 TEST_CASE("ViT maps images to logits and returns one map per block", "[model]") {
@@ -68,18 +70,58 @@ TEST_CASE("ViT parameter count equals the hand count", "[model]") {
   CHECK(count.parts[3].second == 2 * 2 * (2 * D) + 2 * D);
 }
 
-TEST_CASE("weight decay skips biases, norms, class token and positions; the patch convolution decays", "[model]") {
+TEST_CASE("weight decay, the paper's reading: all but biases and norm weights", "[model]") {
+  // A DIFF Transformer text encoder with RMSNorm blocks: LayerNorm/RMSNorm weights, the heads' RMSNorm,
+  // biases, token embeddings, positions and the per-head lambda vectors all present.
+  ModelOptions o = tiny_options();
+  o.kind = ModelKind::Text;
+  o.pool = Pool::Mean;
+  o.norm = NormKind::RmsNorm;
+  o.attention = attention_defaults("diff");
+  o.attention.dim = 16;
+  o.attention.heads = 2;
+  const auto model = build_model(o, text_info());
+  const auto decays = decayed_parameters(*model, NoDecay::Paper);
+  CHECK(decays.size() == model->named_parameters().size());
+  const std::regex norm_weight(R"((^|\.)(norm[0-9]*|head_norm)\.weight$)");
+  for (const auto& item : model->named_parameters()) {
+    const std::string& name = item.key();
+    const bool bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
+    INFO(name);
+    CHECK(decays.at(name) == !(bias || std::regex_search(name, norm_weight)));
+  }
+  CHECK(decays.at("token_embed.weight"));
+  CHECK(decays.at("pos_embed"));
+  CHECK(decays.at("blocks.0.attn.lambda_q1"));
+  CHECK_FALSE(decays.at("blocks.0.attn.head_norm.weight"));
+  CHECK_FALSE(decays.at("blocks.0.norm1.weight"));
+  CHECK_FALSE(decays.at("head.bias"));
+  // A ViT with LayerNorm: the class token and the patch convolution decay, LayerNorm's weight and bias not.
+  const auto vit = decayed_parameters(*build_model(tiny_options(), fashion_mnist_info()), NoDecay::Paper);
+  CHECK(vit.at("cls_token"));
+  CHECK(vit.at("patch_embed.weight"));
+  CHECK_FALSE(vit.at("blocks.1.norm2.weight"));
+  CHECK_FALSE(vit.at("blocks.1.norm2.bias"));
+  CHECK_FALSE(vit.at("norm.weight"));
+}
+
+TEST_CASE("weight decay, the earlier reading: matrices only, not embeddings, class token or positions", "[model]") {
   const auto model = build_model(tiny_options(), fashion_mnist_info());
+  const auto decays = decayed_parameters(*model, NoDecay::VectorsEmbeddings);
   for (const auto& item : model->named_parameters()) {
     const std::string& name = item.key();
     const bool expected = item.value().dim() >= 2 && name != "cls_token" && name != "pos_embed";
     INFO(name);
-    CHECK(decays(name, item.value()) == expected);
+    CHECK(decays.at(name) == expected);
   }
-  CHECK_FALSE(decays("cls_token", torch::zeros({1, 1, 4})));
-  CHECK_FALSE(decays("token_embed.weight", torch::zeros({50, 4})));
-  CHECK(decays("blocks.0.attn.qkv.weight", torch::zeros({4, 4})));
-  CHECK(decays("patch_embed.weight", model->named_parameters()["patch_embed.weight"]));
+  CHECK(decays.at("patch_embed.weight"));
+  CHECK(decays.at("blocks.0.attn.qkv.weight"));
+  ModelOptions o = tiny_options();
+  o.kind = ModelKind::Text;
+  o.pool = Pool::Mean;
+  const auto text = decayed_parameters(*build_model(o, text_info()), NoDecay::VectorsEmbeddings);
+  CHECK_FALSE(text.at("token_embed.weight"));
+  CHECK_FALSE(text.at("pos_embed"));
 }
 
 namespace {

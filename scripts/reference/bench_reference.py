@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Times the eager PyTorch version (models.py) of one model that `repro bench` timed.
 
-  bench_reference.py BENCH_JSON INDEX [--steps N] [--warmup N] [--device cpu|cuda] [--threads N]
+  bench_reference.py BENCH_JSON INDEX [--steps N] [--warmup N] [--device cpu|cuda] [--threads N] [--compile]
 
 Reads the model's resolved settings from repro's bench.json (results[INDEX].settings),
 builds the same architecture, and times training steps on synthetic data of the same
 shape resident on the device, the way a PyTorch user would write the loop: AdamW
 (decay / no-decay groups), bf16 autocast on CUDA, clip_grad_norm_, the same batch.
-Prints one JSON object (params, ms/step, examples/s).
+Prints one JSON object (params, ms/step, examples/s). With --compile, the same model is
+then wrapped in torch.compile and timed again in the same process (compile_ms_per_step;
+compile_seconds = the warm-up steps, which include the compilation).
 """
 import argparse
 import json
@@ -48,6 +50,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--compile", action="store_true", help="also time torch.compile(model)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -74,13 +77,15 @@ def main():
         pool = torch.randint(3, vocab, (pool_size, max_len), device=device)
     labels = torch.randint(0, classes, (pool_size,), device=device)
 
+    forward = model
+
     def step(i):
         idx = torch.randint(0, pool_size, (batch,), device=device)
         x = pool[idx]
         if kind == "vit":
             x = (x.float() / 255 - mean) / 0.25
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits = model(x)
+            logits = forward(x)
         loss = F.cross_entropy(logits.float(), labels[idx])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -92,18 +97,27 @@ def main():
         if device.type == "cuda":
             torch.cuda.synchronize()
 
-    for i in range(args.warmup):
-        step(i)
-    sync()
-    start = time.perf_counter()
-    for i in range(args.steps):
-        step(i)
-    sync()
-    seconds = time.perf_counter() - start
-    print(json.dumps({"model_config": result["model_config"], "dataset": result["dataset"], "params": params,
-                      "torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
-                      "precision": "bf16" if bf16 else "fp32", "train_ms_per_step": 1000 * seconds / args.steps,
-                      "train_examples_per_s": args.steps * batch / seconds}))
+    def timed():  # (warm-up seconds, timed seconds)
+        begin = time.perf_counter()
+        for i in range(args.warmup):
+            step(i)
+        sync()
+        start = time.perf_counter()
+        for i in range(args.steps):
+            step(i)
+        sync()
+        return start - begin, time.perf_counter() - start
+
+    _, seconds = timed()
+    out = {"model_config": result["model_config"], "dataset": result["dataset"], "params": params,
+           "torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
+           "precision": "bf16" if bf16 else "fp32", "train_ms_per_step": 1000 * seconds / args.steps,
+           "train_examples_per_s": args.steps * batch / seconds}
+    if args.compile:
+        forward = torch.compile(model)
+        compile_seconds, seconds = timed()
+        out.update({"compile_ms_per_step": 1000 * seconds / args.steps, "compile_seconds": compile_seconds})
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,20 @@ void setup_logging(const std::string& level) {
 
 }  // namespace
 
+#if !REPRO_HAS_OPENCV
+// Without OpenCV (REPRO_WITH_OPENCV=OFF, e.g. scripts/build-cuda) the rollout figures cannot be drawn:
+// src/analysis/ and cmd_rollout.cpp are left out of the build and the command says so in one line.
+void add_rollout_command(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("rollout", "Attention rollout of trained runs (not in this build: no OpenCV)");
+  command->allow_extras();
+  command->callback([&exit_code] {
+    exit_code = 0;
+    throw Error("repro rollout draws with OpenCV, and this build has none (REPRO_WITH_OPENCV=OFF, e.g. "
+                "scripts/build-cuda): use a build with it");
+  });
+}
+#endif
+
 int cli_main(int argc, char** argv) {
   // A file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk, instead of killing us.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include "models/norm.h"
 #include "models/text.h"
 #include "models/vit.h"
 #include "util/error.h"
@@ -48,11 +49,36 @@ ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) 
   return std::make_shared<VitImpl>(options, info);
 }
 
-bool decays(const std::string& name, const torch::Tensor& parameter) {
-  if (parameter.dim() < 2) return false;  // biases, norm weights, per-head scalars
+namespace {
+
+bool is_norm(const torch::nn::Module& module) {
+  return dynamic_cast<const RMSNormImpl*>(&module) || dynamic_cast<const torch::nn::LayerNormImpl*>(&module);
+}
+
+bool is_bias(const std::string& name) {
+  return name == "bias" || (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0);
+}
+
+bool is_embedding(const std::string& name) {
   for (const char* exempt : {"cls_token", "pos_embed", "token_embed"})
-    if (name.find(exempt) != std::string::npos) return false;
-  return true;
+    if (name.find(exempt) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::map<std::string, bool> decayed_parameters(const torch::nn::Module& model, NoDecay rule) {
+  std::map<std::string, bool> decays;
+  for (const auto& item : model.named_parameters()) {
+    const auto& name = item.key();
+    decays[name] = rule == NoDecay::Paper ? !is_bias(name) : item.value().dim() >= 2 && !is_embedding(name);
+  }
+  if (rule == NoDecay::Paper)
+    for (const auto& module : model.named_modules("", /*include_self=*/false))
+      if (is_norm(*module.value()))
+        for (const auto& parameter : module.value()->named_parameters(/*recurse=*/false))
+          decays.at(module.key() + "." + parameter.key()) = false;
+  return decays;
 }
 
 }  // namespace repro

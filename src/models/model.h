@@ -3,6 +3,7 @@
 // model a spec names for a dataset.
 #include <torch/torch.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,11 @@ using ClassifierPtr = std::shared_ptr<ClassifierImpl>;
 // maximum length.
 ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info);
 
-// True for parameters that get weight decay: matrices, except token embeddings,
-// class token and positions (biases and norm weights are vectors). The patch
-// embedding convolution is a matrix and is decayed.
-bool decays(const std::string& parameter_name, const torch::Tensor& parameter);
+// Whether each named parameter of `model` gets weight decay under `rule` (train.no_decay):
+//   paper: every parameter but biases and the weights of norm layers (LayerNorm, RMSNorm,
+//     the differential heads' RMSNorm), as the DGSA paper's Table 4 says;
+//   vectors_embeddings: weight matrices (the patch convolution included) only, not the token
+//     embeddings, class token or positions (repro's reading before 0.3).
+std::map<std::string, bool> decayed_parameters(const torch::nn::Module& model, NoDecay rule);
 
 }  // namespace repro

@@ -166,8 +166,13 @@ std::vector<KeyDef> keys_after_attention() {
       real("train.lr", "3e-4", 0, 10, "Peak learning rate."),
       real("train.min_lr", "0", 0, 10, "Final learning rate of the cosine and linear schedules."),
       real("train.weight_decay", "0.01", 0, 10,
-           "AdamW weight decay on weight matrices, the ViT patch-embedding convolution included; never on biases, "
-           "norm weights, token embeddings, the class token or positions."),
+           "AdamW weight decay on every parameter but those train.no_decay exempts."),
+      choice("train.no_decay", "paper", names_of<NoDecay>(),
+             "Parameters without weight decay. paper: biases and LayerNorm/RMSNorm weights (the DGSA paper's Table "
+             "4); everything else decays, token embeddings, class token, positions and per-head lambdas included. "
+             "vectors_embeddings: repro's reading before 0.3: every parameter of fewer than 2 dimensions, the "
+             "token embeddings, the class token and positions (only weight matrices and the patch convolution "
+             "decay)."),
       pair("train.betas", "[0.9, 0.999]", 0, 0.999999, "AdamW betas [beta1, beta2]."),
       real("train.eps", "1e-8", 0, 1, "AdamW epsilon."),
       choice("train.schedule", "cosine", names_of<ScheduleKind>(),

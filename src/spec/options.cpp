@@ -38,6 +38,11 @@ const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit) {
   static const EnumNames<ScheduleUnit> names = {{ScheduleUnit::Step, "step"}, {ScheduleUnit::Epoch, "epoch"}};
   return names;
 }
+const EnumNames<NoDecay>& enum_names(NoDecay) {
+  static const EnumNames<NoDecay> names = {{NoDecay::Paper, "paper"},
+                                           {NoDecay::VectorsEmbeddings, "vectors_embeddings"}};
+  return names;
+}
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice) {
   static const EnumNames<PrecisionChoice> names = {
       {PrecisionChoice::Auto, "auto"}, {PrecisionChoice::Fp32, "fp32"}, {PrecisionChoice::Bf16, "bf16"}};
@@ -186,6 +191,7 @@ TrainOptions train_options(const Config& c) {
   o.batch_size = c.integer("train.batch_size");
   o.eval_batch_size = c.integer("train.eval_batch_size");
   o.optimizer.weight_decay = c.real("train.weight_decay");
+  o.optimizer.no_decay = choice<NoDecay>(c, "train.no_decay");
   std::tie(o.optimizer.beta1, o.optimizer.beta2) = c.real_pair("train.betas");
   o.optimizer.eps = c.real("train.eps");
   o.schedule.kind = choice<ScheduleKind>(c, "train.schedule");

@@ -26,6 +26,7 @@ enum class NormKind { LayerNorm, RmsNorm };
 enum class FfnKind { Mlp, Swiglu, Gimlp };
 enum class ScheduleKind { Cosine, Linear, Constant };
 enum class ScheduleUnit { Step, Epoch };
+enum class NoDecay { Paper, VectorsEmbeddings };  // train.no_decay: which parameters get no weight decay
 enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
 enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
 enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
@@ -51,6 +52,7 @@ const EnumNames<NormKind>& enum_names(NormKind);
 const EnumNames<FfnKind>& enum_names(FfnKind);
 const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
 const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
+const EnumNames<NoDecay>& enum_names(NoDecay);
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
 const EnumNames<SelectRule>& enum_names(SelectRule);
 const EnumNames<SaveModel>& enum_names(SaveModel);
@@ -170,6 +172,7 @@ struct ModelOptions {
 
 struct OptimizerOptions {  // AdamW
   double weight_decay = 0.01;
+  NoDecay no_decay = NoDecay::Paper;  // the parameters exempt from weight_decay (models/model.h)
   double beta1 = 0.9, beta2 = 0.999;
   double eps = 1e-8;
 };

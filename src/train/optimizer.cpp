@@ -4,9 +4,10 @@ namespace repro {
 
 std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const OptimizerOptions& options, double lr) {
   std::vector<torch::Tensor> with_decay, without_decay;
+  const auto decays = decayed_parameters(model, options.no_decay);
   for (const auto& item : model.named_parameters()) {
     if (!item.value().requires_grad()) continue;
-    (decays(item.key(), item.value()) ? with_decay : without_decay).push_back(item.value());
+    (decays.at(item.key()) ? with_decay : without_decay).push_back(item.value());
   }
   torch::optim::AdamWOptions base(lr);
   base.betas({options.beta1, options.beta2}).eps(options.eps).weight_decay(options.weight_decay);

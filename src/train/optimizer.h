@@ -1,6 +1,6 @@
 #pragma once
-// AdamW with two parameter groups: with and without weight decay (models/model.h's
-// decays()). The learning rate is the schedule's (train/schedule.h): the caller passes
+// AdamW with two parameter groups: with and without weight decay (train.no_decay:
+// models/model.h's decayed_parameters()). The learning rate is the schedule's (train/schedule.h): the caller passes
 // the first step's and TrainStep sets each step's.
 #include <torch/torch.h>
 
