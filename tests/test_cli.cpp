@@ -223,6 +223,17 @@ TEST_CASE("repro bench --data-root times the real training split: texts at their
   INFO(rows.output);
   REQUIRE(rows.exit_code == 0);
   CHECK(nlohmann::json::parse(read_file(dir.path() / "rows.json"))["results"].size() == 3);
+  // --datasets and --rows pick the grid's part as `repro run` does (synthetic data: nothing read).
+  const Result picked = run_repro("bench " + spec + " --datasets rotten_tomatoes --rows 'Transformer,DGT x2' --steps 1 " +
+                                  "--warmup 1 --eval-batches 1 --device cpu --out " + (dir.path() / "picked.json").string() +
+                                  " text.max_len=16 train.batch_size=4");
+  INFO(picked.output);
+  REQUIRE(picked.exit_code == 0);
+  const auto picked_results = nlohmann::json::parse(read_file(dir.path() / "picked.json"))["results"];
+  REQUIRE(picked_results.size() == 2);
+  CHECK(picked_results[0]["model_config"] == "Transformer");
+  CHECK(picked_results[1]["model_config"] == "DGT x2");
+  CHECK(picked_results[1]["dataset"] == "rotten_tomatoes");
   size_t loads = 0;
   for (size_t at = rows.output.find("loading rotten_tomatoes"); at != std::string::npos;
        at = rows.output.find("loading rotten_tomatoes", at + 1))

@@ -7,6 +7,7 @@
 
 #include "fixtures.h"
 #include "models/cpu_ops.h"
+#include "train/precision.h"
 
 namespace {
 
@@ -155,4 +156,28 @@ TEST_CASE("GELU's float32 gradient is right when the incoming gradient is a tran
   CHECK(torch::allclose(y.to(torch::kFloat64), torch::gelu(x64), 1e-6, 1e-6));
   y.backward(grad64.to(torch::kFloat32));
   CHECK((x.grad().to(torch::kFloat64) - reference_x.grad()).abs().max().item<double>() <= 1e-5);
+}
+
+TEST_CASE("under CPU bf16 autocast the split products step aside: bf16 results, no dtype mix-up", "[model]") {
+  // The split products are custom functions autocast does not see; LibTorch 2.6 refused the bf16 x float32
+  // product they were handed ("mat1 and mat2 must have the same dtype") when bf16 ran on more than one thread.
+  ThreadCount two(2);
+  torch::manual_seed(5);
+  const auto x = torch::randn({4, 70, 64}), w = torch::randn({128, 64}), b = torch::randn({128});
+  REQUIRE(repro::splits_linear(x, 128));
+  const auto a = torch::randn({8, 4, 32, 16}), v = torch::randn({8, 4, 16, 32});
+  torch::Tensor y, product, mixed;
+  {
+    repro::AutocastScope bf16(torch::kCPU, repro::Precision::Bf16);
+    y = repro::linear(x, w, b);
+    product = repro::batched_matmul(a, v);
+    mixed = repro::batched_matmul(a.to(torch::kBFloat16), v);  // a bf16 map times float32 values
+  }
+  CHECK(y.scalar_type() == torch::kBFloat16);
+  CHECK(product.scalar_type() == torch::kBFloat16);
+  CHECK(mixed.scalar_type() == torch::kBFloat16);
+  CHECK(torch::allclose(y.to(torch::kFloat32), torch::linear(x, w, b), 5e-2, 2e-1));
+  CHECK(torch::allclose(product.to(torch::kFloat32), torch::matmul(a, v), 5e-2, 2e-1));
+  // Outside autocast the split path runs again.
+  CHECK(repro::linear(x, w, b).scalar_type() == torch::kFloat32);
 }

@@ -11,6 +11,7 @@
 #include "models/flops.h"
 #include "models/param_count.h"
 #include "train/optimizer.h"
+#include "train/split_metrics.h"
 #include "train/step.h"
 #include "util/error.h"
 #include "util/version.h"
@@ -101,6 +102,13 @@ BenchData bench_data(const PlannedRun& run, const BenchOptions& options, int64_t
           "real: " + std::to_string(data.train.size()) + " training examples"};
 }
 
+// The first n examples of a split (its CPU lengths too, when it has them).
+Split first_examples(const Split& split, int64_t n) {
+  Split out{split.inputs.slice(0, 0, n), split.labels.slice(0, 0, n), {}};
+  if (split.lengths.defined()) out.lengths = split.lengths.slice(0, 0, n);
+  return out;
+}
+
 }  // namespace
 
 DatasetInfo synthetic_info(const PlannedRun& run) {
@@ -167,21 +175,17 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.train_tflops = 3.0 * r.forward_flops * r.train_examples_per_s / 1e12;
   r.mfu = peak_tflops > 0 ? r.train_tflops / peak_tflops : 0;
 
-  {
-    torch::NoGradGuard no_grad;
-    model->eval();
-    const int64_t eval_n = std::min(pool.size(), r.eval_batch);
-    const auto indices = torch::arange(eval_n, torch::kInt64);
-    predict(*model, batcher->inputs(pool, indices, false), options.device,
-            step.precision());  // untimed: first-call costs
+  {  // evaluation as the trainer runs it (train/split_metrics.h) on the pool's first eval_batches x eval_batch_size
+    const EvalBatching batching{train_settings.eval_batch_size, train_settings.eval_tokens};
+    const Split eval_pool = first_examples(pool, std::min(pool.size(), options.eval_batches * r.eval_batch));
+    split_metrics(*model, first_examples(eval_pool, std::min<int64_t>(eval_pool.size(), 8)), *batcher, options.device,
+                  batching, step.precision());  // untimed: first-call costs
     synchronize(options.device);
     start = Clock::now();
-    for (int64_t i = 0; i < options.eval_batches; ++i)
-      predict(*model, batcher->inputs(pool, indices, false), options.device, step.precision());
-    synchronize(options.device);
+    split_metrics(*model, eval_pool, *batcher, options.device, batching, step.precision());  // one host read
     const double eval_seconds = seconds_since(start);
-    r.eval_ms = 1000.0 * eval_seconds / static_cast<double>(options.eval_batches);
-    r.eval_examples_per_s = static_cast<double>(options.eval_batches * eval_n) / eval_seconds;
+    r.eval_ms = 1000.0 * eval_seconds / static_cast<double>(eval_batches(eval_pool, batching).size());
+    r.eval_examples_per_s = static_cast<double>(eval_pool.size()) / eval_seconds;
   }
   if (options.epoch_examples > 0) {
     model->train();

@@ -27,7 +27,7 @@ namespace {
 
 struct BenchArguments {
   std::string spec_path, profile, device = "auto", out = "bench.json", only, data_root;
-  std::vector<std::string> overrides;
+  std::vector<std::string> overrides, datasets, rows;  // --datasets / --rows: as `repro run`
   int threads = 0;
   int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
   bool epoch = false;
@@ -51,10 +51,14 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("spec", args->spec_path, "Experiment spec (YAML)")->required();
   command->add_option("overrides", args->overrides, "Spec overrides KEY=VALUE, e.g. train.batch_size=256");
   command->add_option("--profile", args->profile, "A budget profile of the spec");
+  add_selection_options(*command, args->datasets, args->rows);
   command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")
       ->check(whole_number_at_least(1));
   command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(whole_number_at_least(0));
-  command->add_option("--eval-batches", args->eval_batches, "Timed evaluation batches (default 10)")
+  command
+      ->add_option("--eval-batches", args->eval_batches,
+                   "Time evaluation on the first N x train.eval_batch_size examples, batched as runs evaluate "
+                   "(train.eval_tokens; default 10)")
       ->check(whole_number_at_least(1));
   command->add_flag("--epoch", args->epoch, "Also time one whole epoch of the dataset's official training size");
   command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
@@ -70,7 +74,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("--out", args->out, "Where to write the results as JSON (default bench.json)");
   command->callback([args, &exit_code] {
     configure_threads(checked_threads(args->threads));
-    const auto runs = bench_runs(load_spec(args->spec_path, args->overrides, args->profile), args->only);
+    const auto runs =
+        bench_runs(load_spec(args->spec_path, args->overrides, args->profile, args->datasets, args->rows), args->only);
     BenchOptions options;
     options.steps = args->steps;
     options.warmup = args->warmup;

@@ -2,6 +2,8 @@
 // right on the CPU (formulas and reasons in cpu_ops.h).
 #include "models/cpu_ops.h"
 
+#include "models/autocast.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
@@ -148,6 +150,18 @@ void fill_mask(T* out, int64_t size, uint64_t seed, uint64_t threshold, T scale)
 
 }  // namespace
 
+namespace {
+
+// The split products are custom functions that autocast does not see: under CPU autocast (bf16 training on
+// the CPU), and for operands other than two float32 or two float64 tensors, LibTorch's own ops run instead.
+bool splits_outside_autocast(const torch::Tensor& a, const torch::Tensor& b) {
+  const auto type = a.scalar_type();
+  return type == b.scalar_type() && (type == torch::kFloat32 || type == torch::kFloat64) &&
+         !autocast_enabled(torch::kCPU);
+}
+
+}  // namespace
+
 bool splits_linear(const torch::Tensor& x, int64_t out_features) {
   if (!x.device().is_cpu() || at::get_num_threads() < 2 || at::in_parallel_region() || x.dim() < 2) return false;
   const int64_t in_features = x.size(-1), rows = x.numel() / std::max<int64_t>(1, in_features);
@@ -157,7 +171,7 @@ bool splits_linear(const torch::Tensor& x, int64_t out_features) {
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (!splits_linear(x, weight.size(0))) return torch::linear(x, weight, bias);
+  if (!splits_linear(x, weight.size(0)) || !splits_outside_autocast(x, weight)) return torch::linear(x, weight, bias);
   auto shape = x.sizes().vec();  // (..., in)
   shape.back() = weight.size(0);
   const auto rows = x.reshape({-1, x.size(-1)}).contiguous();  // (M, in)
@@ -175,7 +189,7 @@ bool splits_batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
-  if (!splits_batched_matmul(a, b)) return torch::matmul(a, b);
+  if (!splits_batched_matmul(a, b) || !splits_outside_autocast(a, b)) return torch::matmul(a, b);
   auto shape = a.sizes().vec();  // (..., n, k)
   shape.back() = b.size(-1);
   const auto a3 = a.reshape({-1, a.size(-2), a.size(-1)}), b3 = b.reshape({-1, b.size(-2), b.size(-1)});

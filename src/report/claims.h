@@ -24,7 +24,7 @@ struct ClaimPair {
 
 struct Claim {
   std::string text;        // as the paper says it
-  std::string source;      // where in the paper ("§4.1", "Table 2")
+  std::string source;      // where in the paper ("§5.1", "Table 2")
   std::string experiment;  // our experiment name (a paper table's)
   std::string metric = "test_acc";
   std::vector<ClaimPair> pairs;

@@ -96,7 +96,8 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
     const TrainOptions& train = options.train;
     const auto batcher = make_batcher(data.info, options.data, device);
     const auto [loss, acc] =
-        split_metrics(*model, split, *batcher, device, train.eval_batch_size, resolve_precision(train.precision, device));
+        split_metrics(*model, split, *batcher, device, {train.eval_batch_size, train.eval_tokens},
+                      resolve_precision(train.precision, device));
     const std::string label = request.levels.key.empty() ? request.name : level_label(settings.back(), options);
     points.push_back({{"label", label},
                       {"overrides", settings_json(settings)},

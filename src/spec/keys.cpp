@@ -28,6 +28,12 @@ KeyDef real_or_auto(std::string key, double lo, double hi, std::string doc) {
 KeyDef boolean(std::string key, bool def, std::string doc) {
   return {std::move(key), ValueType::Bool, def ? "true" : "false", std::move(doc), -kInf, kInf, {}};
 }
+// A key added with a new behaviour: records without it ran as `value`.
+KeyDef ran_before_as(std::string value, KeyDef def) {
+  def.when_absent = std::move(value);
+  return def;
+}
+
 KeyDef choice(std::string key, std::string def, std::vector<std::string> choices, std::string doc) {
   return {std::move(key), ValueType::Enum, std::move(def), std::move(doc), -kInf, kInf, std::move(choices)};
 }
@@ -162,17 +168,21 @@ std::vector<KeyDef> keys_after_attention() {
       // ---- train
       integer("train.epochs", 100, 1, 100000, "Training epochs."),
       integer("train.batch_size", 128, 1, 1e7, "Training batch size."),
-      integer("train.eval_batch_size", 512, 1, 1e7, "Evaluation batch size."),
+      integer("train.eval_batch_size", 512, 1, 1e7, "Evaluation batch size: the most examples a batch holds."),
+      integer("train.eval_tokens", 8192, 0, 1e9,
+              "Text evaluation: the most tokens a batch holds, padded to its longest (0 = no limit). Examples are "
+              "evaluated in order of length, so that batches are padded little and stay within a memory and cache "
+              "budget; the metrics are those of any order but for float rounding."),
       real("train.lr", "3e-4", 0, 10, "Peak learning rate."),
       real("train.min_lr", "0", 0, 10, "Final learning rate of the cosine and linear schedules."),
       real("train.weight_decay", "0.01", 0, 10,
            "AdamW weight decay on every parameter but those train.no_decay exempts."),
-      choice("train.no_decay", "paper", names_of<NoDecay>(),
+      ran_before_as("vectors_embeddings", choice("train.no_decay", "paper", names_of<NoDecay>(),
              "Parameters without weight decay. paper: biases and LayerNorm/RMSNorm weights (the DGSA paper's Table "
              "4); everything else decays, token embeddings, class token, positions and per-head lambdas included. "
              "vectors_embeddings: repro's reading before 0.3: every parameter of fewer than 2 dimensions, the "
              "token embeddings, the class token and positions (only weight matrices and the patch convolution "
-             "decay)."),
+             "decay); records written before this key ran so.")),
       pair("train.betas", "[0.9, 0.999]", 0, 0.999999, "AdamW betas [beta1, beta2]."),
       real("train.eps", "1e-8", 0, 1, "AdamW epsilon."),
       choice("train.schedule", "cosine", names_of<ScheduleKind>(),

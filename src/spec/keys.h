@@ -18,6 +18,9 @@ struct KeyDef {
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // for Enum
   bool auto_ok = false;              // numbers: "auto" is also accepted (resolved per dataset)
+  // What a run recorded before this key existed ran with, when that is not the default (the key came with
+  // a new behaviour); empty: the default. A finished run without the key is the same run only if so.
+  std::string when_absent;
 };
 
 const std::vector<KeyDef>& spec_keys();

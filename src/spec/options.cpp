@@ -190,6 +190,7 @@ TrainOptions train_options(const Config& c) {
   o.epochs = c.integer("train.epochs");
   o.batch_size = c.integer("train.batch_size");
   o.eval_batch_size = c.integer("train.eval_batch_size");
+  o.eval_tokens = c.integer("train.eval_tokens");
   o.optimizer.weight_decay = c.real("train.weight_decay");
   o.optimizer.no_decay = choice<NoDecay>(c, "train.no_decay");
   std::tie(o.optimizer.beta1, o.optimizer.beta2) = c.real_pair("train.betas");

@@ -187,6 +187,7 @@ struct ScheduleOptions {  // the one owner of train.lr
 
 struct TrainOptions {
   int64_t epochs = 100, batch_size = 128, eval_batch_size = 512;
+  int64_t eval_tokens = 8192;  // text evaluation batches: tokens, padded (0 = no limit)
   OptimizerOptions optimizer;
   ScheduleOptions schedule;
   double clip_norm = 0;  // 0 = off

@@ -33,12 +33,18 @@ std::vector<std::string> changed_keys(const std::string& before, const std::stri
   flatten_yaml(YAML::Load(before), "", a);
   flatten_yaml(YAML::Load(after), "", b);
   std::vector<std::string> changes;
-  // Keys added to repro after the existing run was planned are absent from its file; at their default they
-  // do not change the run (its records stay valid and it can be resumed or skipped).
+  // Keys added to repro after the existing run was planned are absent from its file; at the value the run
+  // ran with (the default, or the key's when_absent) they do not change the run (its records stay valid and it
+  // can be resumed or skipped).
   std::map<std::string, std::string> defaults;
   flatten_yaml(YAML::Load(Config::defaults().to_yaml()), "", defaults);
   for (const auto& [key, value] : b) {
     const auto it = a.find(key);
+    const KeyDef* def = find_key(key);
+    if (it == a.end() && def && !def->when_absent.empty()) {
+      if (def->when_absent != value) changes.push_back(key + ": (absent: ran as " + def->when_absent + ") -> " + value);
+      continue;
+    }
     if (it == a.end() && defaults.count(key) && defaults.at(key) == value) continue;
     if (it == a.end())
       changes.push_back(key + ": (absent) -> " + value);

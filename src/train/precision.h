@@ -1,7 +1,6 @@
 #pragma once
-// Mixed precision, wrapped once: the autocast API differs between LibTorch 1.13
-// (set_enabled / set_cpu_enabled, one dtype setter per device) and 2.4+
-// (set_autocast_enabled(device_type, on), set_autocast_dtype(device_type, dtype)).
+// Mixed precision: the precision a run uses, and a scope that turns bf16 autocast on
+// (models/autocast.h wraps LibTorch's two autocast APIs).
 #include <torch/torch.h>
 
 #include <string>

@@ -1,17 +1,52 @@
 #include "train/split_metrics.h"
 
+#include <algorithm>
+
 #include "train/step.h"
 
 namespace repro {
 
+namespace {
+
+// Real (non-padding) lengths of a text split's examples, (N,) int64 on the CPU.
+torch::Tensor text_lengths(const Split& split) {
+  if (split.lengths.defined()) return split.lengths.to(torch::kCPU, torch::kInt64);
+  return split.inputs.ne(0).sum(1).to(torch::kCPU, torch::kInt64);
+}
+
+}  // namespace
+
+std::vector<torch::Tensor> eval_batches(const Split& split, const EvalBatching& batching) {
+  const int64_t n = split.size(), most = std::max<int64_t>(1, batching.max_examples);
+  std::vector<torch::Tensor> batches;
+  if (split.inputs.dim() != 2 || batching.max_tokens <= 0) {  // images, or text without a token budget
+    for (int64_t begin = 0; begin < n; begin += most)
+      batches.push_back(torch::arange(begin, std::min(n, begin + most), torch::kInt64));
+    return batches;
+  }
+  const auto lengths = text_lengths(split);
+  const auto order = std::get<1>(lengths.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));  // (N,)
+  const auto length = lengths.accessor<int64_t, 1>();
+  const auto position = order.accessor<int64_t, 1>();
+  int64_t begin = 0;
+  while (begin < n) {
+    int64_t end = begin + 1;  // ascending lengths: the batch is padded to its last example's length
+    while (end < n && end - begin < most &&
+           (end - begin + 1) * std::max<int64_t>(1, length[position[end]]) <= batching.max_tokens)
+      ++end;
+    batches.push_back(order.slice(0, begin, end).clone());
+    begin = end;
+  }
+  return batches;
+}
+
 SplitMetrics split_metrics(ClassifierImpl& model, const Split& split, const Batcher& batcher, torch::Device device,
-                           int64_t batch_size, Precision precision) {
+                           const EvalBatching& batching, Precision precision) {
   if (split.size() == 0) return {};
   torch::NoGradGuard no_grad;
   model.eval();
   StepTotals totals(device);
-  for (int64_t begin = 0; begin < split.size(); begin += batch_size) {
-    const auto indices = torch::arange(begin, std::min(split.size(), begin + batch_size), torch::kInt64);
+  for (const auto& indices : eval_batches(split, batching)) {
     const Batch x = batcher.inputs(split, indices, /*train=*/false);
     const auto y = split.labels.index_select(0, indices_for(split, indices));  // on the split's (= run's) device
     const auto logits = predict(model, x, device, precision);                  // (B, classes) float32

@@ -3,6 +3,8 @@
 // validation and test numbers, and `repro eval`'s (run/eval_run.h) on a finished run.
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "data/batcher.h"
 #include "data/dataset.h"
 #include "models/model.h"
@@ -15,9 +17,21 @@ struct SplitMetrics {
   double acc = NAN;   // accuracy in percent
 };
 
-// Over every example of `split` in batches of `batch_size`, under `precision` (bf16 autocast or fp32); one
-// host read at the end. NaN for an empty split.
+// How evaluation batches are cut (train.eval_batch_size, train.eval_tokens).
+struct EvalBatching {
+  int64_t max_examples = 512;  // examples per batch
+  int64_t max_tokens = 0;      // text: tokens per batch, padded to its longest (0 = no limit)
+};
+
+// The batches of `split` as CPU int64 positions. Text: the examples in order of length (stable), each batch
+// as many as fit both limits, so that a batch is padded little and stays within a memory and cache budget.
+// Images: in order, max_examples each.
+std::vector<torch::Tensor> eval_batches(const Split& split, const EvalBatching& batching);
+
+// Over every example of `split` in eval_batches(), under `precision` (bf16 autocast or fp32); one host read
+// at the end. The sums do not depend on the order of the examples but for float rounding. NaN for an
+// empty split.
 SplitMetrics split_metrics(ClassifierImpl& model, const Split& split, const Batcher& batcher, torch::Device device,
-                           int64_t batch_size, Precision precision = Precision::Fp32);
+                           const EvalBatching& batching, Precision precision = Precision::Fp32);
 
 }  // namespace repro

@@ -167,7 +167,8 @@ void finish_epoch(Training& t, int64_t epoch, const StepTotals& totals, const Ep
   row.train_loss = totals.loss_sum.item<double>() / static_cast<double>(totals.seen);
   row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
   const auto measure = [&](const Split& split) {
-    return split_metrics(t.model, split, *t.batcher, c.device, t.options.eval_batch_size, t.step->precision());
+    return split_metrics(t.model, split, *t.batcher, c.device, {t.options.eval_batch_size, t.options.eval_tokens},
+                         t.step->precision());
   };
   const SplitMetrics val = measure(t.data.val), test = measure(t.data.test);
   row.val_loss = val.loss, row.val_acc = val.acc, row.test_loss = test.loss, row.test_acc = test.acc;
