@@ -3,6 +3,7 @@
 #include "catch.h"
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -113,4 +114,41 @@ TEST_CASE("no file in src/models reads a Config", "[spec]") {
   CHECK(files > 20);
   INFO(repro::join(found, "\n"));
   CHECK(found.empty());
+}
+
+// spec/, util/ and report/ do not see LibTorch (CMakeLists.txt compiles them without its precompiled header,
+// which costs more to load than they cost to compile): no file there reaches a torch/, ATen/ or c10/ header
+// through repro's own headers, but the three that read LibTorch's version, its exception type and the
+// dataset catalogue.
+TEST_CASE("spec/, util/ and report/ include no LibTorch header, directly or through repro's headers", "[spec]") {
+  const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
+  const std::set<std::string> exceptions = {"util/version.cpp", "util/error.cpp", "report/paper.cpp"};
+  const std::regex include_line(R"(^\s*#\s*include\s+[<"]([^>"]+)[>"])");
+  std::map<std::string, bool> reaches;  // repro header -> reaches LibTorch (memo; false while being visited)
+  std::function<bool(const std::string&)> reaches_torch = [&](const std::string& relative) {
+    if (const auto it = reaches.find(relative); it != reaches.end()) return it->second;
+    reaches[relative] = false;
+    std::ifstream in(src / relative);
+    std::string line;
+    bool found = false;
+    while (!found && std::getline(in, line)) {
+      std::smatch match;
+      if (!std::regex_search(line, match, include_line)) continue;
+      const std::string target = match[1];
+      if (repro::starts_with(target, "torch/") || repro::starts_with(target, "ATen/") || repro::starts_with(target, "c10/"))
+        found = true;
+      else if (std::filesystem::exists(src / target)) found = reaches_torch(target);
+    }
+    return reaches[relative] = found;
+  };
+  int files = 0;
+  for (const std::string folder : {"spec", "util", "report"})
+    for (const auto& entry : std::filesystem::directory_iterator(src / folder)) {
+      if (entry.path().extension() != ".cpp") continue;
+      const std::string relative = folder + "/" + entry.path().filename().string();
+      ++files;
+      INFO(relative);
+      CHECK(reaches_torch(relative) == (exceptions.count(relative) == 1));
+    }
+  CHECK(files >= 25);  // 27 today
 }
