@@ -1,5 +1,6 @@
 #include "spec/attention_variant.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace repro {
