@@ -15,6 +15,7 @@
 #include "data/vision_batches.h"
 #include "fixtures.h"
 #include "spec/config.h"
+#include "util/files.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -214,6 +215,29 @@ TEST_CASE("file hashes are cached by path, size and times; an unwritable cache o
   ::setenv("REPRO_CACHE", (dir.path() / "a_file/cache").c_str(), 1);
   CHECK_NOTHROW(load_fashion_mnist(dir.path(), warn));
   CHECK(sha256_computations() == before + 9);
+}
+
+// Issue 34, point 12: a checksum cache file with lines this reader cannot parse (no newline at its end) is rewritten
+// once from what it could read, so that new entries are not glued to the broken line and hashed again every run.
+TEST_CASE("a garbage checksum cache is rewritten once, not appended to", "[data]") {
+  CacheDir cache;
+  test::TempDir dir("hashed-garbage");
+  test::write_fashion_fixture(dir.path(), 20, 10);
+  const std::filesystem::path file = cache.dir.path() / "sha256.tsv";
+  test::write_text(file, "garbage\twithout\ta newline");
+  forget_cached_hashes();
+  const FileOptions warn("", VerifyMode::Warn);
+  const int64_t before = sha256_computations();
+  load_fashion_mnist(dir.path(), warn);
+  CHECK(sha256_computations() == before + 4);
+  const std::string rewritten = read_file(file);
+  CHECK(rewritten.find("without") == std::string::npos);  // the broken line is gone
+  CHECK(rewritten.back() == '\n');
+  CHECK(split(rewritten, '\n').size() == 5);  // 4 lines and the empty rest after the last newline
+  forget_cached_hashes();  // as a new process: everything is found, nothing hashed again
+  load_fashion_mnist(dir.path(), warn);
+  CHECK(sha256_computations() == before + 4);
+  CHECK(read_file(file) == rewritten);
 }
 
 TEST_CASE("class checks: every class in every split, and counts against the manifest", "[data]") {

@@ -205,6 +205,26 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
   CHECK(prepare_text_run_data(info, raw, data_options(config), text_options(config)).train.inputs.size(1) == 6);
 }
 
+// Issue 34, point 11: a cache folder that cannot even be looked into (here a link to itself: ELOOP, which a root
+// user meets as well as a permission error) costs time, not the run: one warning, the data prepared without it.
+TEST_CASE("an unreadable token cache only warns: the data are prepared without it", "[data]") {
+  test::TempDir dir("cache-loop");
+  std::filesystem::create_symlink(dir.path() / "loop", dir.path() / "loop");
+  ::setenv("REPRO_CACHE", (dir.path() / "loop").c_str(), 1);
+  RawText raw;
+  for (int i = 0; i < 30; ++i) raw.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
+  for (int i = 0; i < 10; ++i) raw.test.add(i % 2 ? "good" : "bad", i % 2);
+  DatasetInfo info = imdb_info();
+  Config config = text_config({{"text.max_len", "8"}});
+  resolve_settings(config, info.traits());
+  CHECK_NOTHROW(read_token_cache("any key"));
+  CHECK_FALSE(read_token_cache("any key").has_value());
+  RunData data;
+  CHECK_NOTHROW(data = prepare_text_run_data(info, raw, data_options(config), text_options(config)));
+  CHECK(data.train.inputs.size(0) > 0);
+  ::unsetenv("REPRO_CACHE");
+}
+
 #if REPRO_HAS_SENTENCEPIECE  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("SentencePiece trains in memory and encodes with the shared special ids", "[data]") {
   std::vector<std::string> texts;

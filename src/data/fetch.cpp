@@ -23,14 +23,19 @@ namespace {
 
 #if REPRO_HAS_CURL
 struct Transfer {
-  std::FILE* out = nullptr;
+  OutputFile* out = nullptr;
   bool progress = false;
   curl_off_t resumed = 0;
   std::string name;
 };
 
 size_t write_chunk(char* data, size_t size, size_t count, void* user) {
-  return std::fwrite(data, size, count, static_cast<Transfer*>(user)->out) * size;
+  try {
+    static_cast<Transfer*>(user)->out->write(data, size * count);
+    return size * count;
+  } catch (const Error&) {
+    return 0;  // curl stops with CURLE_WRITE_ERROR
+  }
 }
 
 int show_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
@@ -59,8 +64,8 @@ void download(const std::string& url, const fs::path& part, const std::string& n
   t.progress = progress;
   t.name = name;
   t.resumed = fs::exists(part) ? static_cast<curl_off_t>(fs::file_size(part)) : 0;
-  t.out = std::fopen(part.c_str(), "ab");
-  if (!t.out) throw WriteError(part.string(), std::strerror(errno));
+  OutputFile out = OutputFile::append(part);  // never through a link
+  t.out = &out;
   CURL* curl = curl_easy_init();
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
@@ -73,7 +78,6 @@ void download(const std::string& url, const fs::path& part, const std::string& n
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
   const CURLcode code = curl_easy_perform(curl);
   curl_easy_cleanup(curl);
-  std::fclose(t.out);
   if (progress) std::fprintf(stderr, "\n");
   if (code != CURLE_OK)
     throw Error(url + ": download failed (" + curl_easy_strerror(code) + "); " + part.string() +

@@ -4,14 +4,14 @@
 #include <sys/stat.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 
 #include "data/token_cache.h"
+#include "util/error.h"
+#include "util/files.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -54,14 +54,17 @@ class HashCache {
     load();
     entries_[key] = {stamp, sha256};
     if (key.find_first_of("\n") != std::string::npos) return;  // not representable in the file
-    append(sha256 + "\t" + std::to_string(stamp.size) + "\t" + std::to_string(stamp.mtime_ns) + "\t" +
-           std::to_string(stamp.ctime_ns) + "\t" + key + "\n");
+    if (unreadable_lines_ > 0)
+      rewrite();
+    else
+      append(line_of(key, entries_[key]));
   }
 
   void forget() {
     std::lock_guard<std::mutex> lock(mutex_);
     loaded_from_.clear();
     entries_.clear();
+    unreadable_lines_ = 0;
   }
 
  private:
@@ -73,39 +76,66 @@ class HashCache {
     if (file == loaded_from_) return;
     loaded_from_ = file;
     entries_.clear();
-    std::ifstream in(file);
+    unreadable_lines_ = 0;
+    std::ifstream in(file, std::ios::binary);
     std::string line;
-    while (std::getline(in, line)) {  // later lines win; malformed lines are skipped
-      const auto fields = split(line, '\t');
-      if (fields.size() < 5 || fields[0].size() != 64) continue;
-      try {
-        const Stamp stamp{std::stoull(fields[1]), std::stoll(fields[2]), std::stoll(fields[3])};
-        const std::string key = fields[4] + (fields.size() > 5 ? "\t" + fields[5] : "");
-        entries_[key] = {stamp, fields[0]};
-      } catch (const std::exception&) {
-      }
+    while (std::getline(in, line)) {  // later lines win; malformed lines are counted and skipped
+      if (!parse_line(line) || in.eof()) ++unreadable_lines_;  // eof: the last line lacks its newline
+    }
+  }
+
+  bool parse_line(const std::string& line) {
+    const auto fields = split(line, '\t');
+    if (fields.size() < 5 || fields.size() > 6 || fields[0].size() != 64) return false;
+    try {
+      const Stamp stamp{std::stoull(fields[1]), std::stoll(fields[2]), std::stoll(fields[3])};
+      entries_[fields[4] + (fields.size() > 5 ? "\t" + fields[5] : "")] = {stamp, fields[0]};
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  static std::string line_of(const std::string& key, const Entry& entry) {
+    return entry.sha256 + "\t" + std::to_string(entry.stamp.size) + "\t" + std::to_string(entry.stamp.mtime_ns) +
+           "\t" + std::to_string(entry.stamp.ctime_ns) + "\t" + key + "\n";
+  }
+
+  // A cache file with lines this reader cannot parse is written anew from the entries it could, once, with one
+  // warning: appending to it would glue the new line to a broken one, and the file would be hashed again each run.
+  void rewrite() {
+    const fs::path file = cache_file();
+    std::string text;
+    for (const auto& [key, entry] : entries_)
+      if (key.find('\n') == std::string::npos) text += line_of(key, entry);
+    try {
+      write_file_atomic(file, text);
+      spdlog::warn("the checksum cache {} had {} unreadable line(s); it was rewritten ({} entries)",
+                   file.string(), unreadable_lines_, entries_.size());
+      unreadable_lines_ = 0;
+    } catch (const Error& e) {
+      warn_once(e.what());
     }
   }
 
   void append(const std::string& line) {
-    const fs::path file = cache_file();
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    std::ofstream out(file, std::ios::app | std::ios::binary);
-    if (out) out << line << std::flush;
-    if (ec || !out) warn_once(file, ec ? ec.message() : std::strerror(errno));
+    try {
+      append_file(cache_file(), line);
+    } catch (const Error& e) {
+      warn_once(e.what());
+    }
   }
 
-  void warn_once(const fs::path& file, const std::string& reason) {
+  void warn_once(const std::string& failure) {
     if (warned_) return;
     warned_ = true;
-    spdlog::warn("cannot write the checksum cache {} ({}); dataset files will be hashed again next run", file.string(),
-                 reason);
+    spdlog::warn("{} (the checksum cache: dataset files will be hashed again next run)", failure);
   }
 
   std::mutex mutex_;
   fs::path loaded_from_;
   std::map<std::string, Entry> entries_;  // key: path, or path TAB member
+  int unreadable_lines_ = 0;  // in the file as read
   bool warned_ = false;
 };
 

@@ -16,6 +16,7 @@
 #include "data/registry.h"
 #include "text/word_tokenizer.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -198,7 +199,9 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
   if (mat.channels() == 3) cv::cvtColor(mat, mat, cv::COLOR_RGB2BGR);
   cv::Mat big;
   cv::resize(mat, big, cv::Size(), 4, 4, cv::INTER_NEAREST);
-  if (!cv::imwrite(png.string(), big)) throw WriteError(png.string(), "OpenCV could not write the PNG");
+  std::vector<unsigned char> bytes;  // encoded in memory, then the file replaced (never written through a link)
+  if (!cv::imencode(".png", big, bytes)) throw WriteError(png.string(), "OpenCV could not encode the PNG");
+  write_file_atomic(png, std::string(bytes.begin(), bytes.end()));
 #else
   missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
 #endif

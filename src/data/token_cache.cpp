@@ -19,6 +19,15 @@ std::filesystem::path cache_file(const std::string& key) {
   return token_cache_dir() / ("tokens-" + fnv1a_hex(key) + ".pt");
 }
 
+// One warning per command for a cache that cannot be used (unreadable, not a folder, read-only): the run trains
+// without it.
+void warn_cache_once(const std::string& text) {
+  static bool warned = false;
+  if (warned) return;
+  warned = true;
+  spdlog::warn("{}; training without the token cache", text);
+}
+
 }  // namespace
 
 std::string fnv1a_hex(const std::string& text) {
@@ -41,7 +50,14 @@ std::filesystem::path token_cache_dir() {
 
 std::optional<TokenizedSplits> read_token_cache(const std::string& key) {
   const auto path = cache_file(key);
-  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::error_code error;
+  const bool present = std::filesystem::exists(path, error);
+  if (error) {
+    warn_cache_once("cannot read the cache folder " + token_cache_dir().string() + " ($REPRO_CACHE): " +
+                    error.message());
+    return std::nullopt;
+  }
+  if (!present) return std::nullopt;
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path.string());
@@ -85,7 +101,7 @@ void write_token_cache(const std::string& key, const TokenizedSplits& splits) {
     archive.save_to(bytes);
     write_file_atomic(path, bytes.str());
   } catch (const std::exception& e) {
-    spdlog::warn("could not write the token cache {}: {}", path.string(), error_text(e));
+    warn_cache_once("could not write the token cache " + path.string() + ": " + error_text(e));
   }
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "util/error.h"
+#include "util/files.h"
 
 #if REPRO_HAS_CAIRO
 #include <cairo-svg.h>
@@ -252,23 +254,31 @@ void check(cairo_status_t status, const std::filesystem::path& file) {
     throw WriteError(file.string(), cairo_status_to_string(status));
 }
 
+// Cairo writes into memory; the file is then replaced atomically (never written through a link).
+cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 void write_chart(const Chart& chart, const std::filesystem::path& file, ChartFormat format) {
-  cairo_surface_t* surface = format == ChartFormat::Png
-                                 ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width, chart.height)
-                                 : cairo_svg_surface_create(file.string().c_str(), chart.width, chart.height);
+  std::string bytes;
+  cairo_surface_t* surface =
+      format == ChartFormat::Png ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width, chart.height)
+                                 : cairo_svg_surface_create_for_stream(append_bytes, &bytes, chart.width, chart.height);
   cairo_t* cr = cairo_create(surface);
   draw_chart(cr, chart);
   const cairo_status_t drawn = cairo_status(cr);
   cairo_destroy(cr);
   cairo_status_t written = drawn;
   if (drawn == CAIRO_STATUS_SUCCESS && format == ChartFormat::Png)
-    written = cairo_surface_write_to_png(surface, file.string().c_str());
+    written = cairo_surface_write_to_png_stream(surface, append_bytes, &bytes);
   cairo_surface_finish(surface);  // the SVG is written here
   if (written == CAIRO_STATUS_SUCCESS) written = cairo_surface_status(surface);
   cairo_surface_destroy(surface);
   check(written, file);
+  write_file_atomic(file, bytes);
 }
 
 #else

@@ -1,8 +1,6 @@
 #include "run/event_file.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 
 #include "util/error.h"
 
@@ -59,9 +57,7 @@ std::string tfrecord(const std::string& data) {
   return length + little_endian(masked_crc32c(length), 4) + data + little_endian(masked_crc32c(data), 4);
 }
 
-EventFile::EventFile(const std::filesystem::path& path)
-    : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-  if (!out_) throw WriteError(path.string(), std::strerror(errno));
+EventFile::EventFile(const std::filesystem::path& path) : out_(OutputFile::replace(path)) {
   tb::Event event;
   event.set_wall_time(unix_time_now());
   event.set_file_version("brain.Event:2");
@@ -94,11 +90,7 @@ void EventFile::text(const std::string& tag, int64_t step, const std::string& ma
   write(event.SerializeAsString());
 }
 
-void EventFile::write(const std::string& event_bytes) {
-  out_ << tfrecord(event_bytes);
-  out_.flush();
-  if (!out_) throw WriteError(path_.string(), std::strerror(errno));
-}
+void EventFile::write(const std::string& event_bytes) { out_->write(tfrecord(event_bytes)); }
 
 #else  // no protobuf, no Boost.CRC: the checksums and records are not available
 

@@ -6,8 +6,10 @@
 // ((crc >> 15) | (crc << 17)) + 0xa282ead8. The messages are encoded by protobuf.
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
+
+#include "util/files.h"
 
 namespace repro {
 
@@ -15,8 +17,8 @@ uint32_t crc32c(const std::string& bytes);         // CRC-32C of the bytes
 uint32_t masked_crc32c(const std::string& bytes);  // TFRecord's masked form
 std::string tfrecord(const std::string& data);     // one framed record
 
-// One events.out.tfevents.* file, written from its start (an existing file is replaced) and
-// flushed after every event, so that TensorBoard shows a run while it trains.
+// One events.out.tfevents.* file, written from its start (an existing file, or a link, is
+// replaced; a link's target is never written) and written through after every event, so that TensorBoard shows a run while it trains.
 class EventFile {
  public:
   explicit EventFile(const std::filesystem::path& path);  // writes the file_version event
@@ -25,8 +27,7 @@ class EventFile {
 
  private:
   void write(const std::string& event_bytes);
-  std::filesystem::path path_;
-  std::ofstream out_;
+  std::optional<OutputFile> out_;
 };
 
 double unix_time_now();  // seconds, with the fraction

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -83,8 +84,9 @@ std::optional<RunLock> RunLock::try_acquire(const std::filesystem::path& folder)
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   if (error) throw Error(folder.string() + ": cannot create the run folder (" + error.message() + ")");
-  // O_CLOEXEC: helper processes (repro-spm) must not inherit, and so keep, the lock.
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_CLOEXEC: helper processes (repro-spm) must not inherit, and so keep, the lock. Never through a link.
+  refuse_link(path);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, "open");
   RunLock lock(fd);
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -97,7 +99,7 @@ std::optional<RunLock> RunLock::try_acquire(const std::filesystem::path& folder)
 }
 
 std::optional<LockHolder> RunLock::holder(const std::filesystem::path& folder) {
-  const int fd = ::open(path_in(folder).c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path_in(folder).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<LockHolder> holder;
   if (::flock(fd, LOCK_SH | LOCK_NB) == 0)

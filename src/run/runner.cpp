@@ -36,6 +36,7 @@ namespace {
 class RunLog {
  public:
   explicit RunLog(const std::filesystem::path& path) : previous_(spdlog::default_logger()) {
+    refuse_link(path);  // spdlog appends through whatever the path names
     auto file_sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path.string(), /*truncate=*/false);
     file_sink->set_pattern("[%Y-%m-%d %H:%M:%S] [%l] %v");
     std::vector<spdlog::sink_ptr> sinks = previous_->sinks();

@@ -20,15 +20,15 @@ namespace {
 
 // One text per line: lower-cased as asked, line breaks turned into spaces.
 void write_lines(const fs::path& path, const std::vector<std::string>& texts, bool lowercase) {
-  std::ofstream out(path, std::ios::binary);
+  std::string lines;
   for (std::string text : texts) {
     for (char& c : text) {
       if (c == '\n' || c == '\r') c = ' ';
       if (lowercase && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }
-    out << text << "\n";
+    lines += text + "\n";
   }
-  if (!out) throw WriteError(path.string(), std::strerror(errno));
+  write_file_atomic(path, lines);
 }
 
 std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
@@ -57,9 +57,10 @@ fs::path spm_helper() {
 SentencePieceTokenizer::SentencePieceTokenizer(const std::vector<std::string>& texts, const std::string& model_type,
                                                int64_t vocab_size, bool lowercase, uint32_t seed)
     : lowercase_(lowercase) {
-  work_dir_ = fs::temp_directory_path() /
-              ("repro-spm-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
-  fs::create_directories(work_dir_);
+  // A private folder of its own (mkdtemp: created afresh, mode 0700), never one that already exists or a link.
+  std::string pattern = (fs::temp_directory_path() / "repro-spm-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw WriteError(pattern, std::strerror(errno));
+  work_dir_ = pattern;
   write_lines(work_dir_ / "train.txt", texts, lowercase_);
   run_helper("train " + quoted(work_dir_ / "model") + " " + model_type + " " + std::to_string(vocab_size) + " " +
                  std::to_string(seed) + " < " + quoted(work_dir_ / "train.txt"),

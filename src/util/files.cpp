@@ -26,10 +26,8 @@ void create_parent(const fs::path& path) {
   if (ec) throw WriteError(path.string(), "cannot create its folder (" + ec.message() + ")");
 }
 
-// Writes all of `content` to `fd`, retrying short writes; returns 0 or errno.
-int write_all(int fd, const std::string& content) {
-  const char* data = content.data();
-  size_t left = content.size();
+// Writes the `left` bytes at `data` to `fd`, retrying short writes; returns 0 or errno.
+int write_all(int fd, const char* data, size_t left) {
   while (left > 0) {
     const ssize_t n = ::write(fd, data, left);
     if (n < 0 && errno == EINTR) continue;
@@ -41,11 +39,31 @@ int write_all(int fd, const std::string& content) {
   return 0;
 }
 
+const char* const kLinkReason =
+    "it is a symbolic link (repro never writes through a link: remove it, or write somewhere else)";
+
+// Opens `path` for writing with `flags` (O_APPEND or O_EXCL), never through a link: O_NOFOLLOW refuses a link at
+// `path` for an append; a temporary file is created afresh (a stale one or a planted link of its name removed
+// first, then O_EXCL). Returns the descriptor, or -errno.
+int open_for_writing(const fs::path& path, int flags) {
+  if (flags & O_EXCL) {
+    std::error_code ignored;
+    fs::remove(path, ignored);
+  }
+  const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  return fd >= 0 ? fd : -errno;
+}
+
+[[noreturn]] void fail_open(const fs::path& path, int error_number) {
+  if (error_number == ELOOP) throw WriteError(path.string(), kLinkReason);
+  fail_write(path, error_number);
+}
+
 // Writes, fsyncs and closes `path` opened with `flags`; returns 0 or errno (the file is closed either way).
 int write_and_close(const fs::path& path, int flags, const std::string& content) {
-  const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return errno;
-  int error_number = write_all(fd, content);
+  const int fd = open_for_writing(path, flags);
+  if (fd < 0) return -fd;
+  int error_number = write_all(fd, content.data(), content.size());
   if (error_number == 0 && ::fsync(fd) != 0 && errno != EINVAL) error_number = errno;
   if (::close(fd) != 0 && error_number == 0) error_number = errno;
   return error_number;
@@ -88,7 +106,7 @@ void commit_file(const fs::path& from, const fs::path& to) {
 void write_file_atomic(const fs::path& path, const std::string& content) {
   create_parent(path);
   const fs::path tmp = temp_sibling(path);
-  if (const int error_number = write_and_close(tmp, O_TRUNC, content); error_number != 0) {
+  if (const int error_number = write_and_close(tmp, O_EXCL, content); error_number != 0) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
     fail_write(path, error_number);
@@ -99,7 +117,40 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
 
 void append_file(const fs::path& path, const std::string& text) {
   create_parent(path);
-  if (const int error_number = write_and_close(path, O_APPEND, text); error_number != 0) fail_write(path, error_number);
+  if (const int error_number = write_and_close(path, O_APPEND, text); error_number != 0) fail_open(path, error_number);
+}
+
+void refuse_link(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) throw WriteError(path.string(), kLinkReason);
+}
+
+OutputFile OutputFile::replace(const fs::path& path) {
+  create_parent(path);
+  const fs::path tmp = temp_sibling(path);
+  const int fd = open_for_writing(tmp, O_EXCL);
+  if (fd < 0) fail_open(path, -fd);
+  OutputFile file(path, fd);  // closes on the throw below
+  commit_file(tmp, path);
+  return file;
+}
+
+OutputFile OutputFile::append(const fs::path& path) {
+  create_parent(path);
+  const int fd = open_for_writing(path, O_APPEND);
+  if (fd < 0) fail_open(path, -fd);
+  return OutputFile(path, fd);
+}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) { other.fd_ = -1; }
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputFile::write(const char* data, size_t size) {
+  if (const int error_number = write_all(fd_, data, size); error_number != 0)
+    fail_write(path_, error_number);
 }
 
 std::string read_file(const fs::path& path) {
