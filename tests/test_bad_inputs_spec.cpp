@@ -47,6 +47,9 @@ std::string plan_error(const test::TempDir& dir, const BadInput& input) {
 
 const std::vector<BadInput>& bad_inputs() {
   static const std::vector<BadInput> rows = {
+      // ---- bytes YAML cannot hold, nesting past yaml-cpp's limit (issue 34, points 9-10)
+      {kData + "seeds: [0]\n" + std::string("bad: a\0b\n", 9), {}, {}, {}, "", {"spec.yaml:3", "a NUL byte", "column 7"}},
+      {kData + "deep: " + std::string(2100, '[') + "\n", {}, {}, {}, "", {"spec.yaml:2", "nested too deeply"}},
       // ---- run identity: two runs, one folder
       {kData + "seeds: [0, 0]\n", {}, {}, {}, "", {"spec.yaml:2", "seed 0 is listed 2 times", "seed_0"}},
       {kData + "seeds: 0-2,1\n", {}, {}, {}, "", {"spec.yaml:2", "seed 1 is listed 2 times"}},
@@ -259,6 +262,13 @@ TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cl
       {"run " + spec + " --jobs two" + out, {"--jobs: got 'two', expected a whole number ≥ 0"}},
       {"eval " + (dir.path() / "runs").string() + " --threads -2", {"--threads: got -2: must be ≥ 0"}},
       {"run " + spec + " --no-such-option" + out, {"--no-such-option"}},
+      // Issue 34, points 5-7: values that were taken silently.
+      {"run " + spec + " --threads 1 --threads-per-job 2" + out,
+       {"--threads 1 and --threads-per-job 2", "both set the LibTorch threads", "give one"}},
+      {"report " + (dir.path() / "runs").string() + " --select ''", {"--select ''", "an empty axis name"}},
+      {"report " + (dir.path() / "runs").string() + " --select lr,", {"--select 'lr,'", "an empty axis name"}},
+      {"launch slurm " + spec + " --dry-run" + out + " -- --mem 4G train.epochs=3",
+       {"'train.epochs=3' after -- --mem 4G", "looks like a spec override", "overrides go before --"}},
   };
   for (const auto& [arguments, expected] : rows) {
     const test::Result result = test::run_repro(arguments);

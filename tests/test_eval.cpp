@@ -18,6 +18,7 @@
 #include "spec/grid.h"
 #include "spec/options.h"
 #include "util/files.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 using namespace repro;
@@ -170,6 +171,25 @@ TEST_CASE("eval refuses a model.pt that another run wrote, naming both runs", "[
   CHECK_THAT(rollout.output, Contains("written by the run tiny/fashion_mnist/model/seed_4"));
   const auto own = test::run_repro("eval " + seed4.string() + " --data-root " + (dir.path() / "data").string());
   CHECK(own.exit_code == 0);
+}
+
+// Issue 34, point 2: a model.pt of the same run names from another --out, trained with another train.lr, was
+// evaluated with exit 0 and a warning. Refused, naming both spec hashes.
+TEST_CASE("eval refuses a model.pt trained under another spec than its folder's, naming both hashes", "[train]") {
+  test::TempDir dir("model_spec");
+  const auto mine = train_tiny(dir, "a");
+  const auto other = train_tiny(dir, "b", {"train.lr=0.002"});
+  const std::string other_sha = read_model_file_info(model_file_path(other)).spec_sha256;
+  const std::string mine_sha = sha256_file(mine / "spec.resolved.yaml");
+  REQUIRE(other_sha != mine_sha);
+  std::filesystem::copy_file(model_file_path(other), model_file_path(mine),
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto copied = test::run_repro("eval " + mine.string() + " --data-root " + (dir.path() / "data").string());
+  INFO(copied.output);
+  CHECK(copied.exit_code == 2);
+  CHECK_THAT(copied.output, Contains("written under a spec with sha256 " + other_sha) &&
+                                Contains("spec.resolved.yaml has sha256 " + mine_sha));
+  CHECK_FALSE(std::filesystem::exists(mine / "eval/test.json"));
 }
 
 TEST_CASE("spec.resolved.yaml reads back into the run's config", "[spec]") {

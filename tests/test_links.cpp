@@ -3,6 +3,9 @@
 // Three layers: the primitives of util/files (every writer goes through them), a scan of the
 // sources for any other way of opening a file for writing, and end-to-end runs, reports, benches
 // and evaluations with a link planted where each of their files goes.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <regex>
 
@@ -217,4 +220,25 @@ TEST_CASE("a run, its resume, report, eval and bench write no file through a pla
     CHECK_THAT(refused.output, Contains("checkpoint.pt"));
     CHECK(read_file(victim) == kVictim);
   }
+}
+
+// Issue 34: a plan.json.tmp-PID left in the experiment folder by a process that died in its first rename is removed
+// on the next start, as the run folders' temporaries are.
+TEST_CASE("a stale plan.json temporary is removed on the next start", "[cli]") {
+  test::TempDir dir("stale-plan-temp");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  REQUIRE(dead > 0);
+  ::waitpid(dead, nullptr, 0);
+  const fs::path stale = dir.path() / "out/smoke" / ("plan.json.tmp-" + std::to_string(dead));
+  write_file_atomic(stale, "{\"half\": ");
+  const auto result = test::run_repro("run " + std::string(REPRO_SOURCE_DIR) +
+                                      "/experiments/smoke.yaml data.train_limit=0 data.test_limit=0 data.verify=off "
+                                      "train.epochs=1 --rows vit --index 0 --device cpu --data-root " +
+                                      (dir.path() / "data").string() + " --out " + (dir.path() / "out").string());
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(dir.path() / "out/smoke/plan.json"));
 }

@@ -9,6 +9,7 @@
 #include "report/figures.h"
 #include "report/select.h"
 #include "report/stats.h"
+#include "report/table.h"
 #include "run_repro.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -75,8 +76,8 @@ TEST_CASE("--select on the seed mean: one value per row, chosen on validation, t
   CHECK(sel.choices[0].values == "lr=0.2");
   CHECK(sel.choices[0].by_value == Approx(71));
   CHECK(sel.choices[0].candidates == 2);
-  CHECK_THAT(sel.results.selection_note, Contains("| a | d | lr=0.2 | 71.00 | 2 of 2 |"));
-  CHECK_THAT(sel.results.selection_note, Contains("| b | d | lr=0.1 | 80.00 | 2 of 2 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("| a | d | lr=0.2 | 71.00 | 2 | 2 of 2 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("| b | d | lr=0.1 | 80.00 | 2 | 2 of 2 |"));
   for (const auto& r : sel.results.runs) CHECK(r.sweep.empty());  // the selected axis is gone from the rows
 
   // A loss: the lowest is best (b's lr 0.2 has the lower "val").
@@ -97,7 +98,7 @@ TEST_CASE("--select-on seed: each seed's own best value", "[report]") {
   CHECK(sel.choices[0].seed == 0);
   CHECK(sel.choices[0].values == "lr=0.1");
   CHECK(sel.choices[1].values == "lr=0.2");
-  CHECK_THAT(sel.results.selection_note, Contains("| a | d | 1 | lr=0.2 | 72.00 | 2 of 2 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("| a | d | 1 | lr=0.2 | 72.00 | 1 | 2 of 2 |"));
 }
 
 TEST_CASE("--select: a tie goes to the first value; a row without the metric says so; bad axes and metrics named",
@@ -112,7 +113,11 @@ TEST_CASE("--select: a tie goes to the first value; a row without the metric say
   const Selection none = select_axes(s.test, s.val, options);
   CHECK(cell_values(none.results, "a").empty());
   CHECK(none.results.runs.front().state == RecordState::NoMetric);
-  CHECK_THAT(none.results.selection_note, Contains("| a | d | none (no val_acc) | – | 0 of 2 |"));
+  CHECK_THAT(none.results.selection_note, Contains("| a | d | none (no val_acc) | – | 0 | 0 of 2 |"));
+  // Issue 34, point 8: the cell names the metric it lacks to select on, not the reported one it may have.
+  CHECK(none.results.runs.front().missing == "val_acc to select on");
+  CHECK_THAT(render_markdown(none.results, "test_acc"), Contains("(2 no val_acc to select on)") &&
+                                                            !Contains("no test_acc"));
 
   options.axes = {"model.ffn.ratio"};
   CHECK_THROWS_WITH(select_axes(s.test, s.val, options),
@@ -124,6 +129,31 @@ TEST_CASE("--select: a tie goes to the first value; a row without the metric say
   options.by = "test_acc";
   CHECK_THROWS_WITH(select_axes(s.test, s.val, options), Contains("--by test_acc: choosing on the test set biases"));
   CHECK_THROWS_WITH(check_select_metric("accuracy"), Contains("--by: got 'accuracy', expected one of val_acc"));
+}
+
+// Issue 34, point 4: a corrupt record of a losing candidate was dropped silently, and the candidate judged on 1 of
+// its 2 seeds. Listed as the plain report lists it, and the candidate's n said.
+TEST_CASE("--select lists the bad records of candidates not chosen and says on how many seeds each was judged",
+          "[report]") {
+  Sweep s;
+  for (auto* r : {&s.val, &s.test})
+    for (auto& x : r->runs)
+      if (x.row == "b" && x.sweep[0].second == "0.2" && x.seed == 1) {  // b lr=0.2 loses; its seed 1 is corrupt
+        x.state = RecordState::Corrupt;
+        x.problem = "b/seed_1/summary.json: not valid JSON";
+      }
+  SelectOptions options;
+  options.axes = {"lr"};
+  const Selection sel = select_axes(s.test, s.val, options);
+  CHECK(cell_values(sel.results, "b") == std::vector<double>{30, 34});  // the winner is unchanged
+  CHECK_THAT(sel.results.selection_note, Contains("| b | d | lr=0.1 | 80.00 | 2 | 2 of 2 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("Candidates judged on fewer seeds than they have") &&
+                                             Contains("- b on d, lr=0.2: 1 of 2 seeds"));
+  CHECK_THAT(sel.results.selection_note, Contains("Records of candidates not chosen, not counted:\n- corrupt: "
+                                                  "b/seed_1/summary.json: not valid JSON"));
+  options.on = SelectOn::Seed;
+  const Selection per_seed = select_axes(s.test, s.val, options);
+  CHECK_THAT(per_seed.results.selection_note, Contains("- corrupt: b/seed_1/summary.json: not valid JSON"));
 }
 
 TEST_CASE("the sweep-axis chart: one line per row, mean ± std at each value, the values as tick labels", "[report]") {

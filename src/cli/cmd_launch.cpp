@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <regex>
 
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -75,13 +76,20 @@ RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<P
 
 // Overrides come first; from the first argument that starts with '-' (only possible after --) the rest are
 // sbatch options, an option word and its values per #SBATCH line ("--mem 4G").
+// A spec override after the sbatch options (`-- --mem 4G train.epochs=3`) would become a word of an #SBATCH line and
+// be lost: a word of the form section.key=value there is refused.
 std::vector<std::string> split_arguments(LaunchCommand& c) {
+  static const std::regex spec_override(R"(^[a-z_]+(\.[a-z_0-9]+)+=.*)");
   std::vector<std::string> overrides;
   for (const auto& argument : c.arguments) {
     if (argument.rfind('-', 0) == 0)
       c.launch.sbatch_options.push_back({argument});
     else if (c.launch.sbatch_options.empty())
       overrides.push_back(argument);
+    else if (std::regex_match(argument, spec_override))
+      throw Error("launch slurm: '" + argument + "' after -- " + join(c.launch.sbatch_options.back(), " ") +
+                  " looks like a spec override (KEY=VALUE): overrides go before --, sbatch options after it (repro "
+                  "launch slurm SPEC " + argument + " -- --mem 4G)");
     else
       c.launch.sbatch_options.back().push_back(argument);
   }

@@ -3,6 +3,7 @@
 // beside ours (--compare), and figures (--plots).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -28,6 +29,7 @@ struct ReportCommand {
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
   std::string select, select_on = "mean";  // --select AXIS[,AXIS...], --select-on
+  bool select_given = false;               // --select was on the command line (an empty value is refused)
   SelectOptions selection;                 // from them
 };
 
@@ -79,9 +81,14 @@ void run_report(ReportCommand c) {
   if (!c.eval.empty() && (!c.compare.empty() || c.stats))
     throw Error("--eval " + c.eval + ": not with " + (c.stats ? "--stats" : "--compare") +
                 " (they judge the training records' metrics; run repro report without --eval for them)");
-  if (!c.select.empty()) {
+  if (c.select_given) {
     if (!c.eval.empty()) throw Error("--select: not with --eval (it selects among training records)");
     c.selection.axes = split(c.select, ',');
+    const bool empty_axis = std::any_of(c.selection.axes.begin(), c.selection.axes.end(),
+                                        [](const std::string& axis) { return trim(axis).empty(); });
+    if (c.selection.axes.empty() || empty_axis)
+        throw Error("--select '" + c.select + "': an empty axis name; give the sweep axes to collapse, e.g. "
+                    "--select train.lr (or lr)");
     c.selection.on = enum_from_name<SelectOn>(c.select_on, "--select-on");
     check_select_metric(c.selection.by);
   }
@@ -141,7 +148,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
                       "The metric --select chooses on: val_acc (default) | val_loss | train_acc | train_loss");
   command->add_option("--select-on", c->select_on,
                       "mean (default): one value per row, the best mean over seeds | seed: each seed's best value");
-  command->callback([c, &exit_code] {
+  command->callback([c, command, &exit_code] {
+    c->select_given = command->count("--select") > 0;
     run_report(*c);
     exit_code = 0;
   });

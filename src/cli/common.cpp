@@ -121,6 +121,10 @@ void plan_parallel(const RunArguments& args, RunnerOptions& options) {
     const int device_slots = static_cast<int>(parallel.devices.size()) * args.runs_per_device;
     parallel.jobs = args.jobs > 0 ? args.jobs : std::max(1, device_slots);
   }
+  if (args.threads > 0 && args.threads_per_job > 0 && args.threads != args.threads_per_job)
+    throw Error("--threads " + std::to_string(args.threads) + " and --threads-per-job " +
+                std::to_string(args.threads_per_job) +
+                ": both set the LibTorch threads of each run (which change its results bit for bit); give one");
   const int threads_given = args.threads_per_job > 0 ? args.threads_per_job : args.threads;
   const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
   check_cpu_request(plan, threads_given, args.threads_per_job > 0 ? "--threads-per-job" : "--threads",

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -56,7 +57,9 @@ std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan
                      entry.at("seed").get<long long>()};
       if (const auto sweep = entry.find("sweep"); sweep != entry.end())  // [[label, value], ...]
         for (const auto& pair : *sweep) p.sweep.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
-      runs.emplace_back(fs::weakly_canonical(root / entry.at("dir").get<std::string>()), p);
+      const fs::path relative = entry.at("dir").get<std::string>();
+      // A folder reached through a link stays as the plan names it (collect_results marks it, never counts it).
+      runs.emplace_back(first_link_below(root, relative) ? root / relative : fs::weakly_canonical(root / relative), p);
     }
   } catch (const std::exception& e) {
     spdlog::warn("{}: unreadable plan ({}); its runs are reported from the summary.json files found",
@@ -92,6 +95,23 @@ void check_distinct(std::map<std::string, std::string>& folder_of_key, const Rec
               "; move one of them out of the folder being reported");
 }
 
+// A planned run whose folder is, or lies below, a symbolic link: the record there belongs to the folder the link
+// names (a copy of seed_0 as seed_1 would count one run twice). Listed with the bad records, never counted.
+std::optional<RecordRead> link_record(const fs::path& plan_dir, const fs::path& run_dir, const PlannedEntry& planned) {
+  const auto link = first_link_below(plan_dir, fs::relative(run_dir, plan_dir));
+  if (!link) return std::nullopt;
+  RecordRead out;
+  out.experiment = planned.experiment, out.profile = planned.profile;
+  RunResult& r = out.result;
+  r.model_config = planned.model_config, r.dataset = planned.dataset, r.row = planned.row, r.sweep = planned.sweep;
+  r.row_index = planned.row_index, r.seed = planned.seed;
+  r.path = run_dir.string();
+  r.state = RecordState::Link;
+  r.problem = link->string() + " is a symbolic link to " + link_target(*link) +
+              ": not counted (a run folder is never a link; repro run refuses it too)";
+  return out;
+}
+
 void finish(std::vector<ExperimentResults>& all) {
   std::map<std::string, int> profiles_of_name;
   for (const auto& e : all) ++profiles_of_name[e.name];
@@ -116,7 +136,7 @@ const EnumNames<RecordState>& enum_names(RecordState) {
       {RecordState::Failed, "failed"},         {RecordState::Incomplete, "incomplete"},
       {RecordState::Missing, "missing"},       {RecordState::Corrupt, "corrupt"},
       {RecordState::Inconsistent, "inconsistent"}, {RecordState::NoMetric, "no metric"},
-      {RecordState::NotEvaluated, "not evaluated"}};
+      {RecordState::NotEvaluated, "not evaluated"}, {RecordState::Link, "link"}};
   return names;
 }
 
@@ -125,7 +145,7 @@ std::string state_text(RecordState state, const std::string& metric) {
 }
 
 bool is_bad_record(const RunResult& run) {
-  return run.state == RecordState::Corrupt || run.state == RecordState::Inconsistent;
+  return run.state == RecordState::Corrupt || run.state == RecordState::Inconsistent || run.state == RecordState::Link;
 }
 
 std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric) {
@@ -138,7 +158,8 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
     std::string baseline;
     for (const auto& [run_dir, planned] : planned_runs(plan_path, baseline)) {
       if (!seen.insert(run_dir).second) continue;  // listed by two plans: one record
-      const RecordRead record = read_run_record(run_dir, metric, &planned);
+      const auto link = link_record(plan_path.parent_path(), run_dir, planned);
+      const RecordRead record = link ? *link : read_run_record(run_dir, metric, &planned);
       check_distinct(folder_of_key, record);
       ExperimentResults& experiment = experiment_named(all, record.experiment, record.profile);
       experiment.runs.push_back(record.result);

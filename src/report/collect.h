@@ -26,6 +26,7 @@ enum class RecordState {
   Inconsistent,  // the files disagree with each other or with the plan
   NoMetric,      // complete, but without the metric asked for (val_acc without a validation split)
   NotEvaluated,  // complete, but without the `repro eval` evaluation a table asks for
+  Link,          // the plan's run folder is (below) a symbolic link: another folder's record, never counted
 };
 const EnumNames<RecordState>& enum_names(RecordState);
 // As tables show it: the state's name, "no <metric>" for NoMetric.
@@ -43,6 +44,7 @@ struct RunResult {
   std::vector<std::string> notes;
   std::string path;     // the run folder ("" when not read from disk)
   std::string problem;  // corrupt or inconsistent: what is wrong, naming the file
+  std::string missing;  // NoMetric: what is missing when it is not the table's metric ("val_acc to select on")
 };
 
 struct ExperimentResults {
@@ -60,7 +62,7 @@ struct ExperimentResults {
 
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);
 
-// Whether a run's status means its record could not be trusted (corrupt or inconsistent).
+// Whether a run's status means its record could not be trusted (corrupt, inconsistent or a link).
 bool is_bad_record(const RunResult& run);
 
 }  // namespace repro

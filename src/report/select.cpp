@@ -126,27 +126,48 @@ RunResult collapsed_run(const RunResult& run, const Group& group, const std::vec
   return out;
 }
 
-// mean: the candidate with the best mean METRIC over its complete seeds; all its runs go into the cell.
+// A shown run without any candidate's METRIC: its cell says so (not the reported metric, which it may have).
+void mark_nothing_to_choose_on(RunResult& shown, const std::string& by) {
+  if (shown.state != RecordState::Complete) return;
+  shown.state = RecordState::NoMetric;
+  shown.missing = by + " to select on";
+}
+
+// The bad records (corrupt, inconsistent, link) among a candidate's runs: they are listed under the table, as the plain
+// report lists them, whether or not the candidate is chosen.
+void keep_bad(const std::vector<const RunResult*>& runs, std::vector<RunResult>& out) {
+  for (const RunResult* run : runs)
+    if (is_bad_record(*run)) out.push_back(*run);
+}
+
+// mean: the candidate with the best mean METRIC over its complete seeds; all its runs go into the cell. A candidate
+// judged on fewer seeds than it has (a record corrupt or unfinished) is named with its n.
 void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
-                    Selection& out) {
+                    const std::string& by, Selection& out) {
   Choice choice{g.row, g.dataset, -1, "", NAN, 0, static_cast<int>(g.candidates.size())};
   const std::string* best = nullptr;
   for (const auto& candidate : g.candidates) {
     std::vector<double> values;
-    for (const RunResult* run : g.runs.at(candidate)) {
+    const auto& runs = g.runs.at(candidate);
+    for (const RunResult* run : runs) {
       const double v = chooser.metric(candidate, g.dataset, run->seed);
       if (!std::isnan(v)) values.push_back(v);
     }
     if (values.empty()) continue;
     ++choice.candidates;
+    if (values.size() < runs.size())
+      choice.short_of_seeds.push_back(chosen_values(*runs.front(), selected) + ": " + std::to_string(values.size()) +
+                                      " of " + std::to_string(runs.size()) + " seeds");
     const double m = mean(values);
-    if (chooser.better(m, choice.by_value)) choice.by_value = m, best = &candidate;
+    if (chooser.better(m, choice.by_value)) choice.by_value = m, best = &candidate, choice.n = static_cast<int>(values.size());
   }
   const std::string& chosen = best ? *best : g.candidates.front();
   if (best) choice.values = chosen_values(*g.runs.at(chosen).front(), selected);
+  for (const auto& candidate : g.candidates)
+    if (candidate != chosen) keep_bad(g.runs.at(candidate), out.unchosen_bad);
   for (const RunResult* run : g.runs.at(chosen)) {
     RunResult shown = collapsed_run(*run, g, selected);
-    if (!best && shown.state == RecordState::Complete) shown.state = RecordState::NoMetric;  // nothing to choose on
+    if (!best) mark_nothing_to_choose_on(shown, by);
     out.results.runs.push_back(shown);
   }
   out.choices.push_back(choice);
@@ -154,7 +175,7 @@ void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<st
 
 // seed: on each seed, the candidate with the best METRIC on that seed.
 void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
-                     Selection& out) {
+                     const std::string& by, Selection& out) {
   std::vector<long long> seeds;
   for (const auto& candidate : g.candidates)
     for (const RunResult* run : g.runs.at(candidate))
@@ -170,13 +191,17 @@ void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<s
         const double v = chooser.metric(candidate, g.dataset, seed);
         if (std::isnan(v)) continue;
         ++choice.candidates;
-        if (chooser.better(v, choice.by_value)) choice.by_value = v, best = run;
+        if (chooser.better(v, choice.by_value)) choice.by_value = v, best = run, choice.n = 1;
       }
-    RunResult shown = collapsed_run(best ? *best : *first, g, selected);
+    const RunResult* shown_run = best ? best : first;
+    for (const auto& candidate : g.candidates)
+      for (const RunResult* run : g.runs.at(candidate))
+        if (run->seed == seed && run != shown_run && is_bad_record(*run)) out.unchosen_bad.push_back(*run);
+    RunResult shown = collapsed_run(*shown_run, g, selected);
     if (best)
       choice.values = chosen_values(*best, selected);
-    else if (shown.state == RecordState::Complete)
-      shown.state = RecordState::NoMetric;
+    else
+      mark_nothing_to_choose_on(shown, by);
     out.results.runs.push_back(shown);
     out.choices.push_back(choice);
   }
@@ -200,9 +225,9 @@ Selection select_axes(const ExperimentResults& reported, const ExperimentResults
   out.results.model_configs.clear();
   for (const Group& group : groups_of(reported, selected)) {
     if (options.on == SelectOn::Mean)
-      choose_on_mean(group, chooser, selected, out);
+      choose_on_mean(group, chooser, selected, options.by, out);
     else
-      choose_per_seed(group, chooser, selected, out);
+      choose_per_seed(group, chooser, selected, options.by, out);
   }
   for (const auto& run : out.results.runs)
     if (std::find(out.results.model_configs.begin(), out.results.model_configs.end(), run.model_config) ==
@@ -218,13 +243,23 @@ std::string choices_markdown(const Selection& selection, const SelectOptions& op
                     (per_seed ? "per seed: each seed's best value" : "the best mean over seeds") + ") among the " +
                     join(options.axes, ", ") + " values of each row; the table above reports " + metric +
                     " there.\n\n| row | dataset |" + (per_seed ? " seed |" : "") + " chosen | " + options.by +
-                    (per_seed ? "" : " (mean)") + " | candidates with " + options.by + " |\n|---|---|" +
-                    (per_seed ? "---|" : "") + "---|---|---|\n";
-  for (const auto& c : selection.choices)
+                    (per_seed ? "" : " (mean)") + " | n | candidates with " + options.by + " |\n|---|---|" +
+                    (per_seed ? "---|" : "") + "---|---|---|---|\n";
+  std::vector<std::string> short_notes;
+  for (const auto& c : selection.choices) {
     out += "| " + c.row + " | " + c.dataset + " |" + (per_seed ? " " + std::to_string(c.seed) + " |" : "") + " " +
            (c.values.empty() ? "none (no " + options.by + ")" : c.values) + " | " +
-           (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.candidates) + " of " +
-           std::to_string(c.candidates_total) + " |\n";
+           (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.n) + " | " +
+           std::to_string(c.candidates) + " of " + std::to_string(c.candidates_total) + " |\n";
+    for (const auto& note : c.short_of_seeds) short_notes.push_back(c.row + " on " + c.dataset + ", " + note);
+  }
+  if (!short_notes.empty())
+    out += "\nCandidates judged on fewer seeds than they have (the others lack " + options.by + "):\n- " +
+           join(short_notes, "\n- ") + "\n";
+  if (!selection.unchosen_bad.empty()) {
+    out += "\nRecords of candidates not chosen, not counted:\n";
+    for (const auto& run : selection.unchosen_bad) out += "- " + name_of(run.state) + ": " + run.problem + "\n";
+  }
   return out;
 }
 

@@ -33,11 +33,14 @@ struct Choice {
   double by_value = 0;       // the METRIC of the choice (its mean over seeds with mean)
   int candidates = 0;        // candidates with the metric
   int candidates_total = 0;  // candidates planned
+  int n = 0;                 // the seeds behind by_value (mean: the chosen candidate's complete seeds)
+  std::vector<std::string> short_of_seeds;  // "lr=0.01: 1 of 2 seeds" for each candidate judged on fewer than it has
 };
 
 struct Selection {
   ExperimentResults results;  // collapsed: each cell holds the reported metric of the chosen runs
   std::vector<Choice> choices;
+  std::vector<RunResult> unchosen_bad;  // corrupt/inconsistent/link records of candidates not chosen: listed, not counted
 };
 
 // `reported` and `by` are the same runs collected with the reported metric and with options.by. Throws

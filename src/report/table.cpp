@@ -72,7 +72,7 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
     if (run.state == RecordState::Complete)
       cell.values.push_back(run.value);
     else
-      ++cell.other_status[state_text(run.state, results.metric)];
+      ++cell.other_status[state_text(run.state, run.missing.empty() ? results.metric : run.missing)];
   }
   cell.mean = mean(cell.values);
   cell.std = sample_std(cell.values);

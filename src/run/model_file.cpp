@@ -50,10 +50,11 @@ void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, c
     throw Error(path.string() + ": written by the run " + info.run + ", not by this folder's run " + run +
                 " (copied from another run's folder?); evaluate the folder it belongs to");
   const auto spec = path.parent_path() / "spec.resolved.yaml";
-  if (!info.spec_sha256.empty() && std::filesystem::exists(spec) && sha256_file(spec) != info.spec_sha256)
-    spdlog::warn("{}: its run's spec.resolved.yaml changed since it was written (a newer repro rewrote it on a "
-                 "resume?)",
-                 path.string());
+  if (info.spec_sha256.empty() || !std::filesystem::exists(spec)) return;
+  if (const std::string folder_sha = sha256_file(spec); folder_sha != info.spec_sha256)
+    throw Error(path.string() + ": written under a spec with sha256 " + info.spec_sha256 + ", but " + spec.string() +
+                " has sha256 " + folder_sha +
+                " (a model.pt of another --out whose run had other settings?); evaluate the folder it was trained in");
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ nlohmann::json entries_outside(const Experiment& experiment, const std::filesyst
 
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
   const std::filesystem::path path = out / experiment.folder() / "plan.json";
+  sweep_stale_temp_files(path.parent_path());  // plan.json.tmp-PID of a process killed in its rename
   nlohmann::json plan = {{"experiment", experiment.name},
                          {"profile", experiment.profile},
                          {"spec_file", experiment.source_file},

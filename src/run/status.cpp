@@ -77,11 +77,16 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
 const EnumNames<RunState>& enum_names(RunState) {
   static const EnumNames<RunState> names = {{RunState::Complete, "complete"},   {RunState::Diverged, "diverged"},
                                             {RunState::Failed, "failed"},       {RunState::Running, "running"},
-                                            {RunState::Resumable, "resumable"}, {RunState::Pending, "pending"}};
+                                            {RunState::Resumable, "resumable"}, {RunState::Pending, "pending"},
+                                            {RunState::Link, "link"}};
   return names;
 }
 
 RunStanding run_standing(const std::filesystem::path& experiment_folder, const std::string& dir) {
+  if (const auto link = first_link_below(experiment_folder, dir))  // `run` refuses it; its record is another's
+    return RunStanding{dir, RunState::Link,
+                       link->string() + " is a symbolic link to " + link_target(*link) +
+                           ": not counted (move the link away; repro run trains this run in a folder of its own)"};
   const RunFolder folder(experiment_folder / dir);
   if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
     return RunStanding{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
@@ -133,7 +138,9 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
     text << e.name << " (" << e.folder.string() << "): " << e.runs.size() << " runs: " << counts[RunState::Complete]
          << " complete, " << counts[RunState::Running] << " running, "
          << counts[RunState::Resumable] + counts[RunState::Pending] << " pending (" << counts[RunState::Resumable]
-         << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged\n";
+         << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged";
+    if (counts[RunState::Link] > 0) text << ", " << counts[RunState::Link] << " symbolic link(s), not counted";
+    text << "\n";
     if (!e.started) {  // a spec's plan under an --out where nothing ran: say so rather than list every run
       text << "  nothing has started: " << e.folder.string() << " does not exist (is --out right?)\n";
       if (!all) continue;

@@ -12,7 +12,7 @@
 namespace repro {
 
 // A planned run's state: its recorded RunStatus when finished or failed, else what its folder shows.
-enum class RunState { Complete, Diverged, Failed, Running, Resumable, Pending };
+enum class RunState { Complete, Diverged, Failed, Running, Resumable, Pending, Link };  // Link: never counted
 const EnumNames<RunState>& enum_names(RunState);
 
 struct RunStanding {

@@ -1,5 +1,6 @@
 #include "spec/experiment.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -330,10 +332,24 @@ YAML::Node read_yaml(const std::string& path) {
   const auto status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status)) throw Error(path + ": spec file not found");
   if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory; expected a spec file (YAML)");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot read the spec file (" + std::strerror(errno) + ")");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {  // yaml-cpp would read past it into nonsense
+    const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n') + 1;
+    const auto line_start = text.rfind('\n', nul);
+    const auto column = nul - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+    throw Error(path + ":" + std::to_string(line) + ": a NUL byte (\\0) at column " + std::to_string(column) +
+                "; a spec is YAML text (a binary file, or a file cut while written?)");
+  }
   try {
-    return YAML::Load(in);
+    return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's mark may lie past the last line (its scanner reads ahead): the line is clamped to the file's last.
+    const auto lines = std::count(text.begin(), text.end(), '\n') + (text.empty() || text.back() == '\n' ? 0 : 1);
+    const auto line = std::min<std::ptrdiff_t>(e.mark.line + 1, std::max<std::ptrdiff_t>(lines, 1));
+    throw Error(path + ":" + std::to_string(line) + ": nested too deeply (more than " + std::to_string(e.depth()) +
+                " levels of mappings or lists, at or before this line); a spec needs a few");
   } catch (const YAML::Exception& e) {
     throw Error(path + ":" + line_of(e.mark) + ": invalid YAML: " + e.msg);
   }

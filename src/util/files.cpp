@@ -120,6 +120,23 @@ void append_file(const fs::path& path, const std::string& text) {
   if (const int error_number = write_and_close(path, O_APPEND, text); error_number != 0) fail_open(path, error_number);
 }
 
+std::optional<fs::path> first_link_below(const fs::path& root, const fs::path& relative) {
+  fs::path at = root;
+  for (const auto& part : relative) {
+    if (part.empty() || part == ".") continue;
+    at /= part;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) return at;
+  }
+  return std::nullopt;
+}
+
+std::string link_target(const fs::path& path) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(path, ec);
+  return ec ? "?" : target.string();
+}
+
 void refuse_link(const fs::path& path) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(path, ec))) throw WriteError(path.string(), kLinkReason);

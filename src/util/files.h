@@ -6,6 +6,7 @@
 // replaces a link at its path (the link's target is untouched), an append to a
 // link is refused.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace repro {
@@ -21,6 +22,12 @@ void write_file_atomic(const fs::path& path, const std::string& content);
 // Appends `text` to `path` (created when absent), checked like write_file_atomic;
 // a symbolic link at `path` is refused (WriteError), never followed.
 void append_file(const fs::path& path, const std::string& text);
+
+// The first of root/a, root/a/b, ... (the components of `relative`) that is a symbolic link; nullopt when none is.
+// A run folder reached through a link is the same record as the folder it names: never counted twice.
+std::optional<fs::path> first_link_below(const fs::path& root, const fs::path& relative);
+// What the link `path` names, as written in it ("?" when it cannot be read).
+std::string link_target(const fs::path& path);
 
 // Throws WriteError "cannot write PATH: it is a symbolic link ..." when `path` is one.
 void refuse_link(const fs::path& path);
