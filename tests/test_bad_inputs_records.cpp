@@ -199,6 +199,25 @@ std::vector<Row> rows() {
        kReport,
        2,
        {"two run records claim", "backup/seed_0", "vit/seed_0"}},
+      // Issue 34, point 3: seed_1 a link to seed_0 showed n = 1 unflagged, and status said "2 complete".
+      {"a seed folder that is a link to another seed's (report)",
+       [=](const fs::path& r) {
+         const fs::path seed1 = seed0(r).parent_path() / "seed_1";
+         fs::remove_all(seed1);
+         fs::create_symlink(seed0(r), seed1);
+       },
+       kReport,
+       0,
+       {"(1 link)", "link: ", "seed_1 is a symbolic link to", "not counted"}},
+      {"a seed folder that is a link to another seed's (status)",
+       [=](const fs::path& r) {
+         const fs::path seed1 = seed0(r).parent_path() / "seed_1";
+         fs::remove_all(seed1);
+         fs::create_symlink(seed0(r), seed1);
+       },
+       "status {root}/runs --all",
+       0,
+       {"1 complete", "1 symbolic link(s), not counted", "link", "seed_1 is a symbolic link to"}},
       // metrics.csv
       {"metrics.csv missing",
        [=](const fs::path& r) { fs::remove(metrics(r)); },

@@ -235,7 +235,7 @@ TEST_CASE("a stale plan.json temporary is removed on the next start", "[cli]") {
   write_file_atomic(stale, "{\"half\": ");
   const auto result = test::run_repro("run " + std::string(REPRO_SOURCE_DIR) +
                                       "/experiments/smoke.yaml data.train_limit=0 data.test_limit=0 data.verify=off "
-                                      "train.epochs=1 --rows vit --index 0 --device cpu --data-root " +
+                                      "train.epochs=1 --rows vit --device cpu --data-root " +
                                       (dir.path() / "data").string() + " --out " + (dir.path() / "out").string());
   INFO(result.output);
   CHECK(result.exit_code == 0);

@@ -98,7 +98,7 @@ void check_distinct(std::map<std::string, std::string>& folder_of_key, const Rec
 // A planned run whose folder is, or lies below, a symbolic link: the record there belongs to the folder the link
 // names (a copy of seed_0 as seed_1 would count one run twice). Listed with the bad records, never counted.
 std::optional<RecordRead> link_record(const fs::path& plan_dir, const fs::path& run_dir, const PlannedEntry& planned) {
-  const auto link = first_link_below(plan_dir, fs::relative(run_dir, plan_dir));
+  const auto link = first_link_below(plan_dir, run_dir.lexically_relative(plan_dir));  // fs::relative would follow it
   if (!link) return std::nullopt;
   RecordRead out;
   out.experiment = planned.experiment, out.profile = planned.profile;
