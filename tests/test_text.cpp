@@ -183,11 +183,17 @@ TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and 
   CHECK_THAT(raw.notes.at(0), Contains("newsgroups has 2 of 20 groups"));
 }
 
-TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", "[data]") {
-  CacheDir cache;
+// 30 training and 10 test texts of two words' classes, for the token-cache tests.
+RawText good_and_bad_texts() {
   RawText raw;
   for (int i = 0; i < 30; ++i) raw.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
   for (int i = 0; i < 10; ++i) raw.test.add(i % 2 ? "good" : "bad", i % 2);
+  return raw;
+}
+
+TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", "[data]") {
+  CacheDir cache;
+  const RawText raw = good_and_bad_texts();
   DatasetInfo info = imdb_info();
   Config config = text_config({{"text.max_len", "8"}});
   resolve_settings(config, info.traits());
@@ -211,9 +217,7 @@ TEST_CASE("an unreadable token cache only warns: the data are prepared without i
   test::TempDir dir("cache-loop");
   std::filesystem::create_symlink(dir.path() / "loop", dir.path() / "loop");
   ::setenv("REPRO_CACHE", (dir.path() / "loop").c_str(), 1);
-  RawText raw;
-  for (int i = 0; i < 30; ++i) raw.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
-  for (int i = 0; i < 10; ++i) raw.test.add(i % 2 ? "good" : "bad", i % 2);
+  const RawText raw = good_and_bad_texts();
   DatasetInfo info = imdb_info();
   Config config = text_config({{"text.max_len", "8"}});
   resolve_settings(config, info.traits());
