@@ -13,6 +13,8 @@
 #include <random>
 
 #include "models/attention/registry.h"
+#include "util/files.h"
+#include "util/strings.h"
 
 namespace repro::test {
 
@@ -187,6 +189,26 @@ void write_svhn_mat(const fs::path& path, int64_t count) {
 void write_text(const fs::path& path, const std::string& text) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
   std::ofstream(path) << text;
+}
+
+RunnerOptions runner_options(const TempDir& dir, const std::string& out) {
+  RunnerOptions options;
+  options.out = dir.path() / out;
+  options.data_root = (dir.path() / "data").string();
+  options.device = "cpu";
+  return options;
+}
+
+std::string metrics_without_seconds(const fs::path& metrics_csv) {
+  std::string out;
+  for (const auto& line : split_lines(read_file(metrics_csv))) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+int count_of(const std::string& text, const std::string& word) {
+  int n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
+  return n;
 }
 
 }  // namespace repro::test

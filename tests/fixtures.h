@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/integrity.h"
+#include "run/runner.h"
 #include "spec/config.h"
 #include "spec/options.h"
 
@@ -81,5 +82,12 @@ void write_svhn_mat(const std::filesystem::path& path, int64_t count);
 
 // Writes a text file (for specs).
 void write_text(const std::filesystem::path& path, const std::string& text);
+
+// The runner's options for a CPU run into <dir>/<out> with the data in <dir>/data.
+RunnerOptions runner_options(const TempDir& dir, const std::string& out);
+// A metrics.csv's text without its last (wall-time) column: equal across a resume.
+std::string metrics_without_seconds(const std::filesystem::path& metrics_csv);
+// How often `word` occurs in `text` (non-overlapping).
+int count_of(const std::string& text, const std::string& word);
 
 }  // namespace repro::test

@@ -24,13 +24,14 @@ using repro::test::Contains;
 
 namespace {
 
-constexpr int64_t kDim = 16, kHeads = 2, kDepth = 2;
+constexpr int64_t kAblationDim = 16, kAblationHeads = 2, kAblationDepth = 2;
 
-// dgsa of width kDim, kHeads heads, no dropout, lambda fixed at `lambda_init`, the gate as the paper's init.
+// dgsa of width kAblationDim, kAblationHeads heads, no dropout, lambda fixed at `lambda_init`, the gate as the paper's
+// init.
 AttentionOptions dgsa_options(double lambda_init = 0.8) {
   AttentionOptions o = attention_defaults("dgsa");
-  o.dim = kDim;
-  o.heads = kHeads;
+  o.dim = kAblationDim;
+  o.heads = kAblationHeads;
   o.attn_dropout = o.proj_dropout = 0;
   auto& dgsa = o.settings.as<DgsaOptions>();
   dgsa.layout.lambda_schedule = LambdaSchedule::Fixed;
@@ -41,16 +42,16 @@ AttentionOptions dgsa_options(double lambda_init = 0.8) {
 
 DgsaOptions& dgsa_of(AttentionOptions& o) { return o.settings.as<DgsaOptions>(); }
 
-AttentionPtr build(const AttentionOptions& o, uint64_t seed = 3) {
+AttentionPtr build_ablation(const AttentionOptions& o, uint64_t seed = 3) {
   torch::manual_seed(seed);
   auto module = make_attention(o, /*layer_index=*/1);
   module->eval();
   return module;
 }
 
-torch::Tensor input(uint64_t seed = 11) {  // (B, N, D) = (2, 5, kDim)
+torch::Tensor input(uint64_t seed = 11) {  // (B, N, D) = (2, 5, kAblationDim)
   torch::manual_seed(seed);
-  return torch::randn({2, 5, kDim});
+  return torch::randn({2, 5, kAblationDim});
 }
 
 torch::Tensor parameter(const AttentionPtr& module, const std::string& name) {
@@ -60,14 +61,14 @@ torch::Tensor parameter(const AttentionPtr& module, const std::string& name) {
   return *found;  // a handle sharing the module's storage and gradient
 }
 
-// A DGViT (dim kDim, kDepth layers, patch 7) on Fashion-MNIST's shape, with `key=value` settings.
+// A DGViT (dim kAblationDim, kAblationDepth layers, patch 7) on Fashion-MNIST's shape, with `key=value` settings.
 int64_t dgvit_params(const std::map<std::string, std::string>& settings) {
   const DatasetInfo info = fashion_mnist_info();
   Config config = Config::defaults();
   config.set("model.preset", "dgvit", "t");
-  config.set("model.dim", std::to_string(kDim), "t");
-  config.set("model.heads", std::to_string(kHeads), "t");
-  config.set("model.depth", std::to_string(kDepth), "t");
+  config.set("model.dim", std::to_string(kAblationDim), "t");
+  config.set("model.heads", std::to_string(kAblationHeads), "t");
+  config.set("model.depth", std::to_string(kAblationDepth), "t");
   config.set("model.patch", "7", "t");
   for (const auto& [key, value] : settings) config.set(key, value, "t");
   resolve_settings(config, info.traits());
@@ -102,22 +103,23 @@ TEST_CASE("dgsa gate_layers and learnable lambda: option defaults equal the key 
 TEST_CASE("dgsa gate_layers 2 adds exactly one D x D layer with bias per block", "[model]") {
   const int64_t one = dgvit_params({});
   const int64_t two = dgvit_params({{"model.attention.gate_layers", "2"}});
-  CHECK(two - one == kDepth * (kDim * kDim + kDim));
-  auto module = build([] {
+  CHECK(two - one == kAblationDepth * (kAblationDim * kAblationDim + kAblationDim));
+  auto module = build_ablation([] {
     auto o = dgsa_options();
     dgsa_of(o).gate_layers = 2;
     return o;
   }());
-  CHECK(parameter(module, "gate_hidden.weight").sizes().vec() == std::vector<int64_t>{kDim, kDim});
-  CHECK(parameter(module, "gate.weight").sizes().vec() == std::vector<int64_t>{kHeads, kDim});  // the last layer
+  CHECK(parameter(module, "gate_hidden.weight").sizes().vec() == std::vector<int64_t>{kAblationDim, kAblationDim});
+  CHECK(parameter(module, "gate.weight").sizes().vec() ==
+        std::vector<int64_t>{kAblationHeads, kAblationDim});  // the last layer
 }
 
 TEST_CASE("a 2-layer gate with a zero last layer starts at g = sigmoid(bias) like the 1-layer gate", "[model]") {
   auto o = dgsa_options();
   dgsa_of(o).gate_bias_init = 2;
-  auto one = build(o);
+  auto one = build_ablation(o);
   dgsa_of(o).gate_layers = 2;
-  auto two = build(o);  // same seed: q, k, v, out are drawn first, so they equal the 1-layer module's
+  auto two = build_ablation(o);  // same seed: q, k, v, out are drawn first, so they equal the 1-layer module's
   torch::NoGradGuard no_grad;
   const auto x = input();
   torch::Tensor maps_one, maps_two;
@@ -126,14 +128,14 @@ TEST_CASE("a 2-layer gate with a zero last layer starts at g = sigmoid(bias) lik
   CHECK(torch::allclose(y_one, y_two, 1e-6, 1e-6));
   // Rows of the fused map sum to 2g - 1 everywhere (B, h, N).
   const double want = 2.0 / (1.0 + std::exp(-2.0)) - 1.0;
-  CHECK(torch::allclose(maps_two.sum(-1), torch::full({2, kHeads, 5}, want), 1e-5, 1e-5));
+  CHECK(torch::allclose(maps_two.sum(-1), torch::full({2, kAblationHeads, 5}, want), 1e-5, 1e-5));
 }
 
 TEST_CASE("gradients reach both layers of a 2-layer gate", "[model]") {
   auto o = dgsa_options();
   dgsa_of(o).gate_layers = 2;
   dgsa_of(o).gate_weight_std = 0.02;
-  auto module = build(o);
+  auto module = build_ablation(o);
   module->train();
   module->forward(input(), {}).pow(2).sum().backward();
   for (const char* name : {"gate_hidden.weight", "gate_hidden.bias", "gate.weight", "gate.bias"}) {
@@ -145,10 +147,10 @@ TEST_CASE("gradients reach both layers of a 2-layer gate", "[model]") {
 }
 
 TEST_CASE("learnable lambda starts as the fixed schedule at the same value and receives a gradient", "[model]") {
-  auto fixed = build(dgsa_options(0.5));
+  auto fixed = build_ablation(dgsa_options(0.5));
   auto o = dgsa_options(0.5);
   dgsa_of(o).layout.lambda_schedule = LambdaSchedule::Learnable;
-  auto learnable = build(o);
+  auto learnable = build_ablation(o);
   const auto lambda = parameter(learnable, "lambda");
   CHECK(lambda.dim() == 0);
   CHECK(lambda.item<double>() == Approx(0.5));
@@ -161,7 +163,7 @@ TEST_CASE("learnable lambda starts as the fixed schedule at the same value and r
   REQUIRE(lambda.grad().defined());
   CHECK(std::abs(lambda.grad().item<double>()) > 0);
   // One scalar per block in a whole model.
-  CHECK(dgvit_params({{"model.attention.lambda_schedule", "learnable"}}) - dgvit_params({}) == kDepth);
+  CHECK(dgvit_params({{"model.attention.lambda_schedule", "learnable"}}) - dgvit_params({}) == kAblationDepth);
 }
 
 TEST_CASE("gate_layers and a learnable lambda are refused outside dgsa, naming the key", "[model]") {

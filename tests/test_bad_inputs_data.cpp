@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using Writer = std::function<void(const fs::path& root)>;
 
-struct BadInput {
+struct DataBadInput {
   const char* what;
   const char* dataset;
   std::vector<std::pair<std::string, std::string>> settings;  // data.* keys
@@ -30,7 +30,7 @@ struct BadInput {
 
 // The message of the repro::Error that loading throws; "" when it loads, and a
 // description of any other exception (which fails the row).
-std::string load_error(const BadInput& row, const fs::path& root) {
+std::string load_error(const DataBadInput& row, const fs::path& root) {
   try {
     Config config = Config::defaults();
     config.set("data.verify", "off", "row");
@@ -108,8 +108,8 @@ std::string lines(const std::string& word, int count) {
 
 const std::string kImagesGz = "train-images-idx3-ubyte.gz", kLabelsGz = "train-labels-idx1-ubyte.gz";
 
-const std::vector<BadInput>& rows() {
-  static const std::vector<BadInput> table = {
+const std::vector<DataBadInput>& data_bad_inputs() {
+  static const std::vector<DataBadInput> table = {
       // IDX (Fashion-MNIST)
       {"truncated IDX pixels", "fashion_mnist", {}, fashion_with(kImagesGz, truncated(test::idx_images(40, 28, 28), 100)),
        {kImagesGz, "truncated IDX file", "header implies"}},
@@ -244,11 +244,11 @@ const std::vector<BadInput>& rows() {
 }  // namespace
 
 TEST_CASE("bad data inputs fail with a repro::Error naming the file and what was expected", "[data]") {
-  REQUIRE(rows().size() >= 30);
+  REQUIRE(data_bad_inputs().size() >= 30);
   test::TempDir scratch("bad-data");
   ::setenv("REPRO_CACHE", (scratch.path() / "cache").c_str(), 1);
   int index = 0;
-  for (const auto& row : rows()) {
+  for (const auto& row : data_bad_inputs()) {
     const fs::path root = scratch.path() / std::to_string(index++);
     const std::string message = load_error(row, root);
     INFO("row: " << row.what << "\nmessage: " << message);

@@ -61,13 +61,13 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-struct Result {
+struct RecordResult {
   int exit_code;
   std::string output;  // stdout and stderr
 };
 
 // A /bin/sh command line with stderr joined to stdout.
-Result run_shell(const std::string& command) {
+RecordResult run_shell(const std::string& command) {
   std::string output;
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return {-1, "popen failed: " + command};
@@ -103,7 +103,7 @@ std::function<void(const fs::path&)> paper(const std::string& cells, const std::
   };
 }
 
-struct Row {
+struct RecordRow {
   std::string name;
   std::function<void(const fs::path& root)> setup;  // changes the good records under root
   std::string command;                              // "{root}" stands for the row's folder
@@ -124,7 +124,7 @@ void with_data(const fs::path& root) { test::write_fashion_fixture(root / "data"
 
 const std::string kGoodCell = "      - {row: vit, column: fashion_mnist, mean: 80.5, std: 0.5}\n";
 
-std::vector<Row> rows() {
+std::vector<RecordRow> record_bad_inputs() {
   const auto summary = [](const fs::path& root) { return seed0(root) / "summary.json"; };
   const auto metrics = [](const fs::path& root) { return seed0(root) / "metrics.csv"; };
   return {
@@ -402,7 +402,7 @@ TEST_CASE(
     "bad record inputs (records; paper files; bench counts; write failures; checkpoints) give one line and no trace",
     "[report]") {
   test::TempDir dir("bad-records");
-  const auto table = rows();
+  const auto table = record_bad_inputs();
   CHECK(table.size() >= 30);
   int index = 0;
   for (const auto& row : table) {

@@ -22,7 +22,7 @@ struct BadLaunch {
   std::string spec = "spec.yaml";      // the spec's file name in the folder
 };
 
-const std::string kTiny =
+const std::string kTinySlurmSpec =
     "experiment: bad\ndatasets: [fashion_mnist]\nmodel: {dim: 16, depth: 1, heads: 2, patch: 7}\n";
 
 // One argument for /bin/sh, written here rather than with the quoting under test: '...' with ' as '"'"'.
@@ -126,7 +126,7 @@ TEST_CASE("bad launch slurm inputs are refused before anything is written, namin
   test::write_text(dir.path() / "continued.sh", "module load cuda \\\n");
   const fs::path out = dir.path() / "runs";
   const auto& rows = bad_launches();
-  for (const auto& row : rows) test::write_text(dir.path() / row.spec, kTiny);
+  for (const auto& row : rows) test::write_text(dir.path() / row.spec, kTinySlurmSpec);
   // A refused launch leaves the folder as it was (an --out of a row included).
   const auto files_before = std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator());
   CHECK(rows.size() >= 40);
@@ -148,7 +148,7 @@ TEST_CASE("bad launch slurm inputs are refused before anything is written, namin
     fs::remove_all(out);  // (what a row that went through wrote)
   }
   // The same launch with good values of every option above goes through.
-  test::write_text(dir.path() / "spec.yaml", kTiny);
+  test::write_text(dir.path() / "spec.yaml", kTinySlurmSpec);
   const std::string good = "launch slurm " + sh((dir.path() / "spec.yaml").string()) + " --out " + sh(out.string()) +
                            " --dry-run --partition gpu,debug --time 1-12:30 --account proj_1 --gpus-per-task 1 "
                            "--cpus-per-task 2 --setup 'module load cuda/12.4' -- --qos=low --comment 'a b'";

@@ -18,7 +18,7 @@ using repro::test::Contains;
 
 namespace {
 
-struct BadInput {
+struct SpecBadInput {
   std::string spec;                    // the spec file's text (spec.yaml)
   std::vector<std::string> overrides;  // KEY=VALUE
   std::optional<std::string> seeds;    // sweep's --seeds
@@ -28,11 +28,11 @@ struct BadInput {
 };
 
 const std::string kData = "datasets: [fashion_mnist]\n";
-const std::string kTiny = "datasets: [fashion_mnist]\nmodel: {dim: 16, depth: 1, heads: 2, patch: 7}\n";  // 2 lines
+const std::string kTinySpec = "datasets: [fashion_mnist]\nmodel: {dim: 16, depth: 1, heads: 2, patch: 7}\n";  // 2 lines
 
 // What `repro sweep` does before training: load, override, choose the profile, add seeds and axes,
 // expand the grid (run identity) and validate every model.
-std::string plan_error(const test::TempDir& dir, const BadInput& input) {
+std::string plan_error(const test::TempDir& dir, const SpecBadInput& input) {
   const auto path = dir.path() / "spec.yaml";
   test::write_text(path, input.spec);
   try {
@@ -45,63 +45,78 @@ std::string plan_error(const test::TempDir& dir, const BadInput& input) {
   return "(no error)";
 }
 
-const std::vector<BadInput>& bad_inputs() {
-  static const std::vector<BadInput> rows = {
+const std::vector<SpecBadInput>& bad_inputs() {
+  static const std::vector<SpecBadInput> rows = {
       // ---- bytes YAML cannot hold, nesting past yaml-cpp's limit (issue 34, points 9-10)
-      {kData + "seeds: [0]\n" + std::string("bad: a\0b\n", 9), {}, {}, {}, "", {"spec.yaml:3", "a NUL byte", "column 7"}},
+      {kData + "seeds: [0]\n" + std::string("bad: a\0b\n", 9),
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:3", "a NUL byte", "column 7"}},
       {kData + "deep: " + std::string(2100, '[') + "\n", {}, {}, {}, "", {"spec.yaml:2", "nested too deeply"}},
       // ---- run identity: two runs, one folder
       {kData + "seeds: [0, 0]\n", {}, {}, {}, "", {"spec.yaml:2", "seed 0 is listed 2 times", "seed_0"}},
       {kData + "seeds: 0-2,1\n", {}, {}, {}, "", {"spec.yaml:2", "seed 1 is listed 2 times"}},
       {kData, {}, "0,0", {}, "", {"--seeds '0,0'", "seed 0 is listed 2 times"}},
       {kData, {}, "3,1-4", {}, "", {"--seeds '3,1-4'", "seed 3"}},
-      {kTiny, {}, {}, {"train.lr=0.001,1e-3"}, "", {"--set 'train.lr=0.001,1e-3'", "'0.001' and '1e-3'", "same value"}},
-      {kTiny + "sweep:\n  model.ffn.ratio: [2, 2.0]\n", {}, {}, {}, "", {"spec.yaml:4", "'2' and '2.0'", "same value"}},
-      {kTiny,
+      {kTinySpec,
+       {},
+       {},
+       {"train.lr=0.001,1e-3"},
+       "",
+       {"--set 'train.lr=0.001,1e-3'", "'0.001' and '1e-3'", "same value"}},
+      {kTinySpec + "sweep:\n  model.ffn.ratio: [2, 2.0]\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "'2' and '2.0'", "same value"}},
+      {kTinySpec,
        {},
        {},
        {"train.lr=1e-3", "train.lr=2e-3"},
        "",
        {"--set 'train.lr=2e-3'", "sweep axis 'train.lr' is given twice", "first at --set 'train.lr=1e-3'"}},
-      {kTiny + "sweep:\n  train.lr: [1e-3, 2e-3]\n",
+      {kTinySpec + "sweep:\n  train.lr: [1e-3, 2e-3]\n",
        {},
        {},
        {"train.lr=5e-3"},
        "",
        {"--set 'train.lr=5e-3'", "given twice", "first at", "spec.yaml:4"}},
-      {kTiny,
+      {kTinySpec,
        {"train.lr=5e-4"},
        {},
        {"train.lr=1e-3,2e-3"},
        "",
        {"override 'train.lr=5e-4'", "replaces every value of the sweep axis", "--set 'train.lr=1e-3,2e-3'"}},
-      {kTiny + "sweep: {train.lr: [1e-3, 2e-3]}\nprofiles:\n  s: {train.lr: 5e-4}\n",
+      {kTinySpec + "sweep: {train.lr: [1e-3, 2e-3]}\nprofiles:\n  s: {train.lr: 5e-4}\n",
        {},
        {},
        {},
        "s",
        {"spec.yaml:5", "profile 's' sets 'train.lr'", "spec.yaml:3"}},
-      {kTiny + "sweep: {train.lr: [1e-3, 2e-3]}\nper_dataset:\n  fashion_mnist: {train.lr: 5e-4}\n",
+      {kTinySpec + "sweep: {train.lr: [1e-3, 2e-3]}\nper_dataset:\n  fashion_mnist: {train.lr: 5e-4}\n",
        {},
        {},
        {},
        "",
        {"spec.yaml:5", "per_dataset 'fashion_mnist' sets 'train.lr'"}},
-      {kTiny + "models:\n  - name: a/b\n  - name: a_b\n",
+      {kTinySpec + "models:\n  - name: a/b\n  - name: a_b\n",
        {},
        {},
        {},
        "",
        {"spec.yaml:4: model configuration 'a/b'", "spec.yaml:5: model configuration 'a_b'",
         "fashion_mnist/a_b/seed_0"}},
-      {kTiny + "models:\n  - name: x y\n  - name: x?y\nsweep: {model.ffn.ratio: [2, 4]}\n",
+      {kTinySpec + "models:\n  - name: x y\n  - name: x?y\nsweep: {model.ffn.ratio: [2, 4]}\n",
        {},
        {},
        {},
        "",
        {"'x y+ffn.ratio=2'", "'x?y+ffn.ratio=2'", "would both train in the run folder", "x_y+ffn.ratio=2/seed_0"}},
-      {kTiny + "models:\n  - name: ..\n", {}, {}, {}, "", {"spec.yaml:4", "model name '..'", "folder name"}},
-      {kTiny + "models:\n  - name: x\n  - name: x\n", {}, {}, {}, "", {"spec.yaml:5", "duplicate model name 'x'"}},
+      {kTinySpec + "models:\n  - name: ..\n", {}, {}, {}, "", {"spec.yaml:4", "model name '..'", "folder name"}},
+      {kTinySpec + "models:\n  - name: x\n  - name: x\n", {}, {}, {}, "", {"spec.yaml:5", "duplicate model name 'x'"}},
       {"experiment: ..\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "experiment name '..'"}},
       {"datasets: [fashion_mnist, fashion_mnist]\n",
        {},
@@ -156,7 +171,7 @@ const std::vector<BadInput>& bad_inputs() {
       {kData + "sweep: {train.lr: []}\n", {}, {}, {}, "", {"spec.yaml:2", "non-empty list"}},
       {kData + "profiles:\n  s: {datasets: []}\n", {}, {}, {}, "", {"spec.yaml:3", "'datasets' is an empty list"}},
       // ---- settings a model cannot honour (checked for every run before the first trains)
-      {kTiny + "model.max_len: 10\n",
+      {kTinySpec + "model.max_len: 10\n",
        {},
        {},
        {},
@@ -168,15 +183,15 @@ const std::vector<BadInput>& bad_inputs() {
        {},
        "",
        {"model.max_len=32", "text.max_len=64"}},
-      {kTiny + "models:\n  - name: ok\n  - name: bad\n    model: {heads: 3}\n",
+      {kTinySpec + "models:\n  - name: ok\n  - name: bad\n    model: {heads: 3}\n",
        {},
        {},
        {},
        "",
        {"spec.yaml:5: model configuration 'bad'", "model.dim=16 must be divisible by model.heads=3"}},
-      {kTiny, {"model.patch=5"}, {}, {}, "", {"model.patch=5 must divide the image size 28x28"}},
-      {kTiny, {}, {}, {"model.heads=2,3"}, "", {"'model+heads=3'", "divisible by model.heads=3"}},
-      {kTiny, {"model.kind=text"}, {}, {}, "", {"model.kind=text needs a text dataset", "fashion_mnist"}},
+      {kTinySpec, {"model.patch=5"}, {}, {}, "", {"model.patch=5 must divide the image size 28x28"}},
+      {kTinySpec, {}, {}, {"model.heads=2,3"}, "", {"'model+heads=3'", "divisible by model.heads=3"}},
+      {kTinySpec, {"model.kind=text"}, {}, {}, "", {"model.kind=text needs a text dataset", "fashion_mnist"}},
       // ---- YAML shapes yaml-cpp cannot convert
       {"experiment: [a, b]\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "'experiment': got a list", "expected a name"}},
       {kData + "models:\n  - name: [x]\n", {}, {}, {}, "", {"spec.yaml:3", "'name': got a list"}},
@@ -214,7 +229,7 @@ TEST_CASE("bad spec inputs are refused before training, naming where, the key or
   const auto& rows = bad_inputs();
   CHECK(rows.size() >= 40);
   for (size_t i = 0; i < rows.size(); ++i) {
-    const BadInput& row = rows[i];
+    const SpecBadInput& row = rows[i];
     const std::string message = plan_error(dir, row);
     INFO("row " << i << ": spec:\n" << row.spec << "message: " << message);
     for (const auto& word : row.expected) CHECK_THAT(message, Contains(word));
@@ -225,11 +240,11 @@ TEST_CASE("bad spec inputs are refused before training, naming where, the key or
 TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cli]") {
   test::TempDir dir("bad-cli");
   const std::string spec = (dir.path() / "spec.yaml").string();
-  test::write_text(spec, kTiny);
+  test::write_text(spec, kTinySpec);
   const std::string dup = (dir.path() / "dup.yaml").string();
-  test::write_text(dup, kTiny + "train: {epochs: 1}\ntrain: {epochs: 50}\n");
+  test::write_text(dup, kTinySpec + "train: {epochs: 1}\ntrain: {epochs: 50}\n");
   const std::string names = (dir.path() / "names.yaml").string();
-  test::write_text(names, kTiny + "models:\n  - name: a/b\n  - name: a_b\n");
+  test::write_text(names, kTinySpec + "models:\n  - name: a/b\n  - name: a_b\n");
   const std::string out = " --out " + (dir.path() / "runs").string();
   const std::vector<std::pair<std::string, std::vector<std::string>>> rows = {
       {"run " + dir.path().string() + out, {dir.path().string() + ": is a directory", "expected a spec file"}},
@@ -283,7 +298,7 @@ TEST_CASE("a spec whose second row cannot be built trains nothing", "[cli]") {
   test::TempDir dir("bad-row2");
   test::write_fashion_fixture(dir.path() / "data", 60, 20);
   const auto spec = dir.path() / "rows.yaml";
-  test::write_text(spec, kTiny +
+  test::write_text(spec, kTinySpec +
                              "train: {epochs: 1, batch_size: 16}\nmodels:\n  - name: fine\n  - name: three-heads\n"
                              "    model: {heads: 3}\n");
   const test::Result result =
@@ -298,7 +313,7 @@ TEST_CASE("a spec whose second row cannot be built trains nothing", "[cli]") {
 
 TEST_CASE("a damaged run folder is refused naming it, never taken for a finished run", "[spec]") {
   test::TempDir dir("bad-folder");
-  test::write_text(dir.path() / "spec.yaml", kTiny);
+  test::write_text(dir.path() / "spec.yaml", kTinySpec);
   const auto runs = expand_grid(load_experiment((dir.path() / "spec.yaml").string()), dataset_catalog());
   const auto out = dir.path() / "out";
   const auto folder = out / runs[0].relative_dir();

@@ -34,14 +34,6 @@ data: {val_fraction: 0.25, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
-  RunnerOptions options;
-  options.out = dir.path() / out;
-  options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
-  return options;
-}
-
 // Trains kEvalSpec (with `overrides`) into <dir>/<out>; returns the run folder.
 std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& out,
                                  const std::vector<std::string>& overrides = {}, int64_t stop_after_epoch = 0,
@@ -53,7 +45,7 @@ std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& ou
   experiment.seeds = seeds;
   TestHooks hooks;
   hooks.stop_after_epoch = stop_after_epoch;
-  run_experiment(experiment, options_for(dir, out), hooks);
+  run_experiment(experiment, test::runner_options(dir, out), hooks);
   return dir.path() / out / "tiny/fashion_mnist/model/seed_3";
 }
 
@@ -401,7 +393,7 @@ data: {val_fraction: 0.25, verify: off}
 text: {max_len: 16}
 train: {epochs: 2, batch_size: 8, lr: 3e-3}
 )");
-  REQUIRE(run_experiment(load_experiment((dir.path() / "text.yaml").string()), options_for(dir, "out")) == 0);
+  REQUIRE(run_experiment(load_experiment((dir.path() / "text.yaml").string()), test::runner_options(dir, "out")) == 0);
   const auto run_dir = dir.path() / "out/text/ag_news/model/seed_1";
   const auto summary = summary_of(run_dir);
   DataLoader loader(dir.path() / "data");

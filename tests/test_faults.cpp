@@ -8,14 +8,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "catch.h"
 #include <csignal>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "run/record.h"
 #include "run/runner.h"
+#include "run_repro.h"
 #include "spec/experiment.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -68,17 +69,6 @@ std::vector<std::string> temp_files_in(const fs::path& dir) {
   return names;
 }
 
-// The repro binary with `arguments` (through /bin/sh); exit code 128 + N when killed by signal N.
-std::pair<int, std::string> run_repro(const std::string& arguments) {
-  std::string output;
-  FILE* pipe = ::popen((std::string(REPRO_BINARY) + " " + arguments + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
-}
-
 // A pid no process has: a child that has exited and been reaped.
 pid_t dead_pid() {
   const pid_t child = ::fork();
@@ -87,7 +77,7 @@ pid_t dead_pid() {
   return child;
 }
 
-const char* kSpec = R"(experiment: faults
+const char* kFaultsSpec = R"(experiment: faults
 datasets: [fashion_mnist]
 seeds: [5]
 model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
@@ -95,29 +85,14 @@ data: {val_fraction: 0.25, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
-  RunnerOptions options;
-  options.out = dir.path() / out;
-  options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
-  return options;
-}
-
 TestHooks stop_after(int64_t epoch) {
   TestHooks hooks;
   hooks.stop_after_epoch = epoch;
   return hooks;
 }
 
-fs::path run_dir(const test::TempDir& dir, const std::string& out) {
+fs::path faults_run(const test::TempDir& dir, const std::string& out) {
   return dir.path() / out / "faults/fashion_mnist/model/seed_5";
-}
-
-// metrics.csv without the wall-time column.
-std::string metrics_without_seconds(const fs::path& path) {
-  std::string out;
-  for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
 }
 
 // The first `epochs` epochs of a metrics.csv (a kill before its next rewrite).
@@ -136,7 +111,8 @@ double seconds_sum(const fs::path& metrics) {
 
 // The records of `folder` equal those of an undisturbed run, and agree with each other.
 void check_same_records(const fs::path& folder, const fs::path& undisturbed) {
-  CHECK(metrics_without_seconds(folder / "metrics.csv") == metrics_without_seconds(undisturbed / "metrics.csv"));
+  CHECK(test::metrics_without_seconds(folder / "metrics.csv") ==
+        test::metrics_without_seconds(undisturbed / "metrics.csv"));
   const auto summary = nlohmann::json::parse(read_file(folder / "summary.json"));
   const auto expected = nlohmann::json::parse(read_file(undisturbed / "summary.json"));
   CHECK(summary["status"] == "complete");
@@ -242,44 +218,44 @@ TEST_CASE("stale temporary files of dead writers are swept; those of live proces
 TEST_CASE("every state a kill can leave is repaired by the next run to the records of an undisturbed run", "[train]") {
   test::TempDir dir("faults-kills");
   test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "faults.yaml", kSpec);
+  test::write_text(dir.path() / "faults.yaml", kFaultsSpec);
   const Experiment experiment = load_experiment((dir.path() / "faults.yaml").string());
-  REQUIRE(run_experiment(experiment, options_for(dir, "calm")) == 0);
-  const fs::path calm = run_dir(dir, "calm");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "calm")) == 0);
+  const fs::path calm = faults_run(dir, "calm");
   CHECK(nlohmann::json::parse(read_file(calm / "summary.json"))["wall_seconds"].get<double>() ==
         Approx(seconds_sum(calm / "metrics.csv")).epsilon(1e-6));
 
   // Killed after the final checkpoint, before metrics.csv (was: metrics.csv one epoch short for good),
   // with a half-written summary.json of the killed process beside.
-  REQUIRE(run_experiment(experiment, options_for(dir, "final"), stop_after(3)) == 3);
-  const fs::path final_kill = run_dir(dir, "final");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "final"), stop_after(3)) == 3);
+  const fs::path final_kill = faults_run(dir, "final");
   REQUIRE(fs::exists(final_kill / "checkpoint.pt"));
   REQUIRE_FALSE(fs::exists(final_kill / "summary.json"));
   keep_epochs(final_kill / "metrics.csv", 2);
   write_file_atomic(final_kill / ("summary.json.tmp-" + std::to_string(dead_pid())), "{\"status\": \"comp");
-  REQUIRE(run_experiment(experiment, options_for(dir, "final")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "final")) == 0);
   check_same_records(final_kill, calm);
 
   // Killed between epoch 2's checkpoint and its metrics.csv, a half-written checkpoint beside.
-  REQUIRE(run_experiment(experiment, options_for(dir, "middle"), stop_after(2)) == 3);
-  const fs::path middle_kill = run_dir(dir, "middle");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "middle"), stop_after(2)) == 3);
+  const fs::path middle_kill = faults_run(dir, "middle");
   keep_epochs(middle_kill / "metrics.csv", 1);
   write_file_atomic(middle_kill / ("checkpoint.pt.tmp-" + std::to_string(dead_pid())), "PK half a zip");
-  REQUIRE(run_experiment(experiment, options_for(dir, "middle")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "middle")) == 0);
   check_same_records(middle_kill, calm);
   CHECK(nlohmann::json::parse(read_file(middle_kill / "summary.json"))["resumed_from_epoch"] == 2);
 
   // metrics.csv ahead of the checkpoint (what the other write order would leave).
-  REQUIRE(run_experiment(experiment, options_for(dir, "ahead"), stop_after(1)) == 3);
-  const fs::path ahead = run_dir(dir, "ahead");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "ahead"), stop_after(1)) == 3);
+  const fs::path ahead = faults_run(dir, "ahead");
   append_file(ahead / "metrics.csv", "2,99,0.001,9,9,9,9,9,9,1\n");
-  REQUIRE(run_experiment(experiment, options_for(dir, "ahead")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "ahead")) == 0);
   check_same_records(ahead, calm);
 
   // A stale metrics.csv beside no checkpoint (killed in epoch 1 after its checkpoint was deleted).
-  const fs::path stale = run_dir(dir, "stale");
+  const fs::path stale = faults_run(dir, "stale");
   write_file_atomic(stale / "metrics.csv", read_file(calm / "metrics.csv") + "4,99,0.001,9,9,9,9,9,9,1\n");
-  REQUIRE(run_experiment(experiment, options_for(dir, "stale")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "stale")) == 0);
   check_same_records(stale, calm);
 }
 
@@ -288,7 +264,7 @@ TEST_CASE("log.txt is flushed per line: a SIGKILL loses no logged epoch", "[trai
   test::write_fashion_fixture(dir.path() / "data", 400, 100);
   const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
   // 350 training images at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
-  const auto [exit_code, output] = run_repro(
+  const auto [exit_code, output] = test::run_repro(
       "run " + spec + " train.epochs=2 data.train_limit=0 data.test_limit=0 data.verify=off" + " --data-root " +
       (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string() + " --kill-at-step 9");
   INFO(output);

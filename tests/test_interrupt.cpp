@@ -26,7 +26,7 @@ namespace {
 
 // Dropout and crop+flip augmentation draw from the generator every step; 72 training
 // images at batch 16 are 5 steps an epoch (the last one short).
-const char* kSpec = R"(experiment: interrupt
+const char* kInterruptSpec = R"(experiment: interrupt
 datasets: [fashion_mnist]
 seeds: [3]
 model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
@@ -34,33 +34,19 @@ data: {val_fraction: 0.25, verify: off, augment: crop_flip}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
-  RunnerOptions options;
-  options.out = dir.path() / out;
-  options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
-  return options;
-}
-
 TestHooks interrupt_at(int64_t step) {
   TestHooks hooks;
   hooks.interrupt_at_step = step;
   return hooks;
 }
 
-fs::path run_dir(const test::TempDir& dir, const std::string& out) {
+fs::path interrupt_run(const test::TempDir& dir, const std::string& out) {
   return dir.path() / out / "interrupt/fashion_mnist/model/seed_3";
 }
 
-// metrics.csv without the wall-time column.
-std::string metrics_without_seconds(const fs::path& path) {
-  std::string out;
-  for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
-
-void check_same_records(const fs::path& folder, const fs::path& undisturbed) {
-  CHECK(metrics_without_seconds(folder / "metrics.csv") == metrics_without_seconds(undisturbed / "metrics.csv"));
+void check_resumed_records(const fs::path& folder, const fs::path& undisturbed) {
+  CHECK(test::metrics_without_seconds(folder / "metrics.csv") ==
+        test::metrics_without_seconds(undisturbed / "metrics.csv"));
   const auto summary = nlohmann::json::parse(read_file(folder / "summary.json"));
   const auto expected = nlohmann::json::parse(read_file(undisturbed / "summary.json"));
   CHECK(summary["status"] == "complete");
@@ -86,28 +72,28 @@ TEST_CASE("a run interrupted mid-epoch resumes from its checkpoint to the undist
   ::unsetenv("SLURM_JOB_ID");  // no requeue from inside a test
   test::TempDir dir("interrupt-resume");
   test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "interrupt.yaml", kSpec);
+  test::write_text(dir.path() / "interrupt.yaml", kInterruptSpec);
   const Experiment experiment = load_experiment((dir.path() / "interrupt.yaml").string());
-  REQUIRE(run_experiment(experiment, options_for(dir, "calm")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "calm")) == 0);
 
   // Step 7 is batch 2 of epoch 2; the resumed start is interrupted again at step 13 (batch 3 of epoch 3).
-  const fs::path twice = run_dir(dir, "twice");
-  REQUIRE(run_experiment(experiment, options_for(dir, "twice"), interrupt_at(7)) == 128 + SIGUSR1);
+  const fs::path twice = interrupt_run(dir, "twice");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice"), interrupt_at(7)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 2);
   CHECK_FALSE(fs::exists(twice / "summary.json"));
   CHECK(parse_metrics_csv(read_file(twice / "metrics.csv"), twice / "metrics.csv").size() == 1);
-  REQUIRE(run_experiment(experiment, options_for(dir, "twice"), interrupt_at(13)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice"), interrupt_at(13)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 3);
-  REQUIRE(run_experiment(experiment, options_for(dir, "twice")) == 0);
-  check_same_records(twice, run_dir(dir, "calm"));
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice")) == 0);
+  check_resumed_records(twice, interrupt_run(dir, "calm"));
   CHECK_THAT(read_file(twice / "log.txt"), Contains("resuming epoch 3 after batch 3"));
 
   // The last step of an epoch: the resumed start trains no batch of it, only evaluates.
-  const fs::path at_end = run_dir(dir, "at_end");
-  REQUIRE(run_experiment(experiment, options_for(dir, "at_end"), interrupt_at(5)) == 128 + SIGUSR1);
+  const fs::path at_end = interrupt_run(dir, "at_end");
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "at_end"), interrupt_at(5)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(at_end / "checkpoint.pt") == 5);
-  REQUIRE(run_experiment(experiment, options_for(dir, "at_end")) == 0);
-  check_same_records(at_end, run_dir(dir, "calm"));
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "at_end")) == 0);
+  check_resumed_records(at_end, interrupt_run(dir, "calm"));
 }
 
 TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 + signal saying so, then resume",
@@ -115,7 +101,7 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
   ::unsetenv("SLURM_JOB_ID");  // the child inherits it: no requeue from inside a test
   test::TempDir dir("interrupt-cli");
   test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "interrupt.yaml", kSpec);
+  test::write_text(dir.path() / "interrupt.yaml", kInterruptSpec);
   const std::string common = (dir.path() / "interrupt.yaml").string() + " --data-root " +
                              (dir.path() / "data").string() + " --device cpu --out ";
   const std::string calm = (dir.path() / "calm").string(), broken = (dir.path() / "broken").string();
@@ -128,7 +114,7 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
   const auto resumed = test::run_repro("run " + common + broken);
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
-  check_same_records(run_dir(dir, "broken"), run_dir(dir, "calm"));
+  check_resumed_records(interrupt_run(dir, "broken"), interrupt_run(dir, "calm"));
   CHECK(test::run_repro("run " + common + broken + " --requeue-signal HUP").exit_code == 2);
 }
 

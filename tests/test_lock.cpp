@@ -27,12 +27,6 @@ std::filesystem::path tiny_spec(const std::filesystem::path& dir, const std::str
   return path;
 }
 
-int count_of(const std::string& text, const std::string& word) {
-  int n = 0;
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
-  return n;
-}
-
 // Starts `repro ARGUMENTS` without waiting for it; finish() collects its output and exit code.
 struct Running {
   FILE* pipe;
@@ -122,11 +116,11 @@ TEST_CASE("two repro processes on one --out train each run exactly once", "[cli]
   INFO("first:\n" << a.output << "\nsecond:\n" << b.output);
   CHECK(a.exit_code == 0);
   CHECK(b.exit_code == 0);
-  CHECK(count_of(a.output + b.output, " -> ") == 6);  // "run N: model on fashion_mnist, seed k -> folder"
+  CHECK(test::count_of(a.output + b.output, " -> ") == 6);  // "run N: model on fashion_mnist, seed k -> folder"
   for (int seed = 0; seed < 6; ++seed) {
     const auto run = dir.path() / ("runs/locks/fashion_mnist/model/seed_" + std::to_string(seed));
     INFO(run.string());
-    CHECK(count_of(read_file(run / "log.txt"), "] [info] run ") == 1);
+    CHECK(test::count_of(read_file(run / "log.txt"), "] [info] run ") == 1);
     CHECK(split_lines(read_file(run / "metrics.csv")).size() == 3);  // header + 2 epochs, written once
     CHECK_THAT(read_file(run / "summary.json"), Contains("\"status\": \"complete\""));
   }

@@ -41,23 +41,10 @@ std::string write_grid_spec(const test::TempDir& dir) {
 
 const char* const kRuns[] = {"vit/seed_0", "vit/seed_1", "vit-mlp4/seed_0", "vit-mlp4/seed_1"};
 
-// metrics.csv without its wall-time column.
-std::string metrics_without_seconds(const std::filesystem::path& run) {
-  std::string out;
-  for (const auto& line : split_lines(read_file(run / "metrics.csv"))) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
-
 // summary.json's status, selected epoch and its metrics (not times or the environment).
 std::string selected_metrics(const std::filesystem::path& run) {
   const auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
   return summary.at("status").dump() + summary.at("selection").dump() + summary.at("selected").dump();
-}
-
-int count_of(const std::string& text, const std::string& word) {
-  int n = 0;
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
-  return n;
 }
 
 }  // namespace
@@ -193,8 +180,10 @@ TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves
     const auto rel = std::filesystem::path("grid/fashion_mnist") / run;
     INFO(rel.string());
     REQUIRE(split_lines(read_file(calm / rel / "metrics.csv")).size() == 4);  // header + 3 epochs
-    CHECK(metrics_without_seconds(parallel / rel) == metrics_without_seconds(calm / rel));
-    CHECK(metrics_without_seconds(killed / rel) == metrics_without_seconds(calm / rel));
+    CHECK(test::metrics_without_seconds(parallel / rel / "metrics.csv") ==
+          test::metrics_without_seconds(calm / rel / "metrics.csv"));
+    CHECK(test::metrics_without_seconds(killed / rel / "metrics.csv") ==
+          test::metrics_without_seconds(calm / rel / "metrics.csv"));
     CHECK(selected_metrics(parallel / rel) == selected_metrics(calm / rel));
     CHECK(selected_metrics(killed / rel) == selected_metrics(calm / rel));
   }
@@ -221,7 +210,8 @@ TEST_CASE("two invocations with --jobs 2 on one --out train each run exactly onc
     for (int seed = 0; seed < 3; ++seed) {
       const auto run = dir.path() / "runs/grid/fashion_mnist" / config / ("seed_" + std::to_string(seed));
       INFO(run.string());
-      CHECK(count_of(read_file(run / "log.txt"), "] [info] run ") == 1);  // trained by one child of one invocation
+      CHECK(test::count_of(read_file(run / "log.txt"), "] [info] run ") ==
+            1);  // trained by one child of one invocation
       CHECK(split_lines(read_file(run / "metrics.csv")).size() == 4);
       CHECK_THAT(read_file(run / "summary.json"), Contains("\"status\": \"complete\""));
     }

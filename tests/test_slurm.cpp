@@ -142,20 +142,11 @@ fs::path write_spec(const fs::path& dir, const std::string& name, int rows, cons
   return dir / (name + ".yaml");
 }
 
-// metrics.csv without the wall-time column. (Records are compared at equal thread counts: the
-// local reference runs with --threads 1, the tasks with --cpus-per-task 1, which repro's thread
-// plan follows through $SLURM_CPUS_PER_TASK; LibTorch's sums depend on the thread count.)
-std::string metrics_without_seconds(const fs::path& path) {
-  std::string out;
-  for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
-
-struct Setup {
+struct SlurmSetup {
   test::TempDir dir;
   test::ScopedCache cache;  // the jobs inherit $REPRO_CACHE
   std::string data;
-  explicit Setup(const std::string& name) : dir(name) {
+  explicit SlurmSetup(const std::string& name) : dir(name) {
     test::write_fashion_fixture(dir.path() / "data", 96, 32);
     data = (dir.path() / "data").string();
   }
@@ -167,7 +158,7 @@ struct Setup {
 }  // namespace
 
 TEST_CASE("launch slurm --dry-run writes the manifest and an sbatch script and submits nothing", "[cli]") {
-  Setup s("slurm-dry");
+  SlurmSetup s("slurm-dry");
   const fs::path spec = write_spec(s.dir.path(), "dry", 2, "[0, 1, 2]", 1);
   REQUIRE(test::run_repro("run " + s.args(spec, "runs") + " --index 0").exit_code == 0);  // one finished already
   const auto launch = test::run_repro("launch slurm " + s.args(spec, "runs") +
@@ -250,7 +241,7 @@ TEST_CASE("manifests: malformed files are refused naming the line; arrays split 
 }
 
 TEST_CASE("repro status: complete, resumable with its position, running with its holder, pending", "[cli]") {
-  Setup s("slurm-status");
+  SlurmSetup s("slurm-status");
   const fs::path spec = write_spec(s.dir.path(), "st", 1, "[0, 1, 2, 3]", 2);
   REQUIRE(test::run_repro("launch slurm " + s.args(spec, "runs") + " --dry-run").exit_code == 0);  // plan.json
   REQUIRE(test::run_repro("run " + s.args(spec, "runs") + " --index 0").exit_code == 0);
@@ -283,7 +274,7 @@ TEST_CASE("repro status: complete, resumable with its position, running with its
 
 TEST_CASE("launch slurm on a real cluster trains every run; its table equals a local repro run's", "[cli]") {
   REQUIRE_CLUSTER();
-  Setup s("slurm-launch");
+  SlurmSetup s("slurm-launch");
   const fs::path spec = write_spec(s.dir.path(), "launched", 2, "[0, 1]", 2);
   REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
   const auto launch = test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1");
@@ -308,7 +299,7 @@ TEST_CASE("launch slurm on a real cluster trains every run; its table equals a l
 
 TEST_CASE("a task that asks SLURM to requeue it mid-epoch resumes to the undisturbed numbers", "[cli]") {
   REQUIRE_CLUSTER();
-  Setup s("slurm-self-requeue");
+  SlurmSetup s("slurm-self-requeue");
   const fs::path spec = write_spec(s.dir.path(), "requeued", 1, "[4]", 3);
   REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
   REQUIRE(test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1 --dry-run").exit_code == 0);
@@ -326,8 +317,8 @@ TEST_CASE("a task that asks SLURM to requeue it mid-epoch resumes to the undistu
   CHECK_THAT(outputs, Contains("SIGUSR1 under SLURM: checkpoint written after 7 step(s) this start, requeueing"));
   CHECK_THAT(outputs, Contains("restart 1, on") && Contains("resuming epoch 2 after batch 2"));
   const fs::path run = "requeued/fashion_mnist/row0/seed_4";
-  CHECK(metrics_without_seconds(s.dir.path() / "cluster" / run / "metrics.csv") ==
-        metrics_without_seconds(s.dir.path() / "local" / run / "metrics.csv"));
+  CHECK(test::metrics_without_seconds(s.dir.path() / "cluster" / run / "metrics.csv") ==
+        test::metrics_without_seconds(s.dir.path() / "local" / run / "metrics.csv"));
   const auto summary = nlohmann::json::parse(read_file(s.dir.path() / "cluster" / run / "summary.json"));
   CHECK(summary["status"] == "complete");
   CHECK_THAT(summary["environment"]["slurm_job"].get<std::string>(), Contains("(restart 1)"));
@@ -336,7 +327,7 @@ TEST_CASE("a task that asks SLURM to requeue it mid-epoch resumes to the undistu
 TEST_CASE("scontrol requeue and a USR1 to the batch shell mid-run: both tasks resume to the undisturbed numbers",
           "[cli]") {
   REQUIRE_CLUSTER();
-  Setup s("slurm-requeue");
+  SlurmSetup s("slurm-requeue");
   const fs::path spec = write_spec(s.dir.path(), "signalled", 1, "[0, 1]", 60);
   REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
   const auto launch = test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1");
@@ -358,15 +349,15 @@ TEST_CASE("scontrol requeue and a USR1 to the batch shell mid-run: both tasks re
   for (const char* seed : {"seed_0", "seed_1"}) {
     INFO(seed);
     CHECK_THAT(read_file(runs / seed / "log.txt"), Contains("resuming from"));
-    CHECK(metrics_without_seconds(runs / seed / "metrics.csv") ==
-          metrics_without_seconds(s.dir.path() / "local/signalled/fashion_mnist/row0" / seed / "metrics.csv"));
+    CHECK(test::metrics_without_seconds(runs / seed / "metrics.csv") ==
+          test::metrics_without_seconds(s.dir.path() / "local/signalled/fashion_mnist/row0" / seed / "metrics.csv"));
     CHECK(nlohmann::json::parse(read_file(runs / seed / "summary.json"))["status"] == "complete");
   }
 }
 
 TEST_CASE("fake GPUs through gres: each task sees its own CUDA_VISIBLE_DEVICES", "[cli]") {
   REQUIRE_CLUSTER();
-  Setup s("slurm-gpus");
+  SlurmSetup s("slurm-gpus");
   const fs::path spec = write_spec(s.dir.path(), "gpus", 1, "[0, 1]", 3);
   const auto launch =
       test::run_repro("launch slurm " + s.args(spec, "cluster") + " --gpus-per-task 1 --cpus-per-task 1");

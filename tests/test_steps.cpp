@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // 96 training images, a quarter for validation: 72 at batch 16 = 5 steps an epoch (16, 16, 16, 16, 8).
-const char* kSpec = R"(experiment: steps
+const char* kStepsSpec = R"(experiment: steps
 datasets: [fashion_mnist]
 seeds: [2]
 model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
@@ -35,11 +35,11 @@ data: {val_fraction: 0.25, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2, clip_norm: 0.5}
 )";
 
-struct Setup {
+struct StepsSetup {
   test::TempDir dir;
-  explicit Setup(const std::string& name) : dir(name) {
+  explicit StepsSetup(const std::string& name) : dir(name) {
     test::write_fashion_fixture(dir.path() / "data", 96, 32);
-    test::write_text(dir.path() / "steps.yaml", kSpec);
+    test::write_text(dir.path() / "steps.yaml", kStepsSpec);
   }
   // `repro run` of the spec into OUT with extra arguments.
   test::Result run(const std::string& out, const std::string& extra = "") const {
@@ -140,7 +140,7 @@ std::vector<std::vector<double>> timeless(const std::vector<StepRow>& rows) {
 
 TEST_CASE("steps.csv: a row every train.log_every steps; a window of one epoch is the epoch's training loss",
           "[train]") {
-  Setup s("steps-rows");
+  StepsSetup s("steps-rows");
   // log_every = the steps of an epoch: each row's window is one epoch.
   const auto result = s.run("runs", "train.log_every=5");
   INFO(result.output);
@@ -182,7 +182,7 @@ TEST_CASE("steps.csv: a row every train.log_every steps; a window of one epoch i
 
 TEST_CASE("steps.csv after a SIGKILL mid-epoch and a resume: no step duplicated or missing, the same losses",
           "[train]") {
-  Setup s("steps-kill");
+  StepsSetup s("steps-kill");
   REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
   const auto calm = s.steps("calm");
   REQUIRE(calm.size() == 7);
@@ -248,7 +248,7 @@ TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also
     WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
     return;
   }
-  Setup s("events");
+  StepsSetup s("events");
   REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
   const fs::path calm_metrics = s.run_dir("calm") / "metrics.csv";
   const auto calm_epochs = parse_metrics_csv(read_file(calm_metrics), calm_metrics);

@@ -21,21 +21,6 @@ data: {val_fraction: 0.25, augment: crop_flip, crop_padding: 2, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 3, clip_norm: 1.0, label_smoothing: 0.1}
 )";
 
-RunnerOptions options_for(const test::TempDir& dir, const std::string& out) {
-  RunnerOptions options;
-  options.out = dir.path() / out;
-  options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
-  return options;
-}
-
-// metrics.csv without the wall-time column.
-std::string metrics_without_seconds(const std::filesystem::path& path) {
-  std::string out;
-  for (const auto& line : split_lines(read_file(path))) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("schedules: warmup, cosine and linear endpoints", "[train]") {
@@ -82,17 +67,18 @@ TEST_CASE("a resumed run finishes with exactly the numbers of an uninterrupted r
   test::write_text(dir.path() / "tiny.yaml", kTinySpec);
   const Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
 
-  REQUIRE(run_experiment(experiment, options_for(dir, "straight")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "straight")) == 0);
   TestHooks stop;
   stop.stop_after_epoch = 1;
-  REQUIRE(run_experiment(experiment, options_for(dir, "interrupted"), stop) == 3);  // stopped after epoch 1
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "interrupted"), stop) == 3);  // stopped after epoch 1
   const auto run_dir = dir.path() / "interrupted/tiny/fashion_mnist/model/seed_3";
   CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
   CHECK_FALSE(std::filesystem::exists(run_dir / "summary.json"));
-  REQUIRE(run_experiment(experiment, options_for(dir, "interrupted")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "interrupted")) == 0);
 
   const auto straight_dir = dir.path() / "straight/tiny/fashion_mnist/model/seed_3";
-  CHECK(metrics_without_seconds(run_dir / "metrics.csv") == metrics_without_seconds(straight_dir / "metrics.csv"));
+  CHECK(test::metrics_without_seconds(run_dir / "metrics.csv") ==
+        test::metrics_without_seconds(straight_dir / "metrics.csv"));
   CHECK(split_lines(read_file(run_dir / "metrics.csv")).size() == 4);  // header + 3 epochs
   CHECK_FALSE(std::filesystem::exists(run_dir / "checkpoint.pt"));
   CHECK_THAT(read_file(run_dir / "summary.json"), Contains("\"resumed_from_epoch\": 1"));
@@ -104,28 +90,28 @@ TEST_CASE("finished runs are skipped; a changed spec is refused without touching
   test::write_text(dir.path() / "tiny.yaml", kTinySpec);
   Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
   experiment.overrides.push_back(parse_override("train.epochs=1"));
-  REQUIRE(run_experiment(experiment, options_for(dir, "out")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "out")) == 0);
   const auto summary = dir.path() / "out/tiny/fashion_mnist/model/seed_3/summary.json";
   const std::string before = read_file(summary);
-  REQUIRE(run_experiment(experiment, options_for(dir, "out")) == 0);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "out")) == 0);
   CHECK(read_file(summary) == before);  // not rerun: finished_at unchanged
 
   experiment.overrides.push_back(parse_override("train.lr=1e-2"));
-  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")), Contains("holds a run of a different spec") &&
-                                                                             Contains("train.lr: 0.003 -> 0.01") &&
-                                                                             Contains("Nothing was overwritten"));
+  CHECK_THROWS_WITH(run_experiment(experiment, test::runner_options(dir, "out")),
+                    Contains("holds a run of a different spec") && Contains("train.lr: 0.003 -> 0.01") &&
+                        Contains("Nothing was overwritten"));
   CHECK(read_file(summary) == before);
   // The way out is named: the new value as a one-value sweep axis beside the old runs, or another --out.
-  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
+  CHECK_THROWS_WITH(run_experiment(experiment, test::runner_options(dir, "out")),
                     Contains("repro sweep with --set train.lr=0.01") && Contains("another --out"));
   // A dry run says it before anything starts, and returns.
-  RunnerOptions dry = options_for(dir, "out");
+  RunnerOptions dry = test::runner_options(dir, "out");
   dry.dry_run = true;
   CHECK(run_experiment(experiment, dry) == 0);
   // More epochs for a finished run: why it is another run.
   experiment.overrides.pop_back();
   experiment.overrides.push_back(parse_override("train.epochs=2"));
-  CHECK_THROWS_WITH(run_experiment(experiment, options_for(dir, "out")),
+  CHECK_THROWS_WITH(run_experiment(experiment, test::runner_options(dir, "out")),
                     Contains("train.epochs: 1 -> 2") && Contains("not extended to more epochs"));
   CHECK(read_file(summary) == before);
 }

@@ -9,6 +9,7 @@
 
 #include "report/significance.h"
 #include "report/table.h"
+#include "report/yaml_at.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -18,17 +19,13 @@ namespace {
 
 using Path = std::filesystem::path;
 
-std::string at(const Path& path, const YAML::Node& node) {
-  return path.string() + ":" + std::to_string(node.Mark().line + 1) + ": ";
-}
-
 std::string scalar(const Path& path, const YAML::Node& node, const std::string& what) {
-  if (!node.IsDefined() || !node.IsScalar()) throw Error(at(path, node) + what + " must be a single value");
+  if (!node.IsDefined() || !node.IsScalar()) throw Error(yaml_at(path, node) + what + " must be a single value");
   return node.Scalar();
 }
 
 std::vector<std::string> scalar_list(const Path& path, const YAML::Node& node, const std::string& what) {
-  if (!node.IsSequence() || node.size() == 0) throw Error(at(path, node) + what + " must be a non-empty list");
+  if (!node.IsSequence() || node.size() == 0) throw Error(yaml_at(path, node) + what + " must be a non-empty list");
   std::vector<std::string> items;
   for (const auto& item : node) items.push_back(scalar(path, item, what));
   return items;
@@ -50,42 +47,42 @@ bool has_column(const PaperTable& table, const std::string& column) {
 
 ClaimPair read_pair(const Path& path, const YAML::Node& node, const PaperTable& table) {
   if (!node.IsSequence() || node.size() != 2)
-    throw Error(at(path, node) + "a pair is [ROW, OVER] (ROW beats OVER), got " +
+    throw Error(yaml_at(path, node) + "a pair is [ROW, OVER] (ROW beats OVER), got " +
                 (node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("another shape")));
   ClaimPair pair{scalar(path, node[0], "a pair's row"), scalar(path, node[1], "a pair's row")};
   for (const auto& row : {pair.row, pair.over})
     if (!has_row(table, row))
-      throw Error(at(path, node) + "row '" + row + "' is not a row of the paper's Table " +
+      throw Error(yaml_at(path, node) + "row '" + row + "' is not a row of the paper's Table " +
                   std::to_string(table.number));
   return pair;
 }
 
 Claim read_claim(const Path& path, const YAML::Node& node, const std::vector<PaperTable>& tables) {
-  if (!node.IsMap()) throw Error(at(path, node) + "a claim is a map {claim, experiment, pairs, datasets, margin}");
+  if (!node.IsMap()) throw Error(yaml_at(path, node) + "a claim is a map {claim, experiment, pairs, datasets, margin}");
   for (const char* key : {"claim", "experiment", "pairs", "datasets"})
-    if (!node[key]) throw Error(at(path, node) + "a claim needs '" + key + "'");
+    if (!node[key]) throw Error(yaml_at(path, node) + "a claim needs '" + key + "'");
   Claim claim;
-  claim.where = at(path, node).substr(0, at(path, node).size() - 2);
+  claim.where = yaml_at(path, node).substr(0, yaml_at(path, node).size() - 2);
   claim.text = scalar(path, node["claim"], "claim");
   if (node["source"]) claim.source = scalar(path, node["source"], "source");
   claim.experiment = scalar(path, node["experiment"], "experiment");
   if (node["metric"]) claim.metric = scalar(path, node["metric"], "metric");
   const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
   if (!table)
-    throw Error(at(path, node["experiment"]) + "no table of this file gives " + claim.metric + " of experiment '" +
+    throw Error(yaml_at(path, node["experiment"]) + "no table of this file gives " + claim.metric + " of experiment '" +
                 claim.experiment + "'");
   if (node["margin"]) {
     const std::string text = scalar(path, node["margin"], "margin");
     if (!YAML::convert<double>::decode(node["margin"], claim.margin) || !std::isfinite(claim.margin))
-      throw Error(at(path, node["margin"]) + "margin '" + text + "' is not a number");
+      throw Error(yaml_at(path, node["margin"]) + "margin '" + text + "' is not a number");
   }
   if (!node["pairs"].IsSequence() || node["pairs"].size() == 0)
-    throw Error(at(path, node["pairs"]) + "pairs must be a non-empty list of [ROW, OVER]");
+    throw Error(yaml_at(path, node["pairs"]) + "pairs must be a non-empty list of [ROW, OVER]");
   for (const auto& pair : node["pairs"]) claim.pairs.push_back(read_pair(path, pair, *table));
   claim.datasets = scalar_list(path, node["datasets"], "datasets");
   for (const auto& dataset : claim.datasets)
     if (!has_column(*table, dataset))
-      throw Error(at(path, node["datasets"]) + "dataset '" + dataset + "' is not a column of the paper's Table " +
+      throw Error(yaml_at(path, node["datasets"]) + "dataset '" + dataset + "' is not a column of the paper's Table " +
                   std::to_string(table->number));
   return claim;
 }
@@ -116,7 +113,7 @@ std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& 
   const YAML::Node root = load_paper_yaml(path);
   std::vector<Claim> claims;
   if (!root.IsMap() || !root["claims"]) return claims;
-  if (!root["claims"].IsSequence()) throw Error(at(path, root["claims"]) + "claims must be a list");
+  if (!root["claims"].IsSequence()) throw Error(yaml_at(path, root["claims"]) + "claims must be a list");
   try {
     for (const auto& node : root["claims"]) claims.push_back(read_claim(path, node, tables));
   } catch (const YAML::Exception& e) {

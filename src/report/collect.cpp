@@ -3,13 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "report/read_record.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -78,10 +79,6 @@ ExperimentResults& experiment_named(std::vector<ExperimentResults>& all, const s
   added.profile = profile;
   all.push_back(added);
   return all.back();
-}
-
-void add_unique(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
 // Two folders claiming one (experiment, profile, model, dataset, seed) would count that seed twice.

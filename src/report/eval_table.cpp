@@ -55,10 +55,6 @@ std::string column(const std::string& dataset, const std::string& label, bool on
   return one_dataset ? label : dataset + ": " + label;
 }
 
-void add_unique(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-}
-
 // The experiment with its runs' training records replaced by their evaluations under `names`.
 ExperimentResults with_evaluations(const ExperimentResults& trained, const std::vector<std::string>& names,
                                    const std::string& field) {

@@ -11,6 +11,7 @@
 
 #include "data/registry.h"
 #include "report/table.h"
+#include "report/yaml_at.h"
 #include "run/record.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -19,17 +20,12 @@ namespace repro {
 
 namespace {
 
-// "FILE:LINE: " for a node of the paper file.
-std::string at(const std::filesystem::path& path, const YAML::Node& node) {
-  return path.string() + ":" + std::to_string(node.Mark().line + 1) + ": ";
-}
-
 double number_field(const std::filesystem::path& path, const YAML::Node& cell, const char* key) {
   const YAML::Node value = cell[key];
-  if (!value.IsDefined()) throw Error(at(path, cell) + "lacks " + key);
+  if (!value.IsDefined()) throw Error(yaml_at(path, cell) + "lacks " + key);
   double number = 0;
   if (!value.IsScalar() || !YAML::convert<double>::decode(value, number) || !std::isfinite(number))
-    throw Error(at(path, value) + key + " '" + (value.IsScalar() ? value.Scalar() : "") + "' is not a number");
+    throw Error(yaml_at(path, value) + key + " '" + (value.IsScalar() ? value.Scalar() : "") + "' is not a number");
   return number;
 }
 
@@ -37,7 +33,7 @@ double number_field(const std::filesystem::path& path, const YAML::Node& cell, c
 int whole_field(const std::filesystem::path& path, const YAML::Node& node, const char* key) {
   const double number = number_field(path, node, key);
   if (number != std::floor(number) || std::fabs(number) > 1e6)
-    throw Error(at(path, node[key]) + key + " '" + node[key].Scalar() + "' is not a whole number up to 1000000");
+    throw Error(yaml_at(path, node[key]) + key + " '" + node[key].Scalar() + "' is not a whole number up to 1000000");
   return static_cast<int>(number);
 }
 
@@ -45,43 +41,44 @@ std::string text_field(const std::filesystem::path& path, const YAML::Node& node
                        const std::string& fallback) {
   const YAML::Node value = node[key];
   if (!value.IsDefined()) return fallback;
-  if (!value.IsScalar()) throw Error(at(path, value) + key + " must be a single value");
+  if (!value.IsScalar()) throw Error(yaml_at(path, value) + key + " must be a single value");
   return value.Scalar();
 }
 
 PaperCell read_cell(const std::filesystem::path& path, const YAML::Node& c, const std::vector<std::string>& datasets,
                     const std::string& metric) {
-  if (!c.IsMap()) throw Error(at(path, c) + "a cell is a map {row, column, mean, std}");
-  if (!c["row"] || !c["column"] || !c["mean"]) throw Error(at(path, c) + "a cell needs row, column and mean");
+  if (!c.IsMap()) throw Error(yaml_at(path, c) + "a cell is a map {row, column, mean, std}");
+  if (!c["row"] || !c["column"] || !c["mean"]) throw Error(yaml_at(path, c) + "a cell needs row, column and mean");
   PaperCell cell{text_field(path, c, "row", ""), text_field(path, c, "column", ""), number_field(path, c, "mean"), 0,
                  text_field(path, c, "printed", "")};
   if (c["std"]) cell.std = number_field(path, c, "std");
   if (std::find(datasets.begin(), datasets.end(), cell.column) == datasets.end())
-    throw Error(at(path, c["column"]) + "unknown dataset '" + cell.column + "' (known: " + join(datasets, ", ") + ")");
-  if (cell.std < 0) throw Error(at(path, c["std"]) + "std " + c["std"].Scalar() + " is negative");
+    throw Error(yaml_at(path, c["column"]) + "unknown dataset '" + cell.column + "' (known: " + join(datasets, ", ") +
+                ")");
+  if (cell.std < 0) throw Error(yaml_at(path, c["std"]) + "std " + c["std"].Scalar() + " is negative");
   const bool accuracy = metric.find("acc") != std::string::npos;
   if (cell.mean < 0 || (accuracy && cell.mean > 100))
-    throw Error(at(path, c["mean"]) + "mean " + c["mean"].Scalar() + " is outside " +
+    throw Error(yaml_at(path, c["mean"]) + "mean " + c["mean"].Scalar() + " is outside " +
                 (accuracy ? "0-100 (accuracies are in %)" : "0-inf"));
   return cell;
 }
 
 PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
-  if (!t.IsMap()) throw Error(at(path, t) + "a table is a map {table, experiment, metric, n, cells}");
+  if (!t.IsMap()) throw Error(yaml_at(path, t) + "a table is a map {table, experiment, metric, n, cells}");
   PaperTable table;
   table.number = whole_field(path, t, "table");
   table.experiment = text_field(path, t, "experiment", "");
   if (table.experiment.empty())
-    throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs experiment");
+    throw Error(yaml_at(path, t) + "table " + std::to_string(table.number) + " needs experiment");
   table.metric = text_field(path, t, "metric", "test_acc");
   const auto metrics = metric_names();
   if (table.metric != "params" && std::find(metrics.begin(), metrics.end(), table.metric) == metrics.end())
-    throw Error(at(path, t["metric"]) + "unknown metric '" + table.metric + "' (known: params, " + join(metrics, ", ") +
-                ")");
+    throw Error(yaml_at(path, t["metric"]) + "unknown metric '" + table.metric + "' (known: params, " +
+                join(metrics, ", ") + ")");
   if (t["n"]) table.n = whole_field(path, t, "n");
-  if (table.n < 0) throw Error(at(path, t["n"]) + "n " + t["n"].Scalar() + " is negative");
+  if (table.n < 0) throw Error(yaml_at(path, t["n"]) + "n " + t["n"].Scalar() + " is negative");
   if (!t["cells"].IsDefined() || !t["cells"].IsSequence())
-    throw Error(at(path, t) + "table " + std::to_string(table.number) + " needs a cells list");
+    throw Error(yaml_at(path, t) + "table " + std::to_string(table.number) + " needs a cells list");
   const auto datasets = dataset_names();
   std::map<std::pair<std::string, std::string>, int> line_of;  // (row, column) -> line
   for (const auto& c : t["cells"]) {
@@ -89,8 +86,8 @@ PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
     const auto [it, added] =
         line_of.emplace(std::make_pair(table.cells.back().row, table.cells.back().column), c.Mark().line + 1);
     if (!added)
-      throw Error(at(path, c) + "cell (" + table.cells.back().row + ", " + table.cells.back().column + ") of table " +
-                  std::to_string(table.number) + " repeats line " + std::to_string(it->second));
+      throw Error(yaml_at(path, c) + "cell (" + table.cells.back().row + ", " + table.cells.back().column +
+                  ") of table " + std::to_string(table.number) + " repeats line " + std::to_string(it->second));
   }
   return table;
 }

@@ -66,6 +66,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
+void add_unique(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;

@@ -14,6 +14,8 @@ std::vector<std::string> split_top_level(const std::string& text, char separator
 bool starts_with(const std::string& text, const std::string& prefix);
 bool ends_with(const std::string& text, const std::string& suffix);
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
+// Appends `item` unless `list` already holds it (keeps first-seen order).
+void add_unique(std::vector<std::string>& list, const std::string& item);
 size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate closest to `word` by edit distance, or "" when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);

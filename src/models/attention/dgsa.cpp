@@ -70,7 +70,7 @@ class DgsaAttention : public AttentionImpl {
   torch::Tensor lambda_;  // () when lambda_schedule is learnable, else undefined
 };
 
-AttentionPtr make(const AttentionOptions& options, int64_t layer_index) {
+AttentionPtr make_dgsa(const AttentionOptions& options, int64_t layer_index) {
   return std::make_shared<DgsaAttention>(options, layer_index);
 }
 
@@ -101,7 +101,7 @@ const AttentionEntry& dgsa_attention() {
         {{"diff",
           "diff's lambda is learnable already through lambda_q1, lambda_k1, lambda_q2, lambda_k2: use depth or "
           "fixed"}}}});
-  static const AttentionEntry entry{&variant, make};
+  static const AttentionEntry entry{&variant, make_dgsa};
   return entry;
 }
 

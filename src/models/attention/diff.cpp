@@ -51,7 +51,7 @@ class DiffAttention : public AttentionImpl {
   torch::Tensor lambda_q1_, lambda_k1_, lambda_q2_, lambda_k2_;
 };
 
-AttentionPtr make(const AttentionOptions& options, int64_t layer_index) {
+AttentionPtr make_diff(const AttentionOptions& options, int64_t layer_index) {
   return std::make_shared<DiffAttention>(options, layer_index);
 }
 
@@ -61,7 +61,7 @@ const AttentionEntry& diff_attention() {
   static const AttentionVariant variant = make_variant<DiffOptions>(
       "diff", "differential attention (A1 - lambda A2)V, per-head RMSNorm x (1 - lambda_init) (Ye et al. 2024)",
       keys_of_part(&DiffOptions::layout, diff_layout_keys()));
-  static const AttentionEntry entry{&variant, make};
+  static const AttentionEntry entry{&variant, make_diff};
   return entry;
 }
 

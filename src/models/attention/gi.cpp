@@ -80,7 +80,7 @@ class GiAttention : public AttentionImpl {
   torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };
 
-AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+AttentionPtr make_gi(const AttentionOptions& options, int64_t /*layer_index*/) {
   return std::make_shared<GiAttention>(options);
 }
 
@@ -112,7 +112,7 @@ const AttentionEntry& gi_attention() {
           key("model.attention.gi_detach", &O::detach,
               "gi: stop gradients through the threshold max(S) (the code does not)."),
       });
-  static const AttentionEntry entry{&variant, make};
+  static const AttentionEntry entry{&variant, make_gi};
   return entry;
 }
 

@@ -115,7 +115,7 @@ class PlugAttention : public AttentionImpl {
   torch::nn::Linear gate_qk_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
 };
 
-AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+AttentionPtr make_plug(const AttentionOptions& options, int64_t /*layer_index*/) {
   return std::make_shared<PlugAttention>(options);
 }
 
@@ -157,7 +157,7 @@ const AttentionEntry& plug_attention() {
           key("model.attention.plug_residual", &O::residual,
               "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
       });
-  static const AttentionEntry entry{&variant, make};
+  static const AttentionEntry entry{&variant, make_plug};
   return entry;
 }
 

@@ -40,7 +40,7 @@ class VanillaAttention : public AttentionImpl {
   QkvProjections proj_;
 };
 
-AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
+AttentionPtr make_vanilla(const AttentionOptions& options, int64_t /*layer_index*/) {
   return std::make_shared<VanillaAttention>(options);
 }
 
@@ -49,7 +49,7 @@ AttentionPtr make(const AttentionOptions& options, int64_t /*layer_index*/) {
 const AttentionEntry& vanilla_attention() {
   static const AttentionVariant variant =
       make_variant<VanillaOptions>("vanilla", "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V", {});
-  static const AttentionEntry entry{&variant, make};
+  static const AttentionEntry entry{&variant, make_vanilla};
   return entry;
 }
 
