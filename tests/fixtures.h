@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/integrity.h"
+#include "paths.h"
 #include "run/runner.h"
 #include "spec/config.h"
 #include "spec/options.h"

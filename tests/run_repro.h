@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "paths.h"
+
 namespace repro::test {
 
 struct Result {

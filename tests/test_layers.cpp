@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "paths.h"
 #include "spec/attention_variant.h"
 #include "spec/keys.h"
 #include "util/strings.h"

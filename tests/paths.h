@@ -1,0 +1,11 @@
+#pragma once
+// Where the tests find the source tree and the repro binary. They are variables of one generated
+// file (build/tests/paths.cpp, tests/CMakeLists.txt), not compile definitions: an absolute path on
+// every test file's command line would make each one miss ccache in a clone in another folder.
+namespace repro::test {
+extern const char* const kSourceDir;  // the repository root
+extern const char* const kBinary;     // build/repro
+}  // namespace repro::test
+
+#define REPRO_SOURCE_DIR ::repro::test::kSourceDir
+#define REPRO_BINARY ::repro::test::kBinary
