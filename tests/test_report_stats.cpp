@@ -154,6 +154,43 @@ TEST_CASE("a claim's verdict: CI beyond the margin, on the other side, or neithe
   CHECK(verdict_on(both, two) == Verdict::Contradicted);
 }
 
+TEST_CASE("effect not reproduced: our CI below the paper's effect, and the power to have found it", "[report]") {
+  WelchResult w;
+  w.status = WelchStatus::Ok, w.ci_low = -0.5, w.ci_high = 1.9;
+  CHECK(verdict_of(w, 0, 2.22) == Verdict::NotReproduced);  // the paper's +2.22 lies above our whole CI
+  CHECK(verdict_of(w, 0, 1.5) == Verdict::Inconclusive);    // inside it
+  CHECK(verdict_of(w, 0) == Verdict::Inconclusive);         // no paper effect to compare with
+  CHECK(verdict_of(w, 2, 2.5) == Verdict::Contradicted);    // below the margin itself: the stronger verdict
+  CHECK(verdict_of(w, 3, 2.5) == Verdict::Contradicted);
+  w.ci_low = 0.1;
+  CHECK(verdict_of(w, 0, 2.22) == Verdict::Supported);  // beyond the margin wins whatever the paper's size
+  CHECK(verdict_name(Verdict::NotReproduced) == "effect not reproduced");
+
+  // Power with SE 1 and df 8: no effect -> the test's own 2.5% one-sided rate; an effect of exactly the
+  // critical t -> one half; a huge one -> 1; no test (n < 2) -> none.
+  w.standard_error = 1, w.df = 8;
+  const double critical = student_t_quantile(0.975, 8);
+  CHECK(*detection_power(w, 0, 0) == Approx(0.025).margin(1e-9));
+  CHECK(*detection_power(w, 2 + critical, 2) == Approx(0.5).margin(1e-9));
+  CHECK(*detection_power(w, 40, 0) == Approx(1).margin(1e-9));
+  CHECK(*detection_power(w, 3, 0) > *detection_power(w, 2, 0));
+  w.status = WelchStatus::TooFewSeeds;
+  CHECK_FALSE(detection_power(w, 3, 0).has_value());
+
+  // End to end on the DGSA claims with the margin set to 0: DGViT 0.5 above ViT on CIFAR-10, std 0.79 over 5
+  // seeds each (SE 0.5, df 8): CI [-0.65, +1.65] straddles 0 but lies below the paper's +2.16; a 96% chance
+  // (by hand: 1 - T_8(2.306 - 2.16 / 0.5)) to have found the claim had +2.16 been true.
+  const auto tables = load_paper(kPaper);
+  Claim beats = load_claims(kPaper, tables)[0];
+  beats.margin = 0;
+  const std::string text =
+      claims_report(two_rows({74.5, 75, 75.5, 76, 76.5}, {75, 75.5, 76, 76.5, 77}), tables, {beats});
+  CHECK_THAT(text, Contains("ours **effect not reproduced**") &&
+                       Contains("| DGViT x4 drop x2 − ViT | cifar10 | +0.50 [-0.65, +1.65] | effect not reproduced | "
+                                "96% | +2.16 [+1.66, +2.66] | supported |"));
+  CHECK_THAT(text, Contains("\"effect not reproduced\" when entirely below the paper's own Δ"));
+}
+
 TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the same rule", "[report]") {
   const auto tables = load_paper(kPaper);
   const auto claims = load_claims(kPaper, tables);
@@ -166,8 +203,8 @@ TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the s
   CHECK_THAT(text,
              Contains("DGViT beats ViT on CIFAR-10 by more than 2 points") &&
                  Contains("ours **inconclusive**; the paper's own numbers (n = 5): inconclusive") &&
-                 Contains("| DGViT x4 drop x2 − ViT | cifar10 | — (no runs) | inconclusive | +2.16 [+1.66, +2.66] "
-                          "| inconclusive |"));
+                 Contains("| DGViT x4 drop x2 − ViT | cifar10 | — (no runs) | inconclusive | — | +2.16 [+1.66, "
+                          "+2.66] | inconclusive |"));
   CHECK_THAT(text, Contains("at least as good as ViT on every vision set**") &&
                        Contains("the paper's own numbers (n = 5): supported"));
   CHECK_THAT(text, !Contains("Newsgroups"));  // table2's claims are not about table1's runs

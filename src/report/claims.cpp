@@ -122,30 +122,42 @@ std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& 
   return claims;
 }
 
-Verdict verdict_of(const WelchResult& test, double margin) {
+Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected) {
   if (test.status != WelchStatus::Ok) return Verdict::Inconclusive;
   if (test.ci_low > margin) return Verdict::Supported;
   if (test.ci_high < margin) return Verdict::Contradicted;
+  if (expected && *expected > margin && test.ci_high < *expected) return Verdict::NotReproduced;
   return Verdict::Inconclusive;
 }
 
-ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample) {
+std::optional<double> detection_power(const WelchResult& ours, double expected, double margin, double confidence) {
+  if (ours.status != WelchStatus::Ok || ours.standard_error <= 0 || ours.df <= 0) return std::nullopt;
+  const double critical = student_t_quantile(1 - (1 - confidence) / 2, ours.df);
+  return 1 - student_t_cdf(critical - (expected - margin) / ours.standard_error, ours.df);
+}
+
+ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample, const EffectOf& expected) {
   ClaimVerdict result;
-  bool all_supported = true, any_contradicted = false;
+  bool all_supported = true, any_contradicted = false, any_not_reproduced = false;
   for (const auto& dataset : claim.datasets)
     for (const auto& pair : claim.pairs) {
-      ComparisonVerdict c{pair, dataset, Verdict::Inconclusive, std::nullopt};
+      ComparisonVerdict c{pair, dataset, Verdict::Inconclusive, std::nullopt, std::nullopt, std::nullopt};
+      if (expected) c.expected = expected(pair, dataset);
       const auto row = sample(pair.row, dataset), over = sample(pair.over, dataset);
       if (row && over) {
         c.test = welch_test(*row, *over);
-        c.verdict = verdict_of(*c.test, claim.margin);
+        c.verdict = verdict_of(*c.test, claim.margin, c.expected);
+        if (c.expected) c.power = detection_power(*c.test, *c.expected, claim.margin);
       }
       all_supported &= c.verdict == Verdict::Supported;
       any_contradicted |= c.verdict == Verdict::Contradicted;
+      any_not_reproduced |= c.verdict == Verdict::NotReproduced;
       result.comparisons.push_back(c);
     }
-  result.verdict =
-      any_contradicted ? Verdict::Contradicted : (all_supported ? Verdict::Supported : Verdict::Inconclusive);
+  result.verdict = any_contradicted     ? Verdict::Contradicted
+                   : all_supported      ? Verdict::Supported
+                   : any_not_reproduced ? Verdict::NotReproduced
+                                        : Verdict::Inconclusive;
   return result;
 }
 
@@ -155,6 +167,8 @@ std::string verdict_name(Verdict verdict) {
       return "supported";
     case Verdict::Contradicted:
       return "contradicted";
+    case Verdict::NotReproduced:
+      return "effect not reproduced";
     case Verdict::Inconclusive:
       return "inconclusive";
   }
@@ -167,28 +181,41 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
   for (const auto& claim : claims) {
     if (claim.experiment != results.name) continue;
     const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
-    const ClaimVerdict ours = evaluate_claim(claim, [&](const std::string& row, const std::string& dataset) {
-      return results_sample(results, row, dataset);
-    });
-    const ClaimVerdict paper = evaluate_claim(
-        claim, [&](const std::string& row, const std::string& dataset) { return paper_sample(*table, row, dataset); });
+    const SampleOf paper_cell = [&](const std::string& row, const std::string& dataset) {
+      return paper_sample(*table, row, dataset);
+    };
+    const EffectOf paper_effect = [&](const ClaimPair& pair, const std::string& dataset) -> std::optional<double> {
+      const auto row = paper_cell(pair.row, dataset), over = paper_cell(pair.over, dataset);
+      if (!row || !over) return std::nullopt;
+      return row->mean - over->mean;
+    };
+    const ClaimVerdict ours = evaluate_claim(
+        claim,
+        [&](const std::string& row, const std::string& dataset) { return results_sample(results, row, dataset); },
+        paper_effect);
+    const ClaimVerdict paper = evaluate_claim(claim, paper_cell);
     out += "- **" + claim.text + "**" + (claim.source.empty() ? "" : " (" + claim.source + ")") + ": ours **" +
            verdict_name(ours.verdict) + "**; the paper's own numbers (n = " + std::to_string(table->n) +
            "): " + verdict_name(paper.verdict) + ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
-    out += "  | row − over | dataset | ours: Δ [95% CI] | | paper: Δ [95% CI] | |\n  |---|---|---|---|---|---|\n";
+    out += "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
+           "  |---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < ours.comparisons.size(); ++i) {
       const ComparisonVerdict &o = ours.comparisons[i], &p = paper.comparisons[i];
+      const std::string power = o.power ? fixed(100 * *o.power, "%.0f%%") : "—";
       out += "  | " + o.pair.row + " − " + o.pair.over + " | " + o.dataset + " | " + comparison_text(o) + " | " +
-             verdict_name(o.verdict) + " | " + comparison_text(p) + " | " + verdict_name(p.verdict) + " |\n";
+             verdict_name(o.verdict) + " | " + power + " | " + comparison_text(p) + " | " + verdict_name(p.verdict) +
+             " |\n";
     }
     out += "\n";
   }
   if (out.empty()) return out;
   return "### Claims about " + (results.heading.empty() ? results.name : results.heading) +
          "\n\nA comparison is supported when the 95% confidence interval of row − over (Welch) lies entirely above "
-         "the margin, contradicted when entirely below it, else inconclusive (also with fewer than 2 seeds on a side "
-         "or no runs); a claim is supported when all its comparisons are, contradicted when any is. See "
-         "docs/report.md.\n\n" +
+         "the margin, contradicted when entirely below it, \"effect not reproduced\" when entirely below the "
+         "paper's own Δ (but not below the margin), else inconclusive (also with fewer than 2 seeds on a side or no "
+         "runs); a claim is supported when all its comparisons are, contradicted when any is, else not reproduced "
+         "when any is. Power: the chance that our seeds, with our spread, would have found the claim supported had "
+         "the paper's Δ been the true difference (shifted-t approximation). See docs/report.md.\n\n" +
          out;
 }
 

@@ -3,9 +3,13 @@
 // their verdict given a set of runs: each claim is a list of comparisons
 // "row − over > margin" on datasets; a comparison is supported when the 95%
 // confidence interval of the difference (Welch) lies entirely above the margin,
-// contradicted when it lies entirely below it, else inconclusive (also with
-// fewer than 2 seeds on a side, or no runs). A claim is supported when all its
-// comparisons are, contradicted when any is, else inconclusive.
+// contradicted when it lies entirely below it, "effect not reproduced" when it lies
+// entirely below the paper's own effect (the paper's Δ for that pair, above the
+// margin) but not below the margin, else inconclusive (also with fewer than 2 seeds
+// on a side, or no runs). A claim is supported when all its comparisons are,
+// contradicted when any is, else "effect not reproduced" when any is, else
+// inconclusive. Each comparison also states its power: the chance that a test with
+// our seeds and spread would have supported the claim had the paper's effect been true.
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -33,13 +37,15 @@ struct Claim {
   std::string where;  // file:line of the claim
 };
 
-enum class Verdict { Supported, Contradicted, Inconclusive };
+enum class Verdict { Supported, Contradicted, NotReproduced, Inconclusive };
 
 struct ComparisonVerdict {
   ClaimPair pair;
   std::string dataset;
   Verdict verdict = Verdict::Inconclusive;
   std::optional<WelchResult> test;  // nullopt: no runs on a side
+  std::optional<double> expected;   // the paper's effect (its Δ), when known
+  std::optional<double> power;      // detection_power against `expected`, when both are known
 };
 
 struct ClaimVerdict {
@@ -51,13 +57,21 @@ struct ClaimVerdict {
 // has a table for its metric, its rows and datasets are cells of it). Errors name file:line.
 std::vector<Claim> load_claims(const std::filesystem::path& path, const std::vector<PaperTable>& tables);
 
-// The rule above for one comparison: a Welch result against `margin`.
-Verdict verdict_of(const WelchResult& test, double margin);
+// The rule above for one comparison: a Welch result against `margin` and, when known, the paper's effect.
+Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected = std::nullopt);
+
+// The chance that a study with `ours`' seeds and standard error would find row − over > margin (its 95% CI
+// above the margin) if the true difference were `expected`: 1 − T_df(t_crit − (expected − margin) / SE), the
+// shifted-t approximation of the noncentral t. nullopt when `ours` has no test (n < 2 or no spread).
+std::optional<double> detection_power(const WelchResult& ours, double expected, double margin,
+                                      double confidence = 0.95);
 
 using SampleOf = std::function<std::optional<SampleSummary>(const std::string& row, const std::string& dataset)>;
-ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample);
+// The paper's effect for a comparison (row − over on a dataset), when it has one.
+using EffectOf = std::function<std::optional<double>(const ClaimPair& pair, const std::string& dataset)>;
+ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample, const EffectOf& expected = {});
 
-std::string verdict_name(Verdict verdict);  // supported | contradicted | inconclusive
+std::string verdict_name(Verdict verdict);  // supported | contradicted | effect not reproduced | inconclusive
 
 // The claims about `results`' experiment: each with its verdict on our runs and on the paper's own numbers
 // (mean, std, n as printed), and the comparisons they rest on; "" when no claim is about this experiment.
