@@ -41,3 +41,35 @@ TEST_CASE("committed records of an earlier version are recognised as finished an
   CHECK(changed.exit_code == 2);
   CHECK_THAT(changed.output, Contains("holds a run of a different spec") && Contains("data.verify"));
 }
+
+TEST_CASE("report --epoch final tabulates each run's last epoch; a final epoch metrics.csv disagrees with is named",
+          "[cli]") {
+  // The committed Rotten Tomatoes column (results/table2/paper): the Transformer is 74.69 ± 0.68 at the selected
+  // epochs and 74.71 ± 0.61 at the final (10th) ones.
+  const std::string records = std::string(REPRO_SOURCE_DIR) + "/results/table2/paper";
+  const auto selected = test::run_repro("report " + records);
+  const auto final_epoch = test::run_repro("report " + records + " --epoch final");
+  INFO(selected.output << final_epoch.output);
+  REQUIRE(selected.exit_code == 0);
+  REQUIRE(final_epoch.exit_code == 0);
+  CHECK_THAT(selected.output, Contains("| Transformer | 74.69 ± 0.68 |") && Contains("at each run's selected epoch"));
+  CHECK_THAT(final_epoch.output,
+             Contains("| Transformer | 74.71 ± 0.61 |") && Contains("at each run's final epoch (--epoch final)"));
+  CHECK(test::run_repro("report " + records + " --epoch last").exit_code != 0);
+
+  // A copy whose summary.json names a final epoch beyond metrics.csv: inconsistent under --epoch final only.
+  test::TempDir dir("epoch-final");
+  const std::filesystem::path run = dir.path() / "seed_0";
+  std::filesystem::copy(records + "/rotten_tomatoes/Transformer/seed_0", run,
+                        std::filesystem::copy_options::recursive);
+  std::string summary = read_file(run / "summary.json");
+  const auto at = summary.find("\"final\":");
+  REQUIRE(at != std::string::npos);
+  const auto epoch = summary.find("\"epoch\": 10,", at);
+  REQUIRE(epoch != std::string::npos);
+  summary.replace(epoch, 11, "\"epoch\": 11");
+  write_file_atomic(run / "summary.json", summary);
+  CHECK_THAT(test::run_repro("report " + dir.path().string()).output, !Contains("inconsistent") && !Contains("corrupt"));
+  CHECK_THAT(test::run_repro("report " + dir.path().string() + " --epoch final").output,
+             Contains("final epoch 11 is not among the 10 epochs of metrics.csv"));
+}

@@ -31,6 +31,7 @@ struct ReportCommand {
   std::string select, select_on = "mean";  // --select AXIS[,AXIS...], --select-on
   bool select_given = false;               // --select was on the command line (an empty value is refused)
   SelectOptions selection;                 // from them
+  std::string epoch = "selected";          // --epoch selected | final
 };
 
 // The records' results: collected once; with --select, each experiment's sweep axes collapsed (select.h).
@@ -40,12 +41,13 @@ struct Collected {
 };
 
 Collected collect(const ReportCommand& c) {
-  Collected out{collect_results(c.dir, c.options.metric), {}};
+  const RecordEpoch epoch = enum_from_name<RecordEpoch>(c.epoch, "--epoch");
+  Collected out{collect_results(c.dir, c.options.metric, epoch), {}};
   if (c.select.empty()) {
     out.tables = out.swept;
     return out;
   }
-  const auto by = collect_results(c.dir, c.selection.by);
+  const auto by = collect_results(c.dir, c.selection.by, epoch);
   for (const auto& results : out.swept) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
@@ -141,6 +143,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--eval", c->eval,
                       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
                       "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->add_option("--epoch", c->epoch,
+                      "selected (default): each run's selected epoch (best validation accuracy, the earliest on a "
+                      "tie) | final: its last epoch, to see which conclusions survive the other choice")
+      ->check(CLI::IsMember({"selected", "final"}));
   command->add_option("--select", c->select,
                       "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
                       "--by metric, the reported metric there, the chosen values listed under the table");

@@ -127,6 +127,11 @@ void finish(std::vector<ExperimentResults>& all) {
 
 }  // namespace
 
+const EnumNames<RecordEpoch>& enum_names(RecordEpoch) {
+  static const EnumNames<RecordEpoch> names = {{RecordEpoch::Selected, "selected"}, {RecordEpoch::Final, "final"}};
+  return names;
+}
+
 const EnumNames<RecordState>& enum_names(RecordState) {
   static const EnumNames<RecordState> names = {
       {RecordState::Complete, "complete"},     {RecordState::Diverged, "diverged"},
@@ -145,7 +150,7 @@ bool is_bad_record(const RunResult& run) {
   return run.state == RecordState::Corrupt || run.state == RecordState::Inconsistent || run.state == RecordState::Link;
 }
 
-std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric) {
+std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric, RecordEpoch epoch) {
   if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
   const Found found = find_records(dir);
   std::vector<ExperimentResults> all;
@@ -156,7 +161,7 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
     for (const auto& [run_dir, planned] : planned_runs(plan_path, baseline)) {
       if (!seen.insert(run_dir).second) continue;  // listed by two plans: one record
       const auto link = link_record(plan_path.parent_path(), run_dir, planned);
-      const RecordRead record = link ? *link : read_run_record(run_dir, metric, &planned);
+      const RecordRead record = link ? *link : read_run_record(run_dir, metric, &planned, epoch);
       check_distinct(folder_of_key, record);
       ExperimentResults& experiment = experiment_named(all, record.experiment, record.profile);
       experiment.runs.push_back(record.result);
@@ -166,12 +171,12 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
   for (const auto& summary_path : found.summaries) {
     const fs::path run_dir = fs::weakly_canonical(summary_path.parent_path());
     if (!seen.insert(run_dir).second) continue;
-    const RecordRead record = read_run_record(run_dir, metric, nullptr);
+    const RecordRead record = read_run_record(run_dir, metric, nullptr, epoch);
     check_distinct(folder_of_key, record);
     experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
   }
   if (all.empty()) throw Error(dir.string() + ": no run records (plan.json or summary.json) found");
-  for (auto& experiment : all) experiment.metric = metric;
+  for (auto& experiment : all) experiment.metric = metric, experiment.epoch = epoch;
   finish(all);
   return all;
 }

@@ -29,6 +29,10 @@ enum class RecordState {
   Link,          // the plan's run folder is (below) a symbolic link: another folder's record, never counted
 };
 const EnumNames<RecordState>& enum_names(RecordState);
+// Which epoch's metrics a table shows (report --epoch): the selected one (summary.json's "selected": the best
+// validation epoch, the earliest on a tie) or the last one ("final").
+enum class RecordEpoch { Selected, Final };
+const EnumNames<RecordEpoch>& enum_names(RecordEpoch);
 // As tables show it: the state's name, "no <metric>" for NoMetric.
 std::string state_text(RecordState state, const std::string& metric);
 
@@ -39,7 +43,7 @@ struct RunResult {
   int row_index = 0;
   long long seed = 0;
   RecordState state = RecordState::Missing;
-  double value = 0;  // the metric at the selected epoch (complete runs)
+  double value = 0;  // the metric at the selected (or, report --epoch final, the last) epoch (complete runs)
   bool partial = false;
   std::vector<std::string> notes;
   std::string path;     // the run folder ("" when not read from disk)
@@ -57,10 +61,12 @@ struct ExperimentResults {
   std::string baseline;         // the spec's report.baseline as its plan.json records it ("" = the first row)
   std::string baseline_source;  // the plan.json it came from (for messages)
   std::string metric;           // the metric `value` holds (test_acc, …; an evaluation's acc or loss)
+  RecordEpoch epoch = RecordEpoch::Selected;  // the epoch `value` is taken at
   std::string selection_note;   // report --select: what was chosen (markdown under the table; "" = none)
 };
 
-std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric);
+std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric,
+                                                RecordEpoch epoch = RecordEpoch::Selected);
 
 // Whether a run's status means its record could not be trusted (corrupt, inconsistent or a link).
 bool is_bad_record(const RunResult& run);

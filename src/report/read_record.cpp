@@ -58,22 +58,23 @@ long long optional_integer(const json& s, const std::string& key, long long fall
   return it->get<long long>();
 }
 
-// The metric's value in a summary's "selected" object; NaN when the run did not measure it (null).
-double selected_metric(const json& selected, const std::string& metric, const fs::path& file) {
-  const json& value = required(selected, metric, file);
+// The metric's value in a summary's "selected" or "final" object (`key`); NaN when the run did not measure it.
+double epoch_metric(const json& picked, const std::string& key, const std::string& metric, const fs::path& file) {
+  const json& value = required(picked, metric, file);
   if (value.is_null()) return NAN;
-  if (!value.is_number()) corrupt(file, "'selected." + metric + "' is " + value.dump() + ", expected a number");
+  if (!value.is_number()) corrupt(file, "'" + key + "." + metric + "' is " + value.dump() + ", expected a number");
   const double v = value.get<double>();
   const bool accuracy = metric.find("acc") != std::string::npos;
   if (!std::isfinite(v) || v < 0 || (accuracy && v > 100))
-    corrupt(file, "'selected." + metric + "' is " + value.dump() + ", outside " + (accuracy ? "0-100" : "0-inf"));
+    corrupt(file, "'" + key + "." + metric + "' is " + value.dump() + ", outside " + (accuracy ? "0-100" : "0-inf"));
   return v;
 }
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
 
-// metrics.csv must parse and agree with summary.json's epoch count and selected epoch.
-void check_metrics(const fs::path& run_dir, const json& summary, const std::string& metric, double value) {
+// metrics.csv must parse and agree with summary.json's epoch count and its `key` ("selected"/"final") epoch.
+void check_metrics(const fs::path& run_dir, const json& summary, const std::string& key, const std::string& metric,
+                   double value) {
   const fs::path file = run_dir / "metrics.csv", summary_file = run_dir / "summary.json";
   const long long epochs_run = optional_integer(summary, "epochs_run", 0, summary_file);
   if (!fs::exists(file)) {
@@ -89,10 +90,10 @@ void check_metrics(const fs::path& run_dir, const json& summary, const std::stri
   if (static_cast<long long>(rows.size()) != epochs_run)
     throw BadRecord{RecordState::Inconsistent, file.string() + " has " + std::to_string(rows.size()) + " epochs, " +
                                         summary_file.string() + " says " + std::to_string(epochs_run)};
-  if (!summary.contains("selected") || !summary["selected"].is_object()) return;
-  const long long epoch = optional_integer(summary["selected"], "epoch", 0, summary_file);
+  if (!summary.contains(key) || !summary[key].is_object()) return;
+  const long long epoch = optional_integer(summary[key], "epoch", 0, summary_file);
   if (epoch < 1 || epoch > static_cast<long long>(rows.size()))
-    corrupt(summary_file, "selected epoch " + std::to_string(epoch) + " is not among the " +
+    corrupt(summary_file, key + " epoch " + std::to_string(epoch) + " is not among the " +
                               std::to_string(rows.size()) + " epochs of metrics.csv");
   const double in_csv = metric_value(rows[epoch - 1], metric);
   if (std::isnan(in_csv) != std::isnan(value) || (!std::isnan(value) && !close(in_csv, value)))
@@ -102,8 +103,8 @@ void check_metrics(const fs::path& run_dir, const json& summary, const std::stri
 }
 
 // Fills `out` from a parsed summary.json; throws BadRecord.
-void read_summary(const fs::path& run_dir, const json& s, const std::string& metric, const PlannedEntry* planned,
-                  RecordRead& out) {
+void read_summary(const fs::path& run_dir, const json& s, const std::string& metric, RecordEpoch epoch,
+                  const PlannedEntry* planned, RecordRead& out) {
   const fs::path file = run_dir / "summary.json";
   if (!s.is_object()) corrupt(file, "is " + std::string(s.type_name()) + ", expected a JSON object");
   RunResult& r = out.result;
@@ -138,16 +139,17 @@ void read_summary(const fs::path& run_dir, const json& s, const std::string& met
                                               : RecordState::Failed;
   if (recorded == RunStatus::Failed) return;
   double value = NAN;
+  const std::string key = name_of(epoch);  // "selected" | "final": summary.json's object of that epoch
   if (recorded == RunStatus::Complete) {
-    const json selected = required(s, "selected", file);  // a copy: GCC 14 -Wdangling-reference
-    if (!selected.is_object()) corrupt(file, "'selected' is " + selected.dump() + ", expected an object");
-    value = selected_metric(selected, metric, file);
+    const json picked = required(s, key, file);  // a copy: GCC 14 -Wdangling-reference
+    if (!picked.is_object()) corrupt(file, "'" + key + "' is " + picked.dump() + ", expected an object");
+    value = epoch_metric(picked, key, metric, file);
     if (std::isnan(value))
       r.state = RecordState::NoMetric;  // e.g. val_acc without a validation split
     else
       r.value = value;
   }
-  check_metrics(run_dir, s, metric, value);
+  check_metrics(run_dir, s, key, metric, value);
 }
 
 // The cell a record without a readable summary belongs to: from the plan, else
@@ -165,7 +167,8 @@ void place_by_plan_or_path(const fs::path& run_dir, const PlannedEntry* planned,
 
 }  // namespace
 
-RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, const PlannedEntry* planned) {
+RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, const PlannedEntry* planned,
+                           RecordEpoch epoch) {
   RecordRead out;
   RunResult& r = out.result;
   r.path = run_dir.string();
@@ -189,7 +192,7 @@ RecordRead read_run_record(const fs::path& run_dir, const std::string& metric, c
     } catch (const Error& e) {
       throw BadRecord{RecordState::Corrupt, e.what()};
     }
-    read_summary(run_dir, summary, metric, planned, out);
+    read_summary(run_dir, summary, metric, epoch, planned, out);
   } catch (const BadRecord& bad) {
     if (out.experiment.empty() && !planned) place_by_plan_or_path(run_dir, planned, out);
     r.state = bad.state;

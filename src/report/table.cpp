@@ -118,8 +118,11 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   }
   for (const auto& run : results.runs)
     for (const auto& note : run.notes) partial_notes.insert(note);
-  out += "\nMean ± sample std (ddof = 1) of " + metric +
-         " at each run's selected epoch over n = " + std::to_string(common_n) +
+  // The selected epoch's rule (best_val: the highest validation accuracy, the earliest on a tie) is in
+  // docs/report.md; the caption stays as committed reports have it.
+  const std::string at =
+      results.epoch == RecordEpoch::Final ? " at each run's final epoch (--epoch final)" : " at each run's selected epoch";
+  out += "\nMean ± sample std (ddof = 1) of " + metric + at + " over n = " + std::to_string(common_n) +
          " seeds per cell (other n marked); best mean per column in bold.\n";
   if (!partial_notes.empty()) {
     out += "Data notes († marks cells with partial, subset or unverified data):\n";
