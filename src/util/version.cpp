@@ -16,8 +16,6 @@
 
 namespace repro {
 
-std::string repro_version() { return REPRO_VERSION; }
-
 std::string torch_version() { return TORCH_VERSION; }
 
 bool cuda_available() { return torch::cuda::is_available(); }

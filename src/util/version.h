@@ -5,7 +5,7 @@
 namespace repro {
 
 const char* git_commit();     // generated at build time (cmake/git_commit.cmake)
-std::string repro_version();  // e.g. "0.1.0"
+std::string repro_version();  // e.g. "0.1.0"; generated from CMakeLists.txt's project() version
 std::string torch_version();  // e.g. "1.13.0"
 bool cuda_available();
 // The BLAS library LibTorch's matrix products resolve to, e.g.
