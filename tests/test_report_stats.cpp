@@ -2,11 +2,12 @@
 // --baseline) and the paper's claims (experiments/paper/dgsa.yaml) judged on
 // synthetic records with a known outcome. Expected numbers of the paper's own
 // tables: mpmath (see tests/welch_reference.py), written in below.
-#include "catch.h"
 #include <cmath>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "report/claims.h"
+#include "report/ledger.h"
 #include "report/paper.h"
 #include "report/significance.h"
 #include "report/table.h"
@@ -214,6 +215,50 @@ TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the s
              Contains("10 of 12 differences have p < 0.05") && Contains("+0.12 [-0.57, +0.81], p = 0.68"));
   CHECK_THAT(paper_significance(tables[1]), Contains("20 of 24 differences"));
   CHECK(paper_significance(tables[2]).empty());  // parameter counts: no stds
+}
+
+TEST_CASE("the protocol ledger loads from the paper file and prints under the experiment's table", "[report]") {
+  const auto tables = load_paper(kPaper);
+  const auto ledger = load_ledger(kPaper, tables);
+  REQUIRE(ledger.size() == 17);
+  CHECK(ledger[3].item == "weight decay");
+  CHECK(ledger[3].status == LedgerStatus::Paper);
+  CHECK(ledger[16].status == LedgerStatus::Differs);
+  const std::string text = ledger_report("table2", "paper", "table2 (profile paper)", ledger, kPaper);
+  CHECK_THAT(text, Contains("### Protocol ledger of table2 (profile paper)") &&
+                       Contains("7 / 8 / 2 items, from the `ledger:` of dgsa.yaml") &&
+                       Contains("| pooling | not stated | mean over real tokens (`model.pool: mean`) | *open* |") &&
+                       Contains("| *differs*: the hardware; the precision is open |"));
+  CHECK(ledger_report("table1", "paper", "table1", ledger, kPaper).empty());  // no item is about table1
+  CHECK(ledger_report("table2", "short", "table2", ledger, kPaper).empty());  // they describe the paper profile
+
+  test::TempDir dir("ledger");
+  const auto file = dir.path() / "p.yaml";
+  const std::string table =
+      "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
+      "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n";
+  const auto refused = [&](const std::string& ledger_yaml) {
+    test::write_text(file, table + "ledger:\n" + ledger_yaml);
+    const auto t = load_paper(file);
+    try {
+      load_ledger(file, t);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(refused("  - {experiment: table1, item: a, paper: b, ours: c, status: maybe}\n"),
+             Contains("p.yaml:8") && Contains("status: got 'maybe', expected one of paper | open | differs"));
+  CHECK_THAT(refused("  - {experiment: table9, item: a, paper: b, ours: c, status: open}\n"),
+             Contains("p.yaml:8") && Contains("experiment 'table9' has no table in this file"));
+  CHECK_THAT(refused("  - {experiment: table1, item: a, paper: b, status: open}\n"),
+             Contains("p.yaml:8") && Contains("a ledger item needs 'ours'"));
+  CHECK_THAT(refused("  - {experiment: table1, item: [a], paper: b, ours: c, status: open}\n"),
+             Contains("item must be a single value"));
+  test::write_text(file,
+                   table + "ledger:\n  - {experiment: table1, item: 'a | b', paper: x, ours: y, status: paper}\n");
+  CHECK_THAT(ledger_report("table1", "", "table1", load_ledger(file, load_paper(file)), file),
+             Contains("| a \\| b | x | y | *paper* |"));
 }
 
 TEST_CASE("claims with a row, dataset or pair the paper's table lacks are refused at file:line", "[report]") {

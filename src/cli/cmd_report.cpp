@@ -10,6 +10,7 @@
 #include "report/claims.h"
 #include "report/eval_table.h"
 #include "report/figures.h"
+#include "report/ledger.h"
 #include "report/paper.h"
 #include "report/select.h"
 #include "report/table.h"
@@ -62,6 +63,7 @@ Collected collect(const ReportCommand& c) {
 std::string compare_text(const ReportCommand& c, const std::vector<ExperimentResults>& tables) {
   const auto paper = load_paper(c.compare);
   const auto claims = load_claims(c.compare, paper);
+  const auto ledger = load_ledger(c.compare, paper);
   std::string text;
   for (const auto& results : tables) {
     text += "\n" + compare_with_paper(results, paper, c.options.metric);
@@ -72,6 +74,8 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
       }
     const std::string verdicts = claims_report(results, paper, claims);
     if (!verdicts.empty()) text += verdicts;
+    text += ledger_report(results.name, results.profile, results.heading.empty() ? results.name : results.heading,
+                          ledger, c.compare);
   }
   return text;
 }

@@ -19,15 +19,10 @@ namespace {
 
 using Path = std::filesystem::path;
 
-std::string scalar(const Path& path, const YAML::Node& node, const std::string& what) {
-  if (!node.IsDefined() || !node.IsScalar()) throw Error(yaml_at(path, node) + what + " must be a single value");
-  return node.Scalar();
-}
-
 std::vector<std::string> scalar_list(const Path& path, const YAML::Node& node, const std::string& what) {
   if (!node.IsSequence() || node.size() == 0) throw Error(yaml_at(path, node) + what + " must be a non-empty list");
   std::vector<std::string> items;
-  for (const auto& item : node) items.push_back(scalar(path, item, what));
+  for (const auto& item : node) items.push_back(yaml_scalar(path, item, what));
   return items;
 }
 
@@ -49,7 +44,7 @@ ClaimPair read_pair(const Path& path, const YAML::Node& node, const PaperTable& 
   if (!node.IsSequence() || node.size() != 2)
     throw Error(yaml_at(path, node) + "a pair is [ROW, OVER] (ROW beats OVER), got " +
                 (node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("another shape")));
-  ClaimPair pair{scalar(path, node[0], "a pair's row"), scalar(path, node[1], "a pair's row")};
+  ClaimPair pair{yaml_scalar(path, node[0], "a pair's row"), yaml_scalar(path, node[1], "a pair's row")};
   for (const auto& row : {pair.row, pair.over})
     if (!has_row(table, row))
       throw Error(yaml_at(path, node) + "row '" + row + "' is not a row of the paper's Table " +
@@ -63,16 +58,16 @@ Claim read_claim(const Path& path, const YAML::Node& node, const std::vector<Pap
     if (!node[key]) throw Error(yaml_at(path, node) + "a claim needs '" + key + "'");
   Claim claim;
   claim.where = yaml_at(path, node).substr(0, yaml_at(path, node).size() - 2);
-  claim.text = scalar(path, node["claim"], "claim");
-  if (node["source"]) claim.source = scalar(path, node["source"], "source");
-  claim.experiment = scalar(path, node["experiment"], "experiment");
-  if (node["metric"]) claim.metric = scalar(path, node["metric"], "metric");
+  claim.text = yaml_scalar(path, node["claim"], "claim");
+  if (node["source"]) claim.source = yaml_scalar(path, node["source"], "source");
+  claim.experiment = yaml_scalar(path, node["experiment"], "experiment");
+  if (node["metric"]) claim.metric = yaml_scalar(path, node["metric"], "metric");
   const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
   if (!table)
     throw Error(yaml_at(path, node["experiment"]) + "no table of this file gives " + claim.metric + " of experiment '" +
                 claim.experiment + "'");
   if (node["margin"]) {
-    const std::string text = scalar(path, node["margin"], "margin");
+    const std::string text = yaml_scalar(path, node["margin"], "margin");
     if (!YAML::convert<double>::decode(node["margin"], claim.margin) || !std::isfinite(claim.margin))
       throw Error(yaml_at(path, node["margin"]) + "margin '" + text + "' is not a number");
   }

@@ -1,9 +1,11 @@
 // Paper files (experiments/paper/*.yaml): load_paper, then compare_with_paper
-// against results holding one complete run for every cell the file names.
+// against results holding one complete run for every cell the file names, then
+// the protocol ledger (load_ledger, ledger_report).
 #include <cstdint>
 #include <string>
 
 #include "fuzz_common.h"
+#include "report/ledger.h"
 #include "report/paper.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -26,6 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       compare_with_paper(results, tables, table.metric);
     }
+    const auto ledger = load_ledger(path, tables);
+    for (const auto& table : tables) ledger_report(table.experiment, "paper", table.experiment, ledger, path);
   });
   return 0;
 }
