@@ -105,16 +105,8 @@ std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::st
 }  // namespace
 
 std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& tables) {
-  const YAML::Node root = load_paper_yaml(path);
-  std::vector<Claim> claims;
-  if (!root.IsMap() || !root["claims"]) return claims;
-  if (!root["claims"].IsSequence()) throw Error(yaml_at(path, root["claims"]) + "claims must be a list");
-  try {
-    for (const auto& node : root["claims"]) claims.push_back(read_claim(path, node, tables));
-  } catch (const YAML::Exception& e) {
-    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  return claims;
+  return yaml_list(path, load_paper_yaml(path), "claims",
+                   [&](const YAML::Node& node) { return read_claim(path, node, tables); });
 }
 
 Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected) {

@@ -52,16 +52,8 @@ const EnumNames<LedgerStatus>& enum_names(LedgerStatus) {
 }
 
 std::vector<LedgerItem> load_ledger(const Path& path, const std::vector<PaperTable>& tables) {
-  const YAML::Node root = load_paper_yaml(path);
-  std::vector<LedgerItem> ledger;
-  if (!root.IsMap() || !root["ledger"]) return ledger;
-  if (!root["ledger"].IsSequence()) throw Error(yaml_at(path, root["ledger"]) + "ledger must be a list");
-  try {
-    for (const auto& node : root["ledger"]) ledger.push_back(read_item(path, node, tables));
-  } catch (const YAML::Exception& e) {
-    throw Error(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  return ledger;
+  return yaml_list(path, load_paper_yaml(path), "ledger",
+                   [&](const YAML::Node& node) { return read_item(path, node, tables); });
 }
 
 std::string ledger_report(const std::string& experiment, const std::string& profile, const std::string& heading,
