@@ -322,7 +322,7 @@ TEST_CASE("a damaged run folder is refused naming it, never taken for a finished
                     Contains(folder.string()) && Contains("not valid YAML") && Contains("Nothing was overwritten"));
   test::write_text(folder / "spec.resolved.yaml", runs[0].resolved_yaml());
   test::write_text(folder / "summary.json", "{\"status\": 3}\n");  // a status that is not a word
-  CHECK(check_plan(runs, out)[0] == PlanStatus::Fresh);
+  CHECK(check_plan(runs, out)[0] == RunState::Pending);
   test::write_text(folder / "summary.json", "[\"complete\"]\n");
-  CHECK(check_plan(runs, out)[0] == PlanStatus::Fresh);
+  CHECK(check_plan(runs, out)[0] == RunState::Pending);
 }

@@ -10,6 +10,7 @@
 #include "models/model.h"
 #include "report/eval_table.h"
 #include "report/stats.h"
+#include "record/eval_record.h"
 #include "run/eval_run.h"
 #include "run/model_file.h"
 #include "run/runner.h"
@@ -217,7 +218,7 @@ TEST_CASE("eval reproduces the recorded test metrics exactly; noisy evaluations 
   EvalRequest clean;
   check_eval_request(clean);
   CHECK(clean.name == "test");
-  const auto result = evaluate_run(run_dir, clean, loader, torch::kCPU);
+  const auto result = eval_record_json(evaluate_run(run_dir, clean, loader, torch::kCPU));
   REQUIRE(result["points"].size() == 1);
   CHECK(result["points"][0]["acc"].get<double>() == summary["selected"]["test_acc"].get<double>());
   CHECK(result["points"][0]["loss"].get<double>() == summary["selected"]["test_loss"].get<double>());
@@ -227,7 +228,7 @@ TEST_CASE("eval reproduces the recorded test metrics exactly; noisy evaluations 
   EvalRequest val;
   val.split = "val";
   check_eval_request(val);
-  const auto val_result = evaluate_run(run_dir, val, loader, torch::kCPU);
+  const auto val_result = eval_record_json(evaluate_run(run_dir, val, loader, torch::kCPU));
   CHECK(val_result["points"][0]["acc"].get<double>() == summary["selected"]["val_acc"].get<double>());
 
   EvalRequest noisy;
@@ -235,8 +236,8 @@ TEST_CASE("eval reproduces the recorded test metrics exactly; noisy evaluations 
   noisy.overrides = {parse_override("data.noise.kind=gaussian")};
   noisy.levels = parse_axis("data.noise.level=0.5,1");
   check_eval_request(noisy);
-  const auto first = evaluate_run(run_dir, noisy, loader, torch::kCPU);
-  const auto again = evaluate_run(run_dir, noisy, loader, torch::kCPU);
+  const auto first = eval_record_json(evaluate_run(run_dir, noisy, loader, torch::kCPU));
+  const auto again = eval_record_json(evaluate_run(run_dir, noisy, loader, torch::kCPU));
   REQUIRE(first["points"].size() == 2);
   CHECK(first["points"][0]["label"] == "gaussian 0.5");
   CHECK(first["points"][0]["overrides"]["data.noise.split"] == "test");  // noise goes to the evaluated split
@@ -349,7 +350,7 @@ TEST_CASE("report --eval: mean and std over seeds per level; runs without the ev
   check_eval_request(noisy);
   std::vector<double> at_two;
   for (const auto& run : {seed3, seed4})
-    at_two.push_back(evaluate_run(run, noisy, loader, torch::kCPU)["points"][1]["acc"].get<double>());
+    at_two.push_back(eval_record_json(evaluate_run(run, noisy, loader, torch::kCPU))["points"][1]["acc"].get<double>());
 
   const std::string table = render_eval_report(dir.path() / "out", {"speckle"}, "test_acc");
   CHECK_THAT(table, Contains("### tiny, eval speckle: eval_acc (%)"));
@@ -399,14 +400,14 @@ train: {epochs: 2, batch_size: 8, lr: 3e-3}
   DataLoader loader(dir.path() / "data");
   EvalRequest clean;
   check_eval_request(clean);
-  const auto result = evaluate_run(run_dir, clean, loader, torch::kCPU);
+  const auto result = eval_record_json(evaluate_run(run_dir, clean, loader, torch::kCPU));
   CHECK(result["points"][0]["acc"].get<double>() == summary["selected"]["test_acc"].get<double>());
   CHECK(result["points"][0]["loss"].get<double>() == summary["selected"]["test_loss"].get<double>());
   EvalRequest noisy;
   noisy.name = "drop";
   noisy.overrides = {parse_override("data.noise.kind=token_drop"), parse_override("data.noise.level=0.5")};
   check_eval_request(noisy);
-  const auto first = evaluate_run(run_dir, noisy, loader, torch::kCPU);
+  const auto first = eval_record_json(evaluate_run(run_dir, noisy, loader, torch::kCPU));
   CHECK(first["points"][0]["loss"].get<double>() != result["points"][0]["loss"].get<double>());
-  CHECK(evaluate_run(run_dir, noisy, loader, torch::kCPU)["points"] == first["points"]);
+  CHECK(eval_record_json(evaluate_run(run_dir, noisy, loader, torch::kCPU))["points"] == first["points"]);
 }

@@ -14,7 +14,7 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "run/record.h"
+#include "record/folder.h"
 #include "run/runner.h"
 #include "run_repro.h"
 #include "spec/experiment.h"

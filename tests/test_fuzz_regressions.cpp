@@ -120,17 +120,17 @@ TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt reco
                                 "seed": 0, )";
   const std::string selected = R"("selected": {"epoch": 1, "test_acc": 50})";
   const std::pair<std::string, std::string> cases[] = {
-      {R"("data": {"partial": 4}, )" + selected, "'partial' is 4, expected true or false"},
+      {R"("data": {"partial": 4}, )" + selected, "'data.partial' is 4, expected true or false"},
       {R"("epochs_run": "2", )" + selected, "'epochs_run' is \"2\", expected a whole number"},
-      {R"("epochs_run": 1, "selected": {"epoch": 1.5, "test_acc": 50})", "'epoch' is 1.5, expected a whole number"}};
+      {R"("epochs_run": 1, "selected": {"epoch": 1.5, "test_acc": 50})", "'selected.epoch' is 1.5, expected a whole number"}};
   for (const auto& [fields, expected] : cases) {
     test::write_text(run / "summary.json", head + fields + "}");
     test::write_text(run / "metrics.csv",
                      "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
                      "1,4,0.001,0.6,70,0.7,65,0.7,50,1.5\n");
-    const RecordRead read = read_run_record(run, "test_acc", nullptr);
+    const RecordRead read = read_run_for_table(run, "test_acc", nullptr);
     INFO(fields);
-    CHECK(read.result.state == RecordState::Corrupt);
+    CHECK(read.result.state == RunState::Corrupt);
     CHECK_THAT(read.result.problem, repro::test::Contains("summary.json") && repro::test::Contains(expected));
   }
 }

@@ -209,14 +209,14 @@ TEST_CASE("robustness charts: one curve per model, the clean run at level 0; tes
     const auto run_dir = dir.path() / row.name;
     std::filesystem::create_directories(run_dir);
     test::write_text(run_dir / "spec.resolved.yaml",
-                     "data:\n  noise:\n    kind: gaussian\n    level: " + std::to_string(row.level) +
+                     "experiment: robustness\ndataset: fashion_mnist\ndata:\n  val_fraction: 0.1\n  noise:\n    kind: gaussian\n    level: " + std::to_string(row.level) +
                          "\n    split: " + row.split + "\nmodel:\n  dim: " + std::to_string(row.dim) + "\n");
     test::write_text(run_dir / "metrics.csv",
                      "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
                      "1,10,0.001,1.5,40,,,1.2," +
                          std::to_string(row.accuracy) + ",1.0\n");
     RunResult run;
-    run.model_config = row.name, run.dataset = "fashion_mnist", run.state = RecordState::Complete;
+    run.model_config = row.name, run.dataset = "fashion_mnist", run.state = RunState::Complete;
     run.value = row.accuracy, run.path = run_dir.string();
     results.model_configs.push_back(row.name);
     results.runs.push_back(run);
@@ -260,7 +260,7 @@ TEST_CASE("robustness charts from repro eval --levels: accuracy against the leve
         run_dir / "eval/noise.json",
         "{\"levels\": {\"key\": \"data.noise.level\", \"values\": [\"0\", \"0.1\"]}, \"points\": [" + points + "]}");
     RunResult run;
-    run.model_config = "ViT", run.dataset = "fashion_mnist", run.state = RecordState::Complete, run.seed = seed;
+    run.model_config = "ViT", run.dataset = "fashion_mnist", run.state = RunState::Complete, run.seed = seed;
     run.path = run_dir.string();
     results.runs.push_back(run);
   }

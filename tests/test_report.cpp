@@ -17,7 +17,7 @@ RunResult result(const std::string& config, const std::string& dataset, long lon
   r.model_config = config;
   r.dataset = dataset;
   r.seed = seed;
-  r.state = enum_from_name<RecordState>(status, "test status");
+  r.state = enum_from_name<RunState>(status, "test status");
   r.value = value;
   r.row_index = row;
   return r;
@@ -40,12 +40,12 @@ TEST_CASE("markdown table: mean ± std, bold best, missing and diverged runs sho
   r.datasets = {"cifar10", "fashion_mnist"};
   r.runs = {
       result("ViT", "cifar10", 0, "complete", 75.0, 0),       result("ViT", "cifar10", 1, "complete", 77.0, 0),
-      result("ViT", "fashion_mnist", 0, "complete", 93.0, 0), result("ViT", "fashion_mnist", 1, "missing", 0, 0),
+      result("ViT", "fashion_mnist", 0, "complete", 93.0, 0), result("ViT", "fashion_mnist", 1, "pending", 0, 0),
       result("DGViT", "cifar10", 0, "complete", 78.0, 1),     result("DGViT", "cifar10", 1, "complete", 78.5, 1),
       result("DGViT", "fashion_mnist", 0, "diverged", 0, 1),  result("DGViT", "fashion_mnist", 1, "failed", 0, 1)};
   const std::string md = render_markdown(r, "test_acc");
   CHECK_THAT(md, Contains("| model | cifar10 | fashion_mnist |"));
-  CHECK_THAT(md, Contains("| ViT | 76.00 ± 1.41 | **93.00 ± n/a** (n=1; 1 missing) |"));
+  CHECK_THAT(md, Contains("| ViT | 76.00 ± 1.41 | **93.00 ± n/a** (n=1; 1 pending) |"));
   CHECK_THAT(md, Contains("| DGViT | **78.25 ± 0.35** | — (1 diverged, 1 failed) |"));
   CHECK_THAT(md, Contains("n = 2 seeds"));
   CHECK_THAT(md, Contains("ddof = 1"));
@@ -94,7 +94,7 @@ TEST_CASE("a cell's n counts distinct seeds: one seed twice is an error, not a l
   r.name = "t";
   r.model_configs = {"ViT"};
   r.datasets = {"cifar10"};
-  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "missing", 0, 0)};
+  r.runs = {result("ViT", "cifar10", 0, "complete", 75.0, 0), result("ViT", "cifar10", 1, "pending", 0, 0)};
   CHECK(make_cell(r, "ViT", "cifar10").values.size() == 1);
   r.runs.push_back(result("ViT", "cifar10", 0, "complete", 75.0, 0));
   r.runs.back().path = "runs/t/cifar10/ViT/copy_of_seed_0";

@@ -22,7 +22,7 @@ namespace {
 
 RunResult complete(const std::string& row, const std::string& dataset, long long seed, double value) {
   RunResult r;
-  r.model_config = row, r.dataset = dataset, r.seed = seed, r.state = RecordState::Complete, r.value = value;
+  r.model_config = row, r.dataset = dataset, r.seed = seed, r.state = RunState::Complete, r.value = value;
   return r;
 }
 

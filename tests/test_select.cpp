@@ -27,7 +27,7 @@ RunResult run(const std::string& row, const std::string& lr, long long seed, dou
   r.model_config = row + "+lr=" + lr;
   r.dataset = "d";
   r.seed = seed;
-  r.state = RecordState::Complete;
+  r.state = RunState::Complete;
   r.value = value;
   r.row_index = row_index;
   return r;
@@ -58,7 +58,7 @@ struct Sweep {
 std::vector<double> cell_values(const ExperimentResults& r, const std::string& row) {
   std::vector<double> out;
   for (const auto& x : r.runs)
-    if (x.model_config == row && x.state == RecordState::Complete) out.push_back(x.value);
+    if (x.model_config == row && is_counted(x)) out.push_back(x.value);
   return out;
 }
 
@@ -109,10 +109,10 @@ TEST_CASE("--select: a tie goes to the first value; a row without the metric say
   options.axes = {"lr"};
   CHECK(cell_values(select_axes(s.test, s.val, options).results, "a") == std::vector<double>{10, 11});
 
-  for (auto& r : s.val.runs) r.state = RecordState::NoMetric;  // no validation split
+  for (auto& r : s.val.runs) r.gap = MetricGap::NoMetric;  // no validation split
   const Selection none = select_axes(s.test, s.val, options);
   CHECK(cell_values(none.results, "a").empty());
-  CHECK(none.results.runs.front().state == RecordState::NoMetric);
+  CHECK(none.results.runs.front().gap == MetricGap::NoMetric);
   CHECK_THAT(none.results.selection_note, Contains("| a | d | none (no val_acc) | – | 0 | 0 of 2 |"));
   // Issue 34, point 8: the cell names the metric it lacks to select on, not the reported one it may have.
   CHECK(none.results.runs.front().missing == "val_acc to select on");
@@ -139,7 +139,7 @@ TEST_CASE("--select lists the bad records of candidates not chosen and says on h
   for (auto* r : {&s.val, &s.test})
     for (auto& x : r->runs)
       if (x.row == "b" && x.sweep[0].second == "0.2" && x.seed == 1) {  // b lr=0.2 loses; its seed 1 is corrupt
-        x.state = RecordState::Corrupt;
+        x.state = RunState::Corrupt;
         x.problem = "b/seed_1/summary.json: not valid JSON";
       }
   SelectOptions options;

@@ -266,7 +266,8 @@ TEST_CASE("repro status: complete, resumable with its position, running with its
   CHECK_THAT(by_spec.output, Contains("complete   fashion_mnist/row0/seed_0"));
   CHECK_THAT(test::run_repro("status " + (s.dir.path() / "nothing").string()).output, Contains("no such folder"));
   test::write_text(s.dir.path() / "runs/st/fashion_mnist/row0/seed_3/summary.json",
-                   R"({"status": "diverged", "message": "loss became nan at epoch 1, step 3"})");
+                   R"({"status": "diverged", "message": "loss became nan at epoch 1, step 3", "experiment": "st",)"
+                   R"( "model_config": "row0", "dataset": "fashion_mnist", "seed": 3})");
   const auto diverged = test::run_repro("status " + (s.dir.path() / "runs").string());
   CHECK_THAT(diverged.output, Contains("1 pending (1 resumable), 0 failed, 1 diverged") &&
                                   Contains("diverged   fashion_mnist/row0/seed_3  loss became nan at epoch 1"));

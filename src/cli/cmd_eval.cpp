@@ -25,20 +25,18 @@ struct EvalArguments {
   int threads = 0;
 };
 
-std::string number(const nlohmann::json& value, int digits) {
-  return value.is_number() ? fmt::format("{:.{}f}", value.get<double>(), digits) : std::string("-");
+std::string number(const std::optional<double>& value, int digits) {
+  return value && std::isfinite(*value) ? fmt::format("{:.{}f}", *value, digits) : std::string("-");
 }
 
 // One line per evaluation point: "RUN: test acc 88.12% loss 0.3321 (recorded 88.12%, 0.3321)".
-void print_result(const std::filesystem::path& run_dir, const nlohmann::json& result) {
-  for (const auto& point : result.at("points")) {
-    std::string line = run_dir.string() + ": " + point.at("label").get<std::string>() + ": " +
-                       result.at("split").get<std::string>() + " acc " + number(point.at("acc"), 2) + "% loss " +
-                       number(point.at("loss"), 4);
-    const auto& recorded = result.at("recorded");
-    if (recorded.is_object())
-      line += " (recorded at epoch " + std::to_string(recorded.at("epoch").get<int64_t>()) + ": " +
-              number(recorded.at("acc"), 2) + "%, " + number(recorded.at("loss"), 4) + ")";
+void print_result(const std::filesystem::path& run_dir, const EvalRecord& result) {
+  for (const auto& point : result.points) {
+    std::string line = run_dir.string() + ": " + point.label + ": " + result.split + " acc " + number(point.acc, 2) +
+                       "% loss " + number(point.loss, 4);
+    if (result.recorded_epoch)
+      line += " (recorded at epoch " + std::to_string(*result.recorded_epoch) + ": " +
+              number(result.recorded_acc, 2) + "%, " + number(result.recorded_loss, 4) + ")";
     std::cout << line << "\n";
   }
 }

@@ -63,11 +63,11 @@ std::vector<std::string> task_run_arguments(const LaunchCommand& c, const std::v
   return args;
 }
 
-RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<PlanStatus>& statuses,
+RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<RunState>& statuses,
                         const std::string& spec_file, const std::string& profile, int64_t runs_per_task) {
   RunManifest manifest{spec_file, profile, runs_per_task, {}};
   for (size_t i = 0; i < runs.size(); ++i) {
-    if (statuses[i] == PlanStatus::Finished) continue;
+    if (is_finished(statuses[i])) continue;
     manifest.rows.push_back({static_cast<int64_t>(manifest.rows.size()), runs[i].relative_dir(), runs[i].model_config,
                              runs[i].dataset, runs[i].seed});
   }
@@ -128,7 +128,7 @@ int launch_slurm(LaunchCommand& c) {
   validate_plan(runs);
   c.launch.job_name = "repro-" + experiment.name;
   check_launch_options(c.launch);
-  const std::vector<PlanStatus> statuses = check_plan(runs, c.out);  // throws on changed specs
+  const std::vector<RunState> statuses = check_plan(runs, c.out);  // throws on changed specs
   write_plan(experiment, runs, c.out);
   const RunManifest manifest =
       freeze_runs(runs, statuses, fs::absolute(c.spec_path).string(), experiment.profile, c.launch.runs_per_task);

@@ -3,10 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
+#include "record/folder.h"
+#include "record/plan_record.h"
 #include "report/read_record.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -26,8 +27,8 @@ Found find_records(const fs::path& dir) {
   Found found;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename() == "plan.json") found.plans.push_back(it->path());
-    if (it->path().filename() == "summary.json") found.summaries.push_back(it->path());
+    if (it->path().filename() == kPlanFile) found.plans.push_back(it->path());
+    if (it->path().filename() == kSummaryFile) found.summaries.push_back(it->path());
   }
   if (ec) throw Error("cannot list " + dir.string() + ": " + ec.message());
   std::sort(found.plans.begin(), found.plans.end());
@@ -41,26 +42,14 @@ Found find_records(const fs::path& dir) {
 std::vector<std::pair<fs::path, PlannedEntry>> planned_runs(const fs::path& plan_path, std::string& baseline) {
   std::vector<std::pair<fs::path, PlannedEntry>> runs;
   try {
-    const auto plan = nlohmann::json::parse(read_file(plan_path));
-    const auto report = plan.find("report");
-    if (report != plan.end() && report->is_object() && report->contains("baseline") &&
-        report->at("baseline").is_string())
-      baseline = report->at("baseline").get<std::string>();
+    const PlanRecord plan = read_plan_record(plan_path);
+    baseline = plan.report_baseline;
     const fs::path root = plan_path.parent_path();  // run folders are relative to the plan
-    for (const auto& entry : plan.at("runs")) {
-      PlannedEntry p{plan.at("experiment").get<std::string>(),
-                     plan.value("profile", ""),
-                     entry.at("model_config").get<std::string>(),
-                     entry.at("dataset").get<std::string>(),
-                     entry.value("row", ""),
-                     {},
-                     entry.value("row_index", 0),
-                     entry.at("seed").get<long long>()};
-      if (const auto sweep = entry.find("sweep"); sweep != entry.end())  // [[label, value], ...]
-        for (const auto& pair : *sweep) p.sweep.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
-      const fs::path relative = entry.at("dir").get<std::string>();
+    for (const auto& e : plan.runs) {
+      const PlannedEntry p{plan.experiment, plan.profile, e.model_config, e.dataset, e.row,
+                           e.sweep,         static_cast<int>(e.row_index), e.seed};
       // A folder reached through a link stays as the plan names it (collect_results marks it, never counts it).
-      runs.emplace_back(first_link_below(root, relative) ? root / relative : fs::weakly_canonical(root / relative), p);
+      runs.emplace_back(first_link_below(root, e.dir) ? root / e.dir : fs::weakly_canonical(root / e.dir), p);
     }
   } catch (const std::exception& e) {
     spdlog::warn("{}: unreadable plan ({}); its runs are reported from the summary.json files found",
@@ -103,7 +92,7 @@ std::optional<RecordRead> link_record(const fs::path& plan_dir, const fs::path& 
   r.model_config = planned.model_config, r.dataset = planned.dataset, r.row = planned.row, r.sweep = planned.sweep;
   r.row_index = planned.row_index, r.seed = planned.seed;
   r.path = run_dir.string();
-  r.state = RecordState::Link;
+  r.state = RunState::Link;
   r.problem = link->string() + " is a symbolic link to " + link_target(*link) +
               ": not counted (a run folder is never a link; repro run refuses it too)";
   return out;
@@ -132,22 +121,19 @@ const EnumNames<RecordEpoch>& enum_names(RecordEpoch) {
   return names;
 }
 
-const EnumNames<RecordState>& enum_names(RecordState) {
-  static const EnumNames<RecordState> names = {
-      {RecordState::Complete, "complete"},     {RecordState::Diverged, "diverged"},
-      {RecordState::Failed, "failed"},         {RecordState::Incomplete, "incomplete"},
-      {RecordState::Missing, "missing"},       {RecordState::Corrupt, "corrupt"},
-      {RecordState::Inconsistent, "inconsistent"}, {RecordState::NoMetric, "no metric"},
-      {RecordState::NotEvaluated, "not evaluated"}, {RecordState::Link, "link"}};
+const EnumNames<MetricGap>& enum_names(MetricGap) {
+  static const EnumNames<MetricGap> names = {
+      {MetricGap::None, ""}, {MetricGap::NoMetric, "no metric"}, {MetricGap::NotEvaluated, "not evaluated"}};
   return names;
 }
 
-std::string state_text(RecordState state, const std::string& metric) {
-  return state == RecordState::NoMetric ? "no " + metric : name_of(state);
-}
+bool is_counted(const RunResult& run) { return run.state == RunState::Complete && run.gap == MetricGap::None; }
 
-bool is_bad_record(const RunResult& run) {
-  return run.state == RecordState::Corrupt || run.state == RecordState::Inconsistent || run.state == RecordState::Link;
+bool is_bad_record(const RunResult& run) { return is_bad_record(run.state); }
+
+std::string state_text(const RunResult& run, const std::string& metric) {
+  if (run.gap == MetricGap::NoMetric) return "no " + metric;
+  return run.gap == MetricGap::None ? name_of(run.state) : name_of(run.gap);
 }
 
 std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric, RecordEpoch epoch) {
@@ -161,7 +147,7 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
     for (const auto& [run_dir, planned] : planned_runs(plan_path, baseline)) {
       if (!seen.insert(run_dir).second) continue;  // listed by two plans: one record
       const auto link = link_record(plan_path.parent_path(), run_dir, planned);
-      const RecordRead record = link ? *link : read_run_record(run_dir, metric, &planned, epoch);
+      const RecordRead record = link ? *link : read_run_for_table(run_dir, metric, &planned, epoch);
       check_distinct(folder_of_key, record);
       ExperimentResults& experiment = experiment_named(all, record.experiment, record.profile);
       experiment.runs.push_back(record.result);
@@ -171,7 +157,7 @@ std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::s
   for (const auto& summary_path : found.summaries) {
     const fs::path run_dir = fs::weakly_canonical(summary_path.parent_path());
     if (!seen.insert(run_dir).second) continue;
-    const RecordRead record = read_run_record(run_dir, metric, nullptr, epoch);
+    const RecordRead record = read_run_for_table(run_dir, metric, nullptr, epoch);
     check_distinct(folder_of_key, record);
     experiment_named(all, record.experiment, record.profile).runs.push_back(record.result);
   }

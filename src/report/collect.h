@@ -10,31 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "record/lifecycle.h"
 #include "spec/options.h"
 
 namespace repro {
 
-// What a report finds for one planned or recorded run: a summary.json's RunStatus (complete, diverged, failed),
-// or what the folder shows instead. Only Complete counts in a cell.
-enum class RecordState {
-  Complete,
-  Diverged,
-  Failed,
-  Incomplete,    // a checkpoint, no summary.json yet
-  Missing,       // planned, nothing there
-  Corrupt,       // summary.json or metrics.csv unreadable or missing fields (RunResult::problem says what)
-  Inconsistent,  // the files disagree with each other or with the plan
-  NoMetric,      // complete, but without the metric asked for (val_acc without a validation split)
-  NotEvaluated,  // complete, but without the `repro eval` evaluation a table asks for
-  Link,          // the plan's run folder is (below) a symbolic link: another folder's record, never counted
-};
-const EnumNames<RecordState>& enum_names(RecordState);
+// Why a complete run's record still gives a table no value: it lacks the metric asked for (val_acc without a
+// validation split) or the `repro eval` evaluation a table asks for.
+enum class MetricGap { None, NoMetric, NotEvaluated };
+const EnumNames<MetricGap>& enum_names(MetricGap);
 // Which epoch's metrics a table shows (report --epoch): the selected one (summary.json's "selected": the best
 // validation epoch, the earliest on a tie) or the last one ("final").
 enum class RecordEpoch { Selected, Final };
 const EnumNames<RecordEpoch>& enum_names(RecordEpoch);
-// As tables show it: the state's name, "no <metric>" for NoMetric.
-std::string state_text(RecordState state, const std::string& metric);
 
 struct RunResult {
   std::string model_config, dataset;
@@ -42,7 +30,8 @@ struct RunResult {
   std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value) as plan.json lists them
   int row_index = 0;
   long long seed = 0;
-  RecordState state = RecordState::Missing;
+  RunState state = RunState::Pending;  // what its folder shows (record/lifecycle.h): counted only when Complete
+  MetricGap gap = MetricGap::None;      // a complete run without the value the table asks for
   double value = 0;  // the metric at the selected (or, report --epoch final, the last) epoch (complete runs)
   bool partial = false;
   std::vector<std::string> notes;
@@ -68,7 +57,11 @@ struct ExperimentResults {
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric,
                                                 RecordEpoch epoch = RecordEpoch::Selected);
 
-// Whether a run's status means its record could not be trusted (corrupt, inconsistent or a link).
+// Whether a cell counts the run's value: complete, with the metric.
+bool is_counted(const RunResult& run);
+// Whether its record could not be trusted (corrupt, inconsistent or a link).
 bool is_bad_record(const RunResult& run);
+// As tables show it: the state's name, or the gap's ("no <metric>", "not evaluated").
+std::string state_text(const RunResult& run, const std::string& metric);
 
 }  // namespace repro

@@ -1,7 +1,9 @@
 #include "report/eval_table.h"
 
-#include <nlohmann/json.hpp>
+#include <cmath>
 
+#include "record/eval_record.h"
+#include "record/folder.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -22,31 +24,27 @@ struct EvalValue {
 };
 
 struct EvalRead {
-  RecordState state = RecordState::Complete;  // Complete, NotEvaluated or Corrupt
-  std::string problem;                        // corrupt: what is wrong, naming the file
+  RunState state = RunState::Complete;  // Complete, Corrupt, or the run's own state when it is not complete
+  MetricGap gap = MetricGap::None;      // NotEvaluated: no eval/<name>.json
+  std::string problem;                  // corrupt: what is wrong, naming the file
   std::vector<EvalValue> points;
 };
 
+// eval/<name>.json's points, with `field` ("acc" or "loss") as each point's value.
 EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::string& field) {
-  const fs::path file = run_dir / "eval" / (name + ".json");
+  const fs::path file = RunFolder(run_dir).eval_path(name);
   EvalRead read;
   if (!fs::exists(file)) {
-    read.state = RecordState::NotEvaluated;
+    read.gap = MetricGap::NotEvaluated;
     return read;
   }
   try {
-    const auto json = nlohmann::json::parse(read_file(file));
-    for (const auto& point : json.at("points")) {
-      EvalValue value;
-      value.label = point.at("label").get<std::string>();
-      const auto& number = point.at(field);
-      value.value = number.is_number() ? number.get<double>() : NAN;
-      value.partial = point.value("partial", false);
-      for (const auto& note : point.value("notes", nlohmann::json::array())) value.notes.push_back(note);
-      read.points.push_back(value);
+    for (const auto& point : read_eval_record(file).points) {
+      const std::optional<double>& value = field == "loss" ? point.loss : point.acc;
+      read.points.push_back({point.label, value.value_or(NAN), point.partial, point.notes});
     }
-  } catch (const nlohmann::json::exception& e) {
-    read = {RecordState::Corrupt, file.string() + ": " + e.what(), {}};
+  } catch (const Error& e) {
+    read = {RunState::Corrupt, MetricGap::None, e.what(), {}};
   }
   return read;
 }
@@ -70,8 +68,7 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
       std::vector<std::pair<const RunResult*, EvalRead>> reads;
       for (const auto& run : trained.runs) {
         if (run.dataset != dataset) continue;
-        EvalRead read =
-            run.state == RecordState::Complete ? read_eval(run.path, name, field) : EvalRead{run.state, "", {}};
+        EvalRead read = is_counted(run) ? read_eval(run.path, name, field) : EvalRead{run.state, run.gap, "", {}};
         for (const auto& point : read.points) add_unique(labels, point.label);
         reads.emplace_back(&run, std::move(read));
       }
@@ -82,11 +79,12 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
         for (const auto& [run, read] : reads) {
           RunResult cell = *run;
           cell.dataset = heading;
-          cell.state = read.state == RecordState::Complete ? RecordState::NotEvaluated : read.state;
+          cell.state = read.state;  // Complete without this label's point: not evaluated
+          cell.gap = read.state == RunState::Complete && read.gap == MetricGap::None ? MetricGap::NotEvaluated : read.gap;
           cell.problem = read.problem.empty() ? run->problem : read.problem;
           for (const auto& point : read.points)
             if (point.label == label) {
-              cell.state = std::isnan(point.value) ? RecordState::NoMetric : RecordState::Complete;
+              cell.gap = std::isnan(point.value) ? MetricGap::NoMetric : MetricGap::None;
               cell.value = point.value;
               cell.partial = point.partial;
               cell.notes = point.notes;

@@ -1,16 +1,16 @@
 #include "report/figures.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
+#include "record/eval_record.h"
+#include "record/folder.h"
 #include "report/stats.h"
+#include "spec/run_spec.h"
 #include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -35,8 +35,8 @@ std::string title_of(const ExperimentResults& results) {
 
 // The history of a complete run; empty when its metrics.csv cannot be read (the table lists such records).
 std::vector<EpochRow> history_of(const RunResult& run) {
-  if (run.state != RecordState::Complete || run.path.empty()) return {};
-  const fs::path file = fs::path(run.path) / "metrics.csv";
+  if (!is_counted(run) || run.path.empty()) return {};
+  const fs::path file = RunFolder(run.path).metrics_path();
   try {
     return parse_metrics_csv(read_file(file), file);
   } catch (const std::exception&) {
@@ -80,14 +80,10 @@ struct Noise {
 Noise noise_of(const RunResult& run) {
   Noise noise;
   try {
-    const YAML::Node spec = YAML::LoadFile((fs::path(run.path) / "spec.resolved.yaml").string());
-    const YAML::Node n = spec["data"]["noise"];
-    if (n && n["split"]) noise.split = n["split"].as<std::string>();
-    if (n && n["kind"]) noise.kind = n["kind"].as<std::string>();
-    if (n && n["level"]) noise.level = n["level"].as<double>();
-    YAML::Emitter model;
-    model << spec["model"];
-    noise.model = model.c_str();
+    const RunSpec spec = read_run_spec(RunFolder(run.path).spec_path());
+    const NoiseOptions n = data_options(spec.config).noise;  // the data settings only: converted as runs do
+    noise.split = name_of(n.split), noise.kind = name_of(n.kind), noise.level = n.level;
+    noise.model = spec.config.section_text({"model."});
   } catch (const std::exception&) {
     noise.split = "";  // unreadable: not placed on a robustness curve
   }
@@ -192,7 +188,7 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
   std::vector<std::string> model_order;
   for (const auto& row : results.model_configs)
     for (const auto& run : results.runs) {
-      if (run.model_config != row || run.state != RecordState::Complete) continue;
+      if (run.model_config != row || !is_counted(run)) continue;
       const Noise noise = noise_of(run);
       if (noise.split.empty()) continue;
       if (std::find(model_order.begin(), model_order.end(), noise.model) == model_order.end())
@@ -244,22 +240,21 @@ std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results)
   std::map<std::pair<std::string, std::string>, std::string> x_label;
   for (const auto& row : results.model_configs)
     for (const auto& run : results.runs) {
-      if (run.model_config != row || run.state != RecordState::Complete || run.path.empty()) continue;
+      if (run.model_config != row || !is_counted(run) || run.path.empty()) continue;
       std::error_code ec;
-      for (fs::directory_iterator it(fs::path(run.path) / "eval", ec), end; !ec && it != end; it.increment(ec)) {
+      for (fs::directory_iterator it(RunFolder(run.path).eval_dir(), ec), end; !ec && it != end; it.increment(ec)) {
         if (it->path().extension() != ".json") continue;
         try {
-          const auto json = nlohmann::json::parse(read_file(it->path()));
-          const auto& levels = json.at("levels");
-          if (!levels.is_object()) continue;
-          const std::string key = levels.at("key").get<std::string>(), name = it->path().stem().string();
-          for (const auto& point : json.at("points")) {
-            const auto& overrides = point.at("overrides");
-            if (!overrides.contains(key) || !point.at("acc").is_number()) continue;
-            const double level = std::stod(overrides.at(key).get<std::string>());
-            curves[{run.dataset, name}][row][level].push_back(point.at("acc").get<double>());
-            const std::string kind = overrides.value("data.noise.kind", "");
-            x_label[{run.dataset, name}] = key + (kind.empty() ? "" : " (" + kind + ")");
+          const EvalRecord record = read_eval_record(it->path());
+          if (record.levels_key.empty()) continue;
+          const std::string& key = record.levels_key;
+          const std::string name = it->path().stem().string();
+          for (const auto& point : record.points) {
+            const std::optional<std::string> level = point.setting(key);
+            if (!level || !point.acc) continue;
+            curves[{run.dataset, name}][row][std::stod(*level)].push_back(*point.acc);
+            const std::optional<std::string> kind = point.setting("data.noise.kind");
+            x_label[{run.dataset, name}] = key + (kind ? " (" + *kind + ")" : "");
           }
         } catch (const std::exception&) {  // unreadable evaluations are listed by `repro report --eval`
         }
@@ -308,7 +303,7 @@ std::vector<NamedChart> sweep_charts(const ExperimentResults& results) {
         if (other != label) line += "+" + other + "=" + other_value;
       if (std::find(axis.lines.begin(), axis.lines.end(), line) == axis.lines.end()) axis.lines.push_back(line);
       auto& values = axis.points[line][value];
-      if (run.state == RecordState::Complete) values.push_back(run.value);
+      if (is_counted(run)) values.push_back(run.value);
     }
   std::vector<NamedChart> charts;
   for (const auto& key : order) {

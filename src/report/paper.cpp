@@ -12,7 +12,7 @@
 #include "data/registry.h"
 #include "report/table.h"
 #include "report/yaml_at.h"
-#include "run/record.h"
+#include "record/epoch_row.h"
 #include "util/error.h"
 #include "util/strings.h"
 

@@ -1,8 +1,8 @@
 #pragma once
-// Reads and checks one run folder for `repro report`: summary.json must parse
-// and hold the fields a table needs, and metrics.csv must parse and agree with
-// it (epoch count, the selected or final epoch's metric). Problems are returned as the
-// status `corrupt` or `inconsistent` with a message naming the file, never thrown.
+// Reads and checks one run folder for `repro report`, through the record layer: summary.json must read
+// (record/run_record.h), and metrics.csv must parse and agree with it (epoch count, the selected or final
+// epoch's metric) and with the plan. Problems are returned as the state `corrupt` or `inconsistent` with a
+// message naming the file, never thrown.
 #include <filesystem>
 #include <string>
 
@@ -26,7 +26,7 @@ struct RecordRead {
 };
 
 // `planned` is null for a summary.json that no plan lists.
-RecordRead read_run_record(const std::filesystem::path& run_dir, const std::string& metric,
-                           const PlannedEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
+RecordRead read_run_for_table(const std::filesystem::path& run_dir, const std::string& metric,
+                               const PlannedEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
 
 }  // namespace repro

@@ -94,7 +94,7 @@ struct Chooser {
   // The METRIC of a candidate's run on a seed; NaN unless complete.
   double metric(const std::string& candidate, const std::string& dataset, long long seed) const {
     const auto it = by_runs.find(key(candidate, dataset, seed));
-    return it != by_runs.end() && it->second->state == RecordState::Complete ? it->second->value : NAN;
+    return it != by_runs.end() && is_counted(*it->second) ? it->second->value : NAN;
   }
   bool better(double a, double b) const { return std::isnan(b) || (lower_is_better ? a < b : a > b); }
 };
@@ -128,8 +128,8 @@ RunResult collapsed_run(const RunResult& run, const Group& group, const std::vec
 
 // A shown run without any candidate's METRIC: its cell says so (not the reported metric, which it may have).
 void mark_nothing_to_choose_on(RunResult& shown, const std::string& by) {
-  if (shown.state != RecordState::Complete) return;
-  shown.state = RecordState::NoMetric;
+  if (!is_counted(shown)) return;
+  shown.gap = MetricGap::NoMetric;
   shown.missing = by + " to select on";
 }
 

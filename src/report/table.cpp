@@ -69,10 +69,10 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
       throw Error(results.name + ": seed " + std::to_string(run.seed) + " of " + model_config + " on " + dataset +
                   " appears twice" + (run.path.empty() ? std::string() : " (" + run.path + ")"));
     cell.partial |= run.partial;
-    if (run.state == RecordState::Complete)
+    if (is_counted(run))
       cell.values.push_back(run.value);
     else
-      ++cell.other_status[state_text(run.state, run.missing.empty() ? results.metric : run.missing)];
+      ++cell.other_status[state_text(run, run.missing.empty() ? results.metric : run.missing)];
   }
   cell.mean = mean(cell.values);
   cell.std = sample_std(cell.values);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <regex>
 
@@ -10,7 +11,8 @@
 #include "models/model.h"
 #include "run/device.h"
 #include "run/model_file.h"
-#include "run/record.h"
+#include "record/folder.h"
+#include "record/run_record.h"
 #include "spec/grid.h"
 #include "spec/options.h"
 #include "train/precision.h"
@@ -18,6 +20,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace repro {
 
@@ -25,33 +28,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The metrics summary.json recorded for `split` at the epoch model.pt holds, or null.
-nlohmann::json recorded_metrics(const nlohmann::json& summary, int64_t epoch, const std::string& split) {
-  for (const char* which : {"selected", "final"}) {
-    const auto it = summary.find(which);
-    if (it == summary.end() || !it->is_object() || it->value("epoch", int64_t{0}) != epoch) continue;
-    return {{"epoch", epoch},
-            {"loss", it->value(split + "_loss", nlohmann::json())},
-            {"acc", it->value(split + "_acc", nlohmann::json())}};
+// What summary.json recorded for `split` at the epoch model.pt holds (the selected or the final epoch), into
+// `out`; nothing when neither is that epoch.
+void take_recorded_metrics(const RunRecord& summary, int64_t epoch, const std::string& split, EvalRecord& out) {
+  for (const auto* recorded : {&summary.selected, &summary.final}) {
+    if (!*recorded || (*recorded)->epoch != epoch) continue;
+    const auto value = [&](const std::string& name) {
+      const auto it = (*recorded)->metrics.find(name);
+      return it == (*recorded)->metrics.end() ? std::nullopt : it->second;
+    };
+    out.recorded_epoch = epoch;
+    out.recorded_loss = value(split + "_loss");
+    out.recorded_acc = value(split + "_acc");
+    return;
   }
-  return nullptr;
 }
 
-nlohmann::json settings_json(const std::vector<Setting>& settings) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& s : settings) out[s.key] = s.raw;
-  return out;
+SettingPairs settings_pairs(const std::vector<Setting>& settings) {
+  std::map<std::string, std::string> by_key;  // one value a key, the last given (as a JSON object kept it)
+  for (const auto& s : settings) by_key[s.key] = s.raw;
+  return {by_key.begin(), by_key.end()};
 }
 
 }  // namespace
 
 std::string why_not_evaluable(const fs::path& run_dir) {
   const RunFolder folder(run_dir);
-  const std::optional<RunStatus> status = folder.recorded_status();
-  if (!status || !is_finished(*status))
-    return "its summary.json says '" + folder.summary().value_or(nlohmann::json::object()).value("status", "") +
+  const std::optional<RunRecord> summary = read_run_record_if_any(folder.summary_path());
+  if (!summary || !is_finished(summary->status))
+    return "its summary.json says '" + (summary ? name_of(summary->status) : std::string()) +
            "': only complete and diverged runs have a model to evaluate";
-  if (!fs::exists(model_file_path(run_dir)))
+  if (!fs::exists(folder.model_path()))
     return "no model.pt (trained before repro kept weights, or with train.save_model=none; move the folder away and "
            "run its spec again to get one)";
   return "";
@@ -59,27 +66,26 @@ std::string why_not_evaluable(const fs::path& run_dir) {
 
 std::vector<fs::path> find_run_folders(const fs::path& path) {
   if (!fs::is_directory(path)) throw Error(path.string() + ": no such folder");
-  if (fs::exists(path / "summary.json")) return {path};
+  if (fs::exists(RunFolder(path).summary_path())) return {path};
   std::vector<fs::path> folders;
   for (const auto& entry : fs::recursive_directory_iterator(path))
-    if (entry.is_regular_file() && entry.path().filename() == "summary.json")
+    if (entry.is_regular_file() && entry.path().filename() == kSummaryFile)
       folders.push_back(entry.path().parent_path());
   std::sort(folders.begin(), folders.end());
   return folders;
 }
 
-nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request, DataLoader& loader,
-                            torch::Device device) {
+EvalRecord evaluate_run(const fs::path& run_dir, const EvalRequest& request, DataLoader& loader,
+                        torch::Device device) {
   const std::string why = why_not_evaluable(run_dir);
   if (!why.empty()) throw Error(run_dir.string() + ": " + why);
   const auto start = std::chrono::steady_clock::now();
   const RunFolder folder(run_dir);
-  const nlohmann::json summary = *folder.summary();
+  const RunRecord summary = read_run_record(folder.summary_path());
   const RunSpec spec = read_run_spec(folder.spec_path());
-  const fs::path model_path = model_file_path(run_dir);
   ClassifierPtr model;
   ModelFileInfo file_info;
-  nlohmann::json points = nlohmann::json::array();
+  EvalRecord out;
   for (const auto& settings : eval_points(request)) {
     Config config = spec.config;
     for (const auto& s : settings) config.set(s.key, s.raw, s.where);
@@ -87,7 +93,7 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
     const RunData data = loader.run_data(spec.dataset, options);
     if (!model) {  // the allowed keys change no shape: one model serves every point
       model = build_model(options.model, data.info);
-      file_info = load_model_file(model_path, *model,
+      file_info = load_model_file(folder.model_path(), *model,
                                   run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
       model->to(device);
     }
@@ -99,40 +105,23 @@ nlohmann::json evaluate_run(const fs::path& run_dir, const EvalRequest& request,
         split_metrics(*model, split, *batcher, device, {train.eval_batch_size, train.eval_tokens},
                       resolve_precision(train.precision, device));
     const std::string label = request.levels.key.empty() ? request.name : level_label(settings.back(), options);
-    points.push_back({{"label", label},
-                      {"overrides", settings_json(settings)},
-                      {"loss", loss},
-                      {"acc", acc},
-                      {"examples", split.size()},
-                      {"partial", data.partial()},
-                      {"notes", data.notes}});
+    out.points.push_back({label, settings_pairs(settings), loss, acc, static_cast<int64_t>(split.size()),
+                          data.partial(), data.notes});
   }
-  const nlohmann::json environment = environment_record(device);
-  nlohmann::json out = {
-      {"name", request.name},
-      {"split", request.split},
-      {"run",
-       {{"experiment", spec.experiment},
-        {"profile", spec.profile},
-        {"model_config", spec.model_config},
-        {"dataset", spec.dataset},
-        {"seed", spec.seed}}},
-      {"model_file", {{"file", model_path.filename().string()}, {"epoch", file_info.epoch}, {"rule", file_info.rule}}},
-      {"overrides", settings_json(request.overrides)},
-      {"levels", request.levels.key.empty()
-                     ? nlohmann::json()
-                     : nlohmann::json{{"key", request.levels.key}, {"values", request.levels.values}}},
-      {"points", points},
-      {"recorded", request.overrides.empty() && request.levels.key.empty()
-                       ? recorded_metrics(summary, file_info.epoch, request.split)
-                       : nlohmann::json()},
-      {"environment", environment},
-      {"git_commit", environment.at("git_commit")},
-      {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()},
-      {"evaluated_at", utc_now()},
-  };
-  fs::create_directories(run_dir / "eval");
-  write_file_atomic(run_dir / "eval" / (request.name + ".json"), out.dump(2) + "\n");
+  out.name = request.name, out.split = request.split;
+  out.experiment = spec.experiment, out.profile = spec.profile, out.model_config = spec.model_config;
+  out.dataset = spec.dataset, out.seed = spec.seed;
+  out.model_file = folder.model_path().filename().string();
+  out.model_epoch = file_info.epoch, out.model_rule = file_info.rule;
+  out.overrides = settings_pairs(request.overrides);
+  out.levels_key = request.levels.key, out.levels_values = request.levels.values;
+  if (request.overrides.empty() && request.levels.key.empty())
+    take_recorded_metrics(summary, file_info.epoch, request.split, out);
+  out.environment = environment_record(device);
+  out.git_commit = git_commit();
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.evaluated_at = utc_now();
+  write_eval_record(folder.eval_path(request.name), out);
   return out;
 }
 

@@ -3,11 +3,11 @@
 // own data or with data settings changed (noise on the test split, a test limit),
 // written to <run>/eval/<name>.json.
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "data/loader.h"
+#include "record/eval_record.h"
 #include "spec/run_spec.h"
 
 namespace repro {
@@ -20,7 +20,7 @@ std::string why_not_evaluable(const std::filesystem::path& run_dir);
 
 // Evaluates one run folder (summary.json and model.pt needed) and writes eval/<name>.json;
 // returns what it wrote. Throws repro::Error naming the folder when it cannot be evaluated.
-nlohmann::json evaluate_run(const std::filesystem::path& run_dir, const EvalRequest& request, DataLoader& loader,
-                            torch::Device device);
+EvalRecord evaluate_run(const std::filesystem::path& run_dir, const EvalRequest& request, DataLoader& loader,
+                        torch::Device device);
 
 }  // namespace repro

@@ -109,11 +109,11 @@ ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Modu
   return info;
 }
 
-nlohmann::json model_file_record(const std::filesystem::path& run_dir) {
+std::optional<ModelFileRecord> model_file_record(const std::filesystem::path& run_dir) {
   const auto path = model_file_path(run_dir);
-  if (!std::filesystem::exists(path)) return nullptr;
+  if (!std::filesystem::exists(path)) return std::nullopt;
   const ModelFileInfo info = read_model_file_info(path);
-  return {{"file", path.filename().string()}, {"epoch", info.epoch}, {"rule", info.rule}};
+  return ModelFileRecord{path.filename().string(), info.epoch, info.rule};
 }
 
 int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, const std::vector<EpochRow>& history,

@@ -18,12 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "record/folder.h"
+#include "record/run_record.h"
 #include "spec/options.h"
 #include "train/history.h"
 
 namespace repro {
 
-inline std::filesystem::path model_file_path(const std::filesystem::path& run_dir) { return run_dir / "model.pt"; }
+inline std::filesystem::path model_file_path(const std::filesystem::path& run_dir) { return RunFolder(run_dir).model_path(); }
 
 struct ModelFileInfo {
   int64_t epoch = 0;        // 1-based epoch whose weights the file holds
@@ -44,8 +46,8 @@ ModelFileInfo read_model_file_info(const std::filesystem::path& path);
 // when the file was written by another run than `run` (run_identity of the folder's spec.resolved.yaml).
 ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const std::string& run);
 
-// summary.json's "model_file": {"file": "model.pt", "epoch": E, "rule": R}, or null without a model.pt.
-nlohmann::json model_file_record(const std::filesystem::path& run_dir);
+// summary.json's "model_file": model.pt's epoch and rule; nullopt without a model.pt.
+std::optional<ModelFileRecord> model_file_record(const std::filesystem::path& run_dir);
 
 // The epoch whose weights the run keeps after `history` (0 = none): the reported epoch under
 // train.select (`select`, with or without a validation split), the last epoch, or none.

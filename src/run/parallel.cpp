@@ -14,7 +14,8 @@
 #include "run/children.h"
 #include "run/grid_progress.h"
 #include "run/lock.h"
-#include "run/record.h"
+#include "record/folder.h"
+#include "record/run_record.h"
 #include "run/runner.h"
 #include "spec/options.h"
 #include "train/progress.h"
@@ -180,18 +181,18 @@ class Scheduler {
   void record_exit(const Active& a, const ChildExit& exit) {
     const double seconds = a.progress.seconds();
     const std::string took = " in " + format_duration(seconds);
-    std::optional<nlohmann::json> summary;
-    std::optional<RunStatus> status;
+    std::optional<RunRecord> summary;
+    std::optional<RunState> status;
     try {
-      summary = a.folder.summary();
-      status = a.folder.recorded_status();
+      summary = read_run_record_if_any(a.folder.summary_path());
+      if (summary) status = summary->status;
     } catch (const Error& e) {  // a damaged summary.json: counted as failed below, with the child's own message
       display_.log(spdlog::level::err, label(a.position) + ": " + e.what());
     }
     const bool trained = !exit.signaled && exit.code == 0 && status && is_finished(*status);
     display_.run_ended(seconds, trained);
     if (trained) {
-      display_.log(status == RunStatus::Complete ? spdlog::level::info : spdlog::level::warn,
+      display_.log(status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
                    label(a.position) + " " + name_of(*status) + took + ", " +
                        display_.remaining_text(snapshot_without(a)));
     } else if (!exit.signaled && exit.code == 0) {
@@ -207,7 +208,7 @@ class Scheduler {
     } else {
       ++failed_;
       const std::string reason = exit.signaled ? exit.describe() + "; its last checkpoint stays, run again to resume"
-                                 : status == RunStatus::Failed ? summary->value("message", std::string("?"))
+                                 : status == RunState::Failed ? summary->message
                                                       : exit.describe() + ": " + error_message(a.tail);
       display_.log(spdlog::level::err, label(a.position) + " failed" + took + ": " + reason);
     }

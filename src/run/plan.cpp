@@ -11,7 +11,10 @@
 
 #include "data/registry.h"
 #include "models/param_count.h"
-#include "run/record.h"
+#include "record/folder.h"
+#include "record/json_fields.h"
+#include "record/plan_record.h"
+#include "record/run_record.h"
 #include "spec/run_spec.h"
 #include "spec/options.h"
 #include "util/error.h"
@@ -68,12 +71,27 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
   }
 }
 
-std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
-  std::vector<PlanStatus> statuses;
+namespace {
+
+// The state summary.json records when the run is finished (complete or diverged); nullopt otherwise, also when
+// the record cannot be read: a damaged record is never taken for a finished run (the run trains again).
+std::optional<RunState> finished_state(const RunFolder& folder) {
+  try {
+    const std::optional<RunRecord> record = read_run_record_if_any(folder.summary_path());
+    if (record && is_finished(record->status)) return record->status;
+  } catch (const RecordError&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
+  std::vector<RunState> statuses;
   for (const auto& run : runs) {
     const RunFolder folder(out / run.relative_dir());
     if (!std::filesystem::exists(folder.spec_path())) {
-      statuses.push_back(PlanStatus::Fresh);
+      statuses.push_back(RunState::Pending);
       continue;
     }
     const std::string existing = read_file(folder.spec_path());
@@ -84,13 +102,13 @@ std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const st
                   join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())),
                        "; ") +
                   "). Nothing was overwritten. " + keep_both_advice(changes));
-    const std::optional<RunStatus> status = folder.recorded_status();
-    if (status && is_finished(*status))
-      statuses.push_back(PlanStatus::Finished);
+    const std::optional<RunState> recorded = finished_state(folder);
+    if (recorded)
+      statuses.push_back(*recorded);
     else if (std::filesystem::exists(folder.checkpoint_path()))
-      statuses.push_back(PlanStatus::Resumable);
+      statuses.push_back(RunState::Resumable);
     else
-      statuses.push_back(PlanStatus::Fresh);
+      statuses.push_back(RunState::Pending);
   }
   return statuses;
 }
@@ -99,17 +117,15 @@ namespace {
 
 // The entries of an earlier plan.json of this experiment that a --datasets / --rows selection does not cover
 // (another column or row planned by another command); none when it cannot be read.
-nlohmann::json entries_outside(const Experiment& experiment, const std::filesystem::path& path) {
-  nlohmann::json kept = nlohmann::json::array();
+std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::filesystem::path& path) {
+  std::vector<PlanEntry> kept;
   if (!experiment.is_selection() || !std::filesystem::exists(path)) return kept;
   try {
-    const nlohmann::json earlier = nlohmann::json::parse(read_file(path));
-    if (earlier.value("experiment", "") != experiment.name || earlier.value("profile", "") != experiment.profile)
-      return kept;
-    for (const auto& entry : earlier.at("runs")) {
-      const std::string row = entry.value("row", entry.value("model_config", ""));
-      if (!experiment.dataset_selected(entry.value("dataset", "")) || !experiment.row_selected(row))
-        kept.push_back(entry);
+    const PlanRecord earlier = read_plan_record(path);
+    if (earlier.experiment != experiment.name || earlier.profile != experiment.profile) return kept;
+    for (const auto& entry : earlier.runs) {
+      const std::string& row = entry.row.empty() ? entry.model_config : entry.row;
+      if (!experiment.dataset_selected(entry.dataset) || !experiment.row_selected(row)) kept.push_back(entry);
     }
   } catch (const std::exception& e) {
     spdlog::warn("{}: not readable ({}): rewritten with this command's runs only", path.string(), e.what());
@@ -120,35 +136,22 @@ nlohmann::json entries_outside(const Experiment& experiment, const std::filesyst
 }  // namespace
 
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
-  const std::filesystem::path path = out / experiment.folder() / "plan.json";
+  const std::filesystem::path path = plan_path_in(out / experiment.folder());
   sweep_stale_temp_files(path.parent_path());  // plan.json.tmp-PID of a process killed in its rename
-  nlohmann::json plan = {{"experiment", experiment.name},
-                         {"profile", experiment.profile},
-                         {"spec_file", experiment.source_file},
-                         {"description", experiment.description},
-                         {"report", {{"baseline", experiment.report_baseline}}},
-                         {"runs", entries_outside(experiment, path)}};
-  for (const auto& run : runs) {
-    nlohmann::json sweep = nlohmann::json::array();  // [axis label, value] in axis order (repro report --select)
-    for (const auto& [label, value] : run.sweep) sweep.push_back({label, value});
-    plan["runs"].push_back({{"dir", run.run_subdir()},
-                            {"model_config", run.model_config},
-                            {"row", run.row},
-                            {"sweep", sweep},
-                            {"row_index", run.row_index},
-                            {"dataset", run.dataset},
-                            {"seed", run.seed}});
-  }
+  PlanRecord plan{experiment.name, experiment.profile, experiment.source_file, experiment.description,
+                  experiment.report_baseline, entries_outside(experiment, path)};
+  for (const auto& run : runs)
+    plan.runs.push_back(
+        {run.run_subdir(), run.model_config, run.row, run.sweep, run.row_index, run.dataset, run.seed});
   // Grid order (rows, then datasets in the spec's order, then seeds), however the plan was assembled.
-  const auto column = [&](const nlohmann::json& entry) {
+  const auto order = [&](const PlanEntry& entry) {
     const auto& names = experiment.datasets;
-    return std::find(names.begin(), names.end(), entry.value("dataset", "")) - names.begin();
+    return std::make_tuple(entry.row_index, std::find(names.begin(), names.end(), entry.dataset) - names.begin(),
+                           entry.seed);
   };
-  std::stable_sort(plan["runs"].begin(), plan["runs"].end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
-    return std::make_tuple(a.value("row_index", 0), column(a), a.value("seed", int64_t{0})) <
-           std::make_tuple(b.value("row_index", 0), column(b), b.value("seed", int64_t{0}));
-  });
-  write_file_atomic(path, plan.dump(2) + "\n");
+  std::stable_sort(plan.runs.begin(), plan.runs.end(),
+                   [&](const PlanEntry& a, const PlanEntry& b) { return order(a) < order(b); });
+  write_plan_record(path, plan);
 }
 
 std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader) {

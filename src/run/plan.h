@@ -7,6 +7,7 @@
 
 #include "data/loader.h"
 #include "spec/experiment.h"
+#include "record/lifecycle.h"
 #include "spec/grid.h"
 
 namespace repro {
@@ -19,11 +20,10 @@ namespace repro {
 // only after tokenizing) and text.max_len tokens. Throws repro::Error naming the run.
 void validate_plan(const std::vector<PlannedRun>& runs);
 
-enum class PlanStatus { Fresh, Resumable, Finished };
-
-// Per run: finished (skip), resumable (checkpoint of the same spec) or fresh.
+// Per run: its recorded state when finished (Complete or Diverged: skip), Resumable (a checkpoint of the same
+// spec) or Pending (a fresh start, a failed run's retry included).
 // Throws, before anything is trained, when a folder holds a run of a different spec.
-std::vector<PlanStatus> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // Writes <out>/<experiment folder>/plan.json listing every planned run (folders
 // relative to the plan's own folder). Under --datasets / --rows, the earlier plan's

@@ -16,7 +16,7 @@
 #include "run/lock.h"
 #include "run/model_file.h"
 #include "run/plan.h"
-#include "run/record.h"
+#include "record/folder.h"
 #include "run/slurm.h"
 #include "run/summary.h"
 #include "run/tensorboard_log.h"
@@ -107,7 +107,7 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const Ru
   return hooks;
 }
 
-RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
+RunState execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
                         torch::Device device, Progress& progress, const RunnerOptions& options, const TestHooks& test,
                         int64_t& steps_made, std::set<std::string>& notes_said) {
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
@@ -136,11 +136,11 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
                                                 train_settings.select, data.val.size() > 0, owner);
   const TrainOutcome outcome = train(*model, context);
   steps_made += outcome.steps_this_start;
-  if (outcome.status == RunStatus::Stopped || outcome.status == RunStatus::Interrupted) return outcome.status;
-  if (outcome.status == RunStatus::Diverged) spdlog::error("run diverged: {}", outcome.message);
-  nlohmann::json summary = make_summary(run, outcome, data, params, environment_record(device));
-  summary["model_file"] = model_file_record(folder.dir());  // model.pt's epoch, or null
-  write_file_atomic(folder.summary_path(), summary.dump(2) + "\n");
+  if (outcome.status == RunState::Stopped || outcome.status == RunState::Interrupted) return outcome.status;
+  if (outcome.status == RunState::Diverged) spdlog::error("run diverged: {}", outcome.message);
+  RunRecord summary = make_summary(run, outcome, data, params, environment_record(device));
+  summary.model_file = model_file_record(folder.dir());  // model.pt's epoch, or none
+  write_run_record(folder.summary_path(), summary);
   std::filesystem::remove(folder.checkpoint_path());
   return outcome.status;
 }
@@ -149,17 +149,7 @@ RunStatus execute_one(const PlannedRun& run, int64_t position, const RunFolder& 
 void record_failure(const PlannedRun& run, const RunFolder& folder, torch::Device device, const std::exception& e) {
   spdlog::error("run {} failed: {}", folder.dir().string(), error_text(e));  // no LibTorch trace on stderr
   append_file(folder.log_path(), "run failed: " + std::string(e.what()) + "\n");
-  const nlohmann::json environment = environment_record(device);
-  const nlohmann::json failed = {{"status", name_of(RunStatus::Failed)},
-                                 {"message", error_text(e)},
-                                 {"experiment", run.experiment},
-                                 {"model_config", run.model_config},
-                                 {"row_index", run.row_index},
-                                 {"dataset", run.dataset},
-                                 {"seed", run.seed},
-                                 {"environment", environment},
-                                 {"git_commit", environment.at("git_commit")}};
-  write_file_atomic(folder.summary_path(), failed.dump(2) + "\n");
+  write_run_record(folder.summary_path(), failure_record(run, error_text(e), environment_record(device)));
 }
 
 // What became of the runs of a plan, for the closing log lines and the exit code.
@@ -184,7 +174,7 @@ std::optional<RunLock> claim(const PlannedRun& run, int64_t position, const RunF
     return std::nullopt;
   }
   try {
-    if (check_plan({run}, out)[0] != PlanStatus::Finished) return lock;
+    if (!is_finished(check_plan({run}, out)[0])) return lock;
     spdlog::info("run {}: {} was finished by another process meanwhile: skipped", position + 1, folder.dir().string());
     ++tally.finished_elsewhere;
   } catch (const Error& e) {  // its folder now holds a run of another spec: leave it untouched
@@ -225,7 +215,7 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     const RunFolder folder(options.out / runs[i].relative_dir());
     const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
     if (!lock) continue;
-    RunStatus status = RunStatus::Failed;
+    RunState status = RunState::Failed;
     try {
       status =
           execute_one(runs[i], position, folder, loader, device, progress, options, test, steps_made, notes_said);
@@ -235,9 +225,9 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
       record_failure(runs[i], folder, device, e);  // the other runs go on; the command exits 1 at the end
     }
     progress.end_run();
-    if (status == RunStatus::Stopped) return kRunStopped;
-    if (status == RunStatus::Interrupted) return finish_interrupted(steps_made, options.interrupt, tally.failed);
-    if (status == RunStatus::Failed) ++tally.failed;
+    if (status == RunState::Stopped) return kRunStopped;
+    if (status == RunState::Interrupted) return finish_interrupted(steps_made, options.interrupt, tally.failed);
+    if (status == RunState::Failed) ++tally.failed;
   }
   log_tally(tally, runs.size());
   return tally.failed > 0 ? 1 : 0;
@@ -267,11 +257,11 @@ int run_positions(const Experiment& experiment, const std::vector<size_t>& posit
     selected.push_back(runs[position]);
   }
   validate_plan(selected);
-  const std::vector<PlanStatus> statuses = check_plan(selected, options.out);  // throws on a changed spec
+  const std::vector<RunState> statuses = check_plan(selected, options.out);  // throws on a changed spec
   Tally tally;
   std::vector<size_t> to_train;
   for (size_t k = 0; k < positions.size(); ++k) {
-    if (statuses[k] != PlanStatus::Finished) {
+    if (!is_finished(statuses[k])) {
       to_train.push_back(positions[k]);
       continue;
     }
@@ -304,12 +294,12 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options, c
     std::cout << describe_plan(runs, options.out, loader);
     return 0;
   }
-  const std::vector<PlanStatus> statuses = check_plan(runs, options.out);  // throws on changed specs
+  const std::vector<RunState> statuses = check_plan(runs, options.out);  // throws on changed specs
   write_plan(experiment, runs, options.out);
   Tally tally;
   std::vector<size_t> to_train;
   for (size_t i = 0; i < runs.size(); ++i)
-    if (statuses[i] == PlanStatus::Finished)
+    if (is_finished(statuses[i]))
       ++tally.finished_before;
     else
       to_train.push_back(i);

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "run/lock.h"
-#include "run/record.h"
+#include "record/folder.h"
+#include "record/plan_record.h"
+#include "record/run_record.h"
 #include "run/slurm.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -30,23 +31,16 @@ std::string checkpoint_detail(const std::filesystem::path& path) {
   }
 }
 
-// The status line of a finished run's summary.json; nullopt when it has none.
+// The state a finished run's summary.json records (a record that cannot be read: failed, saying why); nullopt
+// when it has none.
 std::optional<RunStanding> finished_standing(const RunFolder& folder, const std::string& dir) {
-  std::optional<nlohmann::json> summary;
-  std::optional<RunStatus> status;
   try {
-    summary = folder.summary();
-    status = folder.recorded_status();
+    const std::optional<RunRecord> record = read_run_record_if_any(folder.summary_path());
+    if (!record) return std::nullopt;
+    return RunStanding{dir, record->status, record->message};
   } catch (const Error& e) {
     return RunStanding{dir, RunState::Failed, e.what()};
   }
-  if (!summary) return std::nullopt;
-  const std::string message = summary->value("message", std::string());
-  if (status == RunStatus::Complete) return RunStanding{dir, RunState::Complete, ""};
-  if (status == RunStatus::Diverged) return RunStanding{dir, RunState::Diverged, message};
-  if (status == RunStatus::Failed) return RunStanding{dir, RunState::Failed, message};
-  return RunStanding{dir, RunState::Failed,
-                     folder.summary_path().string() + ": status " + summary->value("status", nlohmann::json()).dump()};
 }
 
 std::vector<std::string> launches_in(const std::filesystem::path& folder) {
@@ -74,14 +68,6 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
 
 }  // namespace
 
-const EnumNames<RunState>& enum_names(RunState) {
-  static const EnumNames<RunState> names = {{RunState::Complete, "complete"},   {RunState::Diverged, "diverged"},
-                                            {RunState::Failed, "failed"},       {RunState::Running, "running"},
-                                            {RunState::Resumable, "resumable"}, {RunState::Pending, "pending"},
-                                            {RunState::Link, "link"}};
-  return names;
-}
-
 RunStanding run_standing(const std::filesystem::path& experiment_folder, const std::string& dir) {
   if (const auto link = first_link_below(experiment_folder, dir))  // `run` refuses it; its record is another's
     return RunStanding{dir, RunState::Link,
@@ -107,23 +93,13 @@ std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out) {
   if (!std::filesystem::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
   std::vector<std::filesystem::path> plans;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(out))
-    if (entry.path().filename() == "plan.json") plans.push_back(entry.path());
+    if (entry.path().filename() == kPlanFile) plans.push_back(entry.path());
   if (plans.empty()) throw Error(out.string() + ": no plan.json below it (not a --out folder of repro run?)");
   std::sort(plans.begin(), plans.end());
   std::vector<ExperimentStatus> experiments;
   for (const auto& plan_path : plans) {
-    nlohmann::json plan;
-    try {
-      plan = nlohmann::json::parse(read_file(plan_path));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(plan_path.string() + ": not valid JSON (" + e.what() + ")");
-    }
     std::vector<std::string> dirs;
-    try {
-      for (const auto& run : plan.at("runs")) dirs.push_back(run.at("dir").get<std::string>());
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(plan_path.string() + ": expected runs[].dir (" + e.what() + ")");
-    }
+    for (const auto& run : read_plan_record(plan_path).runs) dirs.push_back(run.dir);
     const std::string name = std::filesystem::relative(plan_path.parent_path(), out).string();
     experiments.push_back(experiment_status(name, plan_path.parent_path(), dirs));
   }

@@ -7,17 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "spec/options.h"
+#include "record/lifecycle.h"
 
 namespace repro {
 
-// A planned run's state: its recorded RunStatus when finished or failed, else what its folder shows.
-enum class RunState { Complete, Diverged, Failed, Running, Resumable, Pending, Link };  // Link: never counted
-const EnumNames<RunState>& enum_names(RunState);
-
 struct RunStanding {
   std::string dir;  // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
-  RunState state = RunState::Pending;
+  RunState state = RunState::Pending;  // its recorded state when finished or failed, else what its folder shows
   std::string detail;  // holder, checkpoint position or failure message
 };
 

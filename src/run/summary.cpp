@@ -5,18 +5,33 @@
 #include <ctime>
 
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace repro {
 
 namespace {
 
-nlohmann::json metrics_json(const EpochRow& row) {
-  nlohmann::json out = {{"epoch", row.epoch}};
+RecordedEpoch recorded_epoch(const EpochRow& row) {
+  RecordedEpoch out{row.epoch, {}};
   for (const auto& name : metric_names()) {
     const double value = metric_value(row, name);
-    out[name] = std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
+    out.metrics[name] = std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
   }
   return out;
+}
+
+// The fields every record has: which run, and where it ran.
+RunRecord record_of(const PlannedRun& run, const nlohmann::json& environment) {
+  RunRecord r;
+  r.experiment = run.experiment;
+  r.profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
+  r.model_config = run.model_config;
+  r.row_index = run.row_index;
+  r.dataset = run.dataset;
+  r.seed = run.seed;
+  r.environment = environment;
+  r.git_commit = git_commit();
+  return r;
 }
 
 }  // namespace
@@ -33,41 +48,34 @@ int64_t selected_epoch(const std::vector<EpochRow>& history, const std::string& 
   return chosen->epoch;
 }
 
-nlohmann::json make_summary(const PlannedRun& run, const TrainOutcome& outcome, const RunData& data,
-                            const ParamBreakdown& params, const nlohmann::json& environment) {
+RunRecord make_summary(const PlannedRun& run, const TrainOutcome& outcome, const RunData& data,
+                       const ParamBreakdown& params, const nlohmann::json& environment) {
   std::string rule;
   const int64_t epoch = selected_epoch(outcome.history, name_of(run.options.train.select), data.val.size() > 0, &rule);
-  nlohmann::json breakdown = nlohmann::json::object();
-  for (const auto& [part, count] : params.parts) breakdown[part] = count;
-  nlohmann::json summary = {
-      {"status", name_of(outcome.status)},
-      {"message", outcome.message},
-      {"experiment", run.experiment},
-      {"profile", run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1)},
-      {"model_config", run.model_config},
-      {"row_index", run.row_index},
-      {"dataset", run.dataset},
-      {"seed", run.seed},
-      {"epochs_planned", run.options.train.epochs},
-      {"epochs_run", outcome.history.size()},
-      {"selection", {{"rule", rule}, {"epoch", epoch}}},
-      {"params", params.total},
-      {"param_breakdown", breakdown},
-      {"data",
-       {{"train", data.train.size()},
-        {"val", data.val.size()},
-        {"test", data.test.size()},
-        {"partial", data.partial()},
-        {"notes", data.notes}}},
-      {"environment", environment},
-      {"git_commit", environment.at("git_commit")},
-      {"wall_seconds", outcome.wall_seconds},
-      {"resumed_from_epoch", outcome.resumed_from_epoch},
-      {"finished_at", utc_now()},
-  };
-  summary["selected"] = epoch > 0 ? metrics_json(outcome.history[epoch - 1]) : nlohmann::json();
-  summary["final"] = outcome.history.empty() ? nlohmann::json() : metrics_json(outcome.history.back());
-  return summary;
+  RunRecord r = record_of(run, environment);
+  r.status = outcome.status;
+  r.message = outcome.message;
+  r.trained = true;
+  r.epochs_planned = run.options.train.epochs;
+  r.epochs_run = static_cast<int64_t>(outcome.history.size());
+  r.selection = {rule, epoch};
+  r.params = params.total;
+  r.param_breakdown.assign(params.parts.begin(), params.parts.end());
+  r.data = {static_cast<int64_t>(data.train.size()), static_cast<int64_t>(data.val.size()),
+            static_cast<int64_t>(data.test.size()), data.partial(), data.notes};
+  r.wall_seconds = outcome.wall_seconds;
+  r.resumed_from_epoch = outcome.resumed_from_epoch;
+  r.finished_at = utc_now();
+  if (epoch > 0) r.selected = recorded_epoch(outcome.history[epoch - 1]);
+  if (!outcome.history.empty()) r.final = recorded_epoch(outcome.history.back());
+  return r;
+}
+
+RunRecord failure_record(const PlannedRun& run, const std::string& message, const nlohmann::json& environment) {
+  RunRecord r = record_of(run, environment);
+  r.status = RunState::Failed;
+  r.message = message;
+  return r;
 }
 
 }  // namespace repro

@@ -23,20 +23,6 @@ const char* kMetricsHeader = "epoch,step,lr,train_loss,train_acc,val_loss,val_ac
 
 }  // namespace
 
-std::vector<std::string> metric_names() {
-  return {"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"};
-}
-
-double metric_value(const EpochRow& row, const std::string& name) {
-  if (name == "train_loss") return row.train_loss;
-  if (name == "train_acc") return row.train_acc;
-  if (name == "val_loss") return row.val_loss;
-  if (name == "val_acc") return row.val_acc;
-  if (name == "test_loss") return row.test_loss;
-  if (name == "test_acc") return row.test_acc;
-  throw Error("unknown metric '" + name + "'");
-}
-
 nlohmann::json history_to_json(const std::vector<EpochRow>& rows) {
   auto out = nlohmann::json::array();
   for (const auto& r : rows) {

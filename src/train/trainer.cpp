@@ -66,7 +66,7 @@ struct Training {
     if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
   }
 
-  TrainOutcome finish(RunStatus status, double wall_seconds, const std::string& message = "") {
+  TrainOutcome finish(RunState status, double wall_seconds, const std::string& message = "") {
     outcome.status = status;
     outcome.message = message;
     outcome.wall_seconds = wall_seconds;
@@ -207,20 +207,20 @@ TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
     const EpochResult result = run_epoch(t, epoch, start, totals);
     t.outcome.steps_this_start = t.state.step - t.first_step;
     const double seconds = start.seconds + seconds_since(started);
-    if (result.diverged) return t.finish(RunStatus::Diverged, t.state.wall_seconds + seconds, result.message);
+    if (result.diverged) return t.finish(RunState::Diverged, t.state.wall_seconds + seconds, result.message);
     if (result.interrupted) {
       checkpoint_mid_epoch(t, epoch, result, totals, seconds);
-      return t.finish(RunStatus::Interrupted, t.state.wall_seconds);
+      return t.finish(RunState::Interrupted, t.state.wall_seconds);
     }
     finish_epoch(t, epoch, totals, start, started);
     if (c.hooks.stop_after_epoch && c.hooks.stop_after_epoch(epoch))  // the final epoch too: no summary yet
-      return t.finish(RunStatus::Stopped, t.state.wall_seconds);
+      return t.finish(RunState::Stopped, t.state.wall_seconds);
     if (epoch < t.options.epochs && c.hooks.interrupt_requested && c.hooks.interrupt_requested()) {
       spdlog::info("interrupted: checkpoint written after epoch {}", epoch);
-      return t.finish(RunStatus::Interrupted, t.state.wall_seconds);
+      return t.finish(RunState::Interrupted, t.state.wall_seconds);
     }
   }
-  return t.finish(RunStatus::Complete, t.state.wall_seconds);
+  return t.finish(RunState::Complete, t.state.wall_seconds);
 }
 
 }  // namespace repro

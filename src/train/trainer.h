@@ -13,7 +13,7 @@
 #include "models/model.h"
 #include "spec/grid.h"
 #include "train/history.h"
-#include "train/outcome.h"
+#include "record/lifecycle.h"
 #include "train/precision.h"
 #include "train/progress.h"
 #include "train/step_log.h"
@@ -42,7 +42,7 @@ struct TrainHooks {
   std::function<void(torch::nn::Module& model, const std::vector<EpochRow>& history)> model_changed;
   // Polled after every optimizer step (after after_step) and after every epoch's checkpoint:
   // true = stop now. The trainer finishes the step, writes a mid-epoch checkpoint (position,
-  // partial totals, generator states) and returns RunStatus::Interrupted.
+  // partial totals, generator states) and returns RunState::Interrupted.
   std::function<bool()> interrupt_requested;
 };
 
@@ -57,7 +57,7 @@ struct TrainContext {
 };
 
 struct TrainOutcome {
-  RunStatus status = RunStatus::Complete;  // Complete, Diverged, Stopped or Interrupted
+  RunState status = RunState::Complete;  // Complete, Diverged, Stopped or Interrupted
   std::string message;  // why, for diverged
   std::vector<EpochRow> history;
   std::vector<StepRow> steps;  // every train.log_every steps

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         RunResult run;
         run.model_config = cell.row;
         run.dataset = cell.column;
-        run.state = RecordState::Complete;
+        run.state = RunState::Complete;
         run.value = 50;
         results.runs.push_back(run);
         results.model_configs.push_back(cell.row);

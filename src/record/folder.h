@@ -1,0 +1,46 @@
+#pragma once
+// One run's folder, and every file in it (the one list; docs/architecture.md shows it):
+//   spec.resolved.yaml   the run's settings, resolved (written first; a rerun compares it)
+//   lock                 the flock(2) a process training the run holds; its text names the last holder
+//   log.txt              the run's log
+//   checkpoint.pt        while unfinished: the position to resume from (removed when the run ends)
+//   metrics.csv          one row per epoch
+//   steps.csv            one row per train.log_every optimizer steps
+//   events.out.tfevents.repro   the same scalars for TensorBoard (train.tensorboard)
+//   model.pt             the kept epoch's weights (train.save_model)
+//   summary.json         the run record, once the run ended (record/run_record.h)
+//   eval/<name>.json     each `repro eval` of the finished run (record/eval_record.h)
+#include <filesystem>
+#include <string>
+
+namespace repro {
+
+inline constexpr const char* kSummaryFile = "summary.json";
+inline constexpr const char* kPlanFile = "plan.json";
+
+class RunFolder {
+ public:
+  explicit RunFolder(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path spec_path() const { return dir_ / "spec.resolved.yaml"; }
+  std::filesystem::path lock_path() const { return dir_ / "lock"; }
+  std::filesystem::path log_path() const { return dir_ / "log.txt"; }
+  std::filesystem::path checkpoint_path() const { return dir_ / "checkpoint.pt"; }
+  std::filesystem::path metrics_path() const { return dir_ / "metrics.csv"; }
+  std::filesystem::path steps_path() const { return dir_ / "steps.csv"; }
+  std::filesystem::path events_path() const { return dir_ / "events.out.tfevents.repro"; }
+  std::filesystem::path model_path() const { return dir_ / "model.pt"; }
+  std::filesystem::path summary_path() const { return dir_ / kSummaryFile; }
+  std::filesystem::path eval_dir() const { return dir_ / "eval"; }
+  std::filesystem::path eval_path(const std::string& name) const { return eval_dir() / (name + ".json"); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// An experiment's folder (<out>/<experiment>[/<profile>]) holds plan.json (record/plan_record.h).
+inline std::filesystem::path plan_path_in(const std::filesystem::path& experiment_folder) {
+  return experiment_folder / kPlanFile;
+}
+
+}  // namespace repro

@@ -1,0 +1,75 @@
+#include "record/plan_record.h"
+
+#include "record/json_fields.h"
+#include "util/files.h"
+
+namespace repro {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> read_sweep(const JsonFields& entry) {
+  std::vector<std::pair<std::string, std::string>> sweep;
+  if (!entry.has("sweep")) return sweep;
+  const json& pairs = entry.required("sweep");
+  for (const auto& pair : pairs) {  // [[label, value], ...]
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+      entry.wrong("sweep", pairs, "expected a list of [axis label, value] pairs");
+    sweep.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  }
+  return sweep;
+}
+
+PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t index) {
+  const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
+  PlanEntry e;
+  e.dir = entry.text("dir");
+  e.model_config = entry.text("model_config");
+  e.row = entry.optional_text("row").value_or("");
+  e.sweep = read_sweep(entry);
+  e.row_index = entry.optional_integer("row_index").value_or(0);
+  e.dataset = entry.text("dataset");
+  e.seed = entry.integer("seed");
+  return e;
+}
+
+}  // namespace
+
+PlanRecord read_plan_record(const std::filesystem::path& path) {
+  const json parsed = read_json_object(path);
+  const JsonFields plan(parsed, path);
+  PlanRecord p;
+  record_version(plan, kPlanRecordVersion);
+  p.experiment = plan.text("experiment");
+  p.profile = plan.optional_text("profile").value_or("");
+  p.spec_file = plan.optional_text("spec_file").value_or("");
+  p.description = plan.optional_text("description").value_or("");
+  if (const auto report = plan.optional_object("report"))
+    p.report_baseline = report->optional_text("baseline").value_or("");
+  const json& runs = plan.required("runs");
+  if (!runs.is_array()) plan.wrong("runs", runs, "expected a list");
+  for (size_t i = 0; i < runs.size(); ++i) p.runs.push_back(read_entry(runs[i], path, i));
+  return p;
+}
+
+void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
+  json runs = json::array();
+  for (const auto& e : p.runs) {
+    json sweep = json::array();
+    for (const auto& [label, value] : e.sweep) sweep.push_back({label, value});
+    runs.push_back({{"dir", e.dir},
+                    {"model_config", e.model_config},
+                    {"row", e.row},
+                    {"sweep", sweep},
+                    {"row_index", e.row_index},
+                    {"dataset", e.dataset},
+                    {"seed", e.seed}});
+  }
+  const json plan = {{"record_version", kPlanRecordVersion}, {"experiment", p.experiment},     {"profile", p.profile},
+                     {"spec_file", p.spec_file},       {"description", p.description},
+                     {"report", {{"baseline", p.report_baseline}}}, {"runs", runs}};
+  write_file_atomic(path, plan.dump(2) + "\n");
+}
+
+}  // namespace repro

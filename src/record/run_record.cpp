@@ -1,0 +1,148 @@
+#include "record/run_record.h"
+
+#include <cmath>
+
+#include "record/epoch_row.h"
+#include "record/json_fields.h"
+#include "util/files.h"
+
+namespace repro {
+
+using nlohmann::json;
+
+namespace {
+
+json epoch_json(const std::optional<RecordedEpoch>& epoch) {
+  if (!epoch) return nullptr;
+  json out = {{"epoch", epoch->epoch}};
+  for (const auto& [name, value] : epoch->metrics) out[name] = json_number(value);
+  return out;
+}
+
+// A metric's value: a number (finite, not negative, an accuracy at most 100) or null.
+std::optional<double> read_metric(const JsonFields& fields, const std::string& name) {
+  const std::optional<double> value = fields.optional_number(name);
+  if (!value) return std::nullopt;
+  const bool accuracy = name.find("acc") != std::string::npos;
+  if (!std::isfinite(*value) || *value < 0 || (accuracy && *value > 100))
+    fields.wrong(name, fields.required(name), accuracy ? "outside 0-100" : "outside 0-inf");
+  return value;
+}
+
+RecordedEpoch read_epoch(const JsonFields& fields) {
+  RecordedEpoch epoch;
+  epoch.epoch = fields.optional_integer("epoch").value_or(0);
+  for (const auto& name : metric_names())
+    if (fields.has(name)) epoch.metrics[name] = read_metric(fields, name);
+  return epoch;
+}
+
+// "selected"/"final": an object, or null when no epoch ran; a complete run's must be an object.
+std::optional<RecordedEpoch> read_epoch_slot(const JsonFields& s, const std::string& key, bool required) {
+  if (required) return read_epoch(s.object(key));
+  if (const auto object = s.optional_object(key)) return read_epoch(*object);
+  return std::nullopt;
+}
+
+RunState read_status(const JsonFields& s) {
+  const std::string status = s.text("status");
+  for (const RunState state : {RunState::Complete, RunState::Diverged, RunState::Failed})
+    if (status == name_of(state)) return state;
+  s.fail("status '" + status + "', expected complete, diverged or failed");
+}
+
+void read_training(const JsonFields& s, RunRecord& r) {
+  r.trained = s.has("epochs_run") || s.has("selected");
+  r.epochs_planned = s.optional_integer("epochs_planned").value_or(0);
+  r.epochs_run = s.optional_integer("epochs_run").value_or(0);
+  if (const auto selection = s.optional_object("selection"))
+    r.selection = {selection->optional_text("rule").value_or(""), selection->optional_integer("epoch").value_or(0)};
+  r.params = s.optional_integer("params").value_or(0);
+  if (const auto parts = s.optional_object("param_breakdown"))
+    for (const auto& [part, count] : parts->raw().items()) r.param_breakdown.emplace_back(part, parts->integer(part));
+  if (const auto data = s.optional_object("data")) {
+    r.data.train = data->optional_integer("train").value_or(0);
+    r.data.val = data->optional_integer("val").value_or(0);
+    r.data.test = data->optional_integer("test").value_or(0);
+    r.data.partial = data->optional_flag("partial").value_or(false);
+    r.data.notes = data->text_list("notes");
+  }
+  r.wall_seconds = s.optional_number("wall_seconds").value_or(0);
+  r.resumed_from_epoch = s.optional_integer("resumed_from_epoch").value_or(0);
+  r.finished_at = s.optional_text("finished_at").value_or("");
+  const bool complete = r.status == RunState::Complete;
+  r.selected = read_epoch_slot(s, "selected", complete);
+  r.final = read_epoch_slot(s, "final", complete);
+  if (const auto file = s.optional_object("model_file"))
+    r.model_file = ModelFileRecord{file->text("file"), file->integer("epoch"), file->text("rule")};
+}
+
+}  // namespace
+
+RunRecord read_run_record(const std::filesystem::path& summary_path) {
+  const json parsed = read_json_object(summary_path);
+  const JsonFields s(parsed, summary_path);
+  RunRecord r;
+  r.version = record_version(s, kRunRecordVersion);
+  r.status = read_status(s);
+  r.experiment = s.text("experiment");
+  r.model_config = s.text("model_config");
+  r.dataset = s.text("dataset");
+  r.seed = s.integer("seed");
+  r.message = s.optional_text("message").value_or("");
+  r.profile = s.has("profile") && s.raw().at("profile").is_string() ? s.text("profile") : "";
+  r.row_index = s.has("row_index") && s.raw().at("row_index").is_number_integer() ? s.integer("row_index") : 0;
+  r.environment = s.has("environment") ? s.raw().at("environment") : json();
+  r.git_commit = s.has("git_commit") && s.raw().at("git_commit").is_string() ? s.text("git_commit") : "";
+  read_training(s, r);
+  return r;
+}
+
+std::optional<RunRecord> read_run_record_if_any(const std::filesystem::path& summary_path) {
+  if (!std::filesystem::exists(summary_path)) return std::nullopt;
+  return read_run_record(summary_path);
+}
+
+json run_record_json(const RunRecord& r) {
+  json out = {{"record_version", r.version},
+              {"status", name_of(r.status)},
+              {"message", r.message},
+              {"experiment", r.experiment},
+              {"profile", r.profile},
+              {"model_config", r.model_config},
+              {"row_index", r.row_index},
+              {"dataset", r.dataset},
+              {"seed", r.seed},
+              {"environment", r.environment},
+              {"git_commit", r.git_commit}};
+  if (!r.trained) return out;  // a failed run's record
+  json breakdown = json::object();
+  for (const auto& [part, count] : r.param_breakdown) breakdown[part] = count;
+  out.update({{"epochs_planned", r.epochs_planned},
+              {"epochs_run", r.epochs_run},
+              {"selection", {{"rule", r.selection.rule}, {"epoch", r.selection.epoch}}},
+              {"params", r.params},
+              {"param_breakdown", breakdown},
+              {"data",
+               {{"train", r.data.train},
+                {"val", r.data.val},
+                {"test", r.data.test},
+                {"partial", r.data.partial},
+                {"notes", r.data.notes}}},
+              {"wall_seconds", r.wall_seconds},
+              {"resumed_from_epoch", r.resumed_from_epoch},
+              {"finished_at", r.finished_at},
+              {"selected", epoch_json(r.selected)},
+              {"final", epoch_json(r.final)},
+              {"model_file", r.model_file ? json{{"file", r.model_file->file},
+                                                 {"epoch", r.model_file->epoch},
+                                                 {"rule", r.model_file->rule}}
+                                          : json()}});
+  return out;
+}
+
+void write_run_record(const std::filesystem::path& summary_path, const RunRecord& record) {
+  write_file_atomic(summary_path, run_record_json(record).dump(2) + "\n");
+}
+
+}  // namespace repro

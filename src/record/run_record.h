@@ -1,0 +1,72 @@
+#pragma once
+// summary.json, the record of a run that ended: its state, the selected and final epochs' metrics, the
+// parameter count, data provenance and the environment. One writer (the runner, atomically) and one reader;
+// nothing else reads its fields. Records of older repro versions (no "record_version", fewer fields) are read;
+// a field of the wrong type is refused with one line naming the file and the field.
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "record/lifecycle.h"
+
+namespace repro {
+
+inline constexpr int64_t kRunRecordVersion = 1;
+
+// summary.json's "selected" or "final": one epoch's metrics (record/epoch_row.h's metric names).
+struct RecordedEpoch {
+  int64_t epoch = 0;                                      // 1-based (0 when the record names none)
+  std::map<std::string, std::optional<double>> metrics;  // name -> value; nullopt: not measured (null)
+};
+
+struct SelectionRecord {
+  std::string rule;  // best_val | last
+  int64_t epoch = 0;
+};
+
+struct DataRecord {
+  int64_t train = 0, val = 0, test = 0;
+  bool partial = false;              // a partial dataset (e.g. CIFAR-10's first 1,000 test records)
+  std::vector<std::string> notes;    // the loader's notes (partial data, limits, a known copy)
+};
+
+struct ModelFileRecord {  // model.pt: the epoch whose weights it holds and the rule that chose it
+  std::string file;
+  int64_t epoch = 0;
+  std::string rule;
+};
+
+struct RunRecord {
+  int64_t version = kRunRecordVersion;  // "record_version"; 0 when read from a record that predates it
+  RunState status = RunState::Complete;  // complete | diverged | failed
+  std::string message;                   // why it diverged or failed
+  std::string experiment, profile, model_config, dataset;
+  int64_t row_index = 0, seed = 0;
+  nlohmann::json environment;  // run/device's environment record: shown, not interpreted
+  std::string git_commit;
+  // What training produced; a failed run's record has none of these (`trained` false).
+  bool trained = false;
+  int64_t epochs_planned = 0, epochs_run = 0;
+  SelectionRecord selection;
+  int64_t params = 0;
+  std::vector<std::pair<std::string, int64_t>> param_breakdown;  // part -> count
+  DataRecord data;
+  double wall_seconds = 0;
+  int64_t resumed_from_epoch = 0;
+  std::string finished_at;                     // UTC
+  std::optional<RecordedEpoch> selected, final;  // null when no epoch ran (a complete run's are never null)
+  std::optional<ModelFileRecord> model_file;   // null without a model.pt
+};
+
+// Throws RecordError naming the file and field, repro::Error when the file cannot be read.
+RunRecord read_run_record(const std::filesystem::path& summary_path);
+// nullopt when the file does not exist.
+std::optional<RunRecord> read_run_record_if_any(const std::filesystem::path& summary_path);
+void write_run_record(const std::filesystem::path& summary_path, const RunRecord& record);
+nlohmann::json run_record_json(const RunRecord& record);
+
+}  // namespace repro

@@ -1,0 +1,248 @@
+// The record layer (src/record/): each record type's writer and reader round-trip; every record committed
+// under results/ (written by older repro versions) is still read; each corrupt field is refused with one line
+// naming the file and the field; and no file outside src/record/ reads a record field by its key.
+#include "catch.h"
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <set>
+
+#include "fixtures.h"
+#include "paths.h"
+#include "record/eval_record.h"
+#include "record/folder.h"
+#include "record/json_fields.h"
+#include "record/plan_record.h"
+#include "record/run_record.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+using namespace repro;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Catch::Matchers::Contains;
+
+namespace {
+
+RunRecord complete_record() {
+  RunRecord r;
+  r.status = RunState::Complete;
+  r.experiment = "table2", r.profile = "paper", r.model_config = "DGT x2", r.dataset = "rotten_tomatoes";
+  r.row_index = 4, r.seed = 3;
+  r.environment = {{"git_commit", "abc"}, {"device", "cpu"}};
+  r.git_commit = "abc";
+  r.trained = true;
+  r.epochs_planned = 10, r.epochs_run = 10;
+  r.selection = {"best_val", 6};
+  r.params = 3930000;
+  r.param_breakdown = {{"attention", 1000}, {"embeddings", 2000}};
+  r.data = {8529, 1066, 1066, false, {"a note"}};
+  r.wall_seconds = 1234.5;
+  r.resumed_from_epoch = 3;
+  r.finished_at = "2026-11-26T12:00:00Z";
+  r.selected = RecordedEpoch{6, {{"test_acc", 76.5}, {"val_acc", 77.25}, {"train_loss", 0.125}, {"val_loss", {}}}};
+  r.final = RecordedEpoch{10, {{"test_acc", 75.0}, {"val_acc", 76.0}}};
+  r.model_file = ModelFileRecord{"model.pt", 6, "best_val"};
+  return r;
+}
+
+void check_same(const RunRecord& a, const RunRecord& b) {
+  CHECK(run_record_json(a) == run_record_json(b));  // every field, through the one writer
+  CHECK(b.status == a.status);
+  CHECK(b.seed == a.seed);
+  CHECK(b.profile == a.profile);
+  CHECK(b.selected.has_value() == a.selected.has_value());
+  if (a.selected && b.selected) {
+    CHECK(b.selected->epoch == a.selected->epoch);
+    CHECK((b.selected->metrics == a.selected->metrics));
+  }
+  CHECK(b.data.notes == a.data.notes);
+  CHECK((b.param_breakdown == a.param_breakdown));
+}
+
+// Every file called `name` below results/.
+std::vector<fs::path> committed(const std::string& name) {
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(REPRO_SOURCE_DIR) / "results"))
+    if (entry.is_regular_file() && entry.path().filename() == name) found.push_back(entry.path());
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("run records round-trip through the one writer and reader, complete and failed", "[report]") {
+  test::TempDir dir("records-roundtrip");
+  const fs::path path = dir.path() / "summary.json";
+  const RunRecord complete = complete_record();
+  write_run_record(path, complete);
+  const RunRecord read = read_run_record(path);
+  check_same(complete, read);
+  CHECK(read.version == kRunRecordVersion);
+  CHECK_FALSE(read.selected->metrics.at("val_loss").has_value());  // null: not measured
+
+  RunRecord failed;
+  failed.status = RunState::Failed;
+  failed.message = "data: missing file";
+  failed.experiment = "t", failed.model_config = "vit", failed.dataset = "fashion_mnist", failed.seed = 1;
+  failed.environment = json::object();
+  write_run_record(path, failed);
+  const RunRecord failed_read = read_run_record(path);
+  check_same(failed, failed_read);
+  CHECK_FALSE(failed_read.trained);
+  CHECK(failed_read.message == "data: missing file");
+  CHECK_FALSE(json::parse(read_file(path)).contains("selected"));  // a failed run has no training fields
+}
+
+TEST_CASE("plan and eval records round-trip", "[report]") {
+  test::TempDir dir("records-plan-eval");
+  PlanRecord plan{"table2", "paper", "experiments/table2.yaml", "Table 2", "Transformer", {}};
+  plan.runs.push_back({"newsgroups/DGT_x2/seed_0", "DGT x2", "DGT x2", {{"lr", "0.001"}}, 4, "newsgroups", 0});
+  write_plan_record(dir.path() / "plan.json", plan);
+  const PlanRecord plan_read = read_plan_record(dir.path() / "plan.json");
+  CHECK(plan_read.experiment == "table2");
+  CHECK(plan_read.report_baseline == "Transformer");
+  REQUIRE(plan_read.runs.size() == 1);
+  CHECK(plan_read.runs[0].dir == "newsgroups/DGT_x2/seed_0");
+  CHECK((plan_read.runs[0].sweep == plan.runs[0].sweep));
+  CHECK(plan_read.runs[0].row_index == 4);
+
+  EvalRecord eval;
+  eval.name = "noise", eval.split = "test", eval.experiment = "t", eval.model_config = "vit", eval.seed = 2;
+  eval.model_file = "model.pt", eval.model_epoch = 3, eval.model_rule = "best_val";
+  eval.levels_key = "data.noise.level", eval.levels_values = {"0.1", "0.2"};
+  eval.points.push_back({"0.1", {{"data.noise.level", "0.1"}, {"data.noise.kind", "gaussian"}}, 0.5, 80.0, 100, true,
+                         {"partial"}});
+  eval.points.push_back({"0.2", {{"data.noise.level", "0.2"}}, std::nullopt, std::nullopt, 100, false, {}});
+  eval.environment = json::object();
+  const fs::path eval_path = RunFolder(dir.path()).eval_path("noise");
+  write_eval_record(eval_path, eval);
+  const EvalRecord eval_read = read_eval_record(eval_path);
+  CHECK(eval_read.levels_key == "data.noise.level");
+  REQUIRE(eval_read.points.size() == 2);
+  CHECK(eval_read.points[0].acc.value_or(-1) == 80.0);
+  CHECK(eval_read.points[0].setting("data.noise.kind").value_or("") == "gaussian");
+  CHECK_FALSE(eval_read.points[1].acc.has_value());
+  CHECK_FALSE(eval_read.recorded_epoch.has_value());
+}
+
+TEST_CASE("every record committed under results/ is read by today's reader", "[report]") {
+  int runs = 0, plans = 0, evals = 0;
+  for (const auto& path : committed("summary.json")) {
+    INFO(path.string());
+    const RunRecord r = read_run_record(path);
+    CHECK(is_recorded_state(r.status));
+    if (r.status == RunState::Complete) CHECK(r.selected.has_value());
+    ++runs;
+  }
+  for (const auto& path : committed("plan.json")) {
+    INFO(path.string());
+    CHECK_FALSE(read_plan_record(path).runs.empty());
+    ++plans;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(REPRO_SOURCE_DIR) / "results"))
+    if (entry.path().parent_path().filename() == "eval" && entry.path().extension() == ".json") {
+      INFO(entry.path().string());
+      CHECK_FALSE(read_eval_record(entry.path()).points.empty());
+      ++evals;
+    }
+  CHECK(runs >= 150);  // 168 today
+  CHECK(plans >= 5);
+  CHECK(evals >= 1);
+}
+
+TEST_CASE("a corrupt record field is refused with one line naming the file and the field", "[report]") {
+  test::TempDir dir("records-corrupt");
+  const fs::path path = dir.path() / "summary.json";
+  const json good = run_record_json(complete_record());
+  struct Case {
+    std::string what;
+    std::function<void(json&)> damage;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"no status", [](json& s) { s.erase("status"); }, "lacks 'status'"},
+      {"unknown status", [](json& s) { s["status"] = "weird"; }, "status 'weird', expected complete, diverged or failed"},
+      {"seed as text", [](json& s) { s["seed"] = "zero"; }, "'seed' is \"zero\", expected a whole number"},
+      {"experiment a number", [](json& s) { s["experiment"] = 3; }, "'experiment' is 3, expected a string"},
+      {"metric as text", [](json& s) { s["selected"]["test_acc"] = "abc"; },
+       "'selected.test_acc' is \"abc\", expected a number"},
+      {"accuracy above 100", [](json& s) { s["final"]["val_acc"] = 250; }, "'final.val_acc' is 250, outside 0-100"},
+      {"negative loss", [](json& s) { s["selected"]["train_loss"] = -1; }, "'selected.train_loss' is -1, outside 0-inf"},
+      {"complete without selected", [](json& s) { s.erase("selected"); }, "lacks 'selected'"},
+      {"complete with a null final", [](json& s) { s["final"] = nullptr; }, "'final' is null, expected an object"},
+      {"partial as text", [](json& s) { s["data"]["partial"] = "no"; }, "'data.partial' is \"no\", expected true or false"},
+      {"notes not a list", [](json& s) { s["data"]["notes"] = 5; }, "'data.notes' is 5, expected a list of strings"},
+      {"model_file without epoch", [](json& s) { s["model_file"].erase("epoch"); }, "lacks 'epoch'"},
+      {"a newer record", [](json& s) { s["record_version"] = 99; },
+       "record_version 99 is newer than this repro reads (1)"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      json damaged = good;
+      c.damage(damaged);
+      write_file_atomic(path, damaged.dump(2));
+      CHECK_THROWS_WITH(read_run_record(path), Contains(path.string() + ": ") && Contains(c.message));
+    }
+  }
+  SECTION("not JSON") {
+    write_file_atomic(path, "{\"status\": ");
+    CHECK_THROWS_WITH(read_run_record(path), Contains(path.string() + ": not valid JSON"));
+  }
+  SECTION("a plan entry without its folder") {
+    const fs::path plan = dir.path() / "plan.json";
+    write_file_atomic(plan, R"({"experiment": "t", "runs": [{"model_config": "vit", "dataset": "d", "seed": 0}]})");
+    CHECK_THROWS_WITH(read_plan_record(plan), Contains(plan.string() + ": lacks 'dir'"));
+  }
+  SECTION("an eval point whose accuracy is text") {
+    const fs::path eval = dir.path() / "e.json";
+    write_file_atomic(eval, R"({"points": [{"label": "x", "acc": "high"}]})");
+    CHECK_THROWS_WITH(read_eval_record(eval), Contains("'points[0].acc' is \"high\", expected a number"));
+  }
+}
+
+// The record layer is the only reader of record fields: outside src/record/ no code looks a record's key up
+// (json's .at("k"), .value("k", …), ["k"], .contains("k"), chained or nested like spec["data"]["noise"]). The
+// keys are those src/record/ itself reads or writes; the exceptions below read files that are not run records.
+TEST_CASE("outside src/record no code reads a run record's field by its key", "[report]") {
+  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
+  std::set<std::string> record_keys;
+  const std::regex key_literal(R"re(\(\s*"([a-z_]+)"|\{\s*"([a-z_]+)"\s*,)re");
+  for (const auto& entry : fs::directory_iterator(src / "record")) {
+    const std::string text = read_file(entry.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), key_literal), end; it != end; ++it)
+      record_keys.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+  }
+  CHECK(record_keys.count("status") == 1);
+  CHECK(record_keys.count("points") == 1);
+  CHECK(record_keys.count("runs") == 1);
+  // Files that read other files by key: dataset manifests and sources, the paper files, the lock's holder, the
+  // rollout index it writes itself, the checkpoint's history.
+  const std::set<std::string> not_records = {"data/manifest.cpp", "data/text_sources.cpp", "data/cifar.cpp",
+                                             "report/paper.cpp",  "report/claims.cpp",     "report/ledger.cpp",
+                                             "run/lock.cpp",      "cli/rollout_text.cpp",  "cli/cmd_rollout.cpp",
+                                             "train/history.cpp", "util/version.cpp"};
+  // In-memory maps keyed by a metric's name (not a record): figures.cpp's RowCurves.
+  const std::set<std::string> not_record_lookups = {"report/figures.cpp: train_loss", "report/figures.cpp: test_acc",
+                                                    "report/figures.cpp: val_acc"};
+  const std::regex access(R"re((?:\.|->)(?:at|value|contains)\(\s*"([a-z_]+)"|\[\s*"([a-z_]+)"\s*\])re");
+  std::vector<std::string> found;
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string relative = fs::relative(entry.path(), src).string();
+    if (starts_with(relative, "record/") || not_records.count(relative)) continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number)
+      for (std::sregex_iterator it(line.begin(), line.end(), access), end; it != end; ++it) {
+        const std::string key = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+        if (record_keys.count(key) && !not_record_lookups.count(relative + ": " + key))
+          found.push_back(relative + ":" + std::to_string(number) + ": " + line);
+      }
+  }
+  CHECK(files > 150);
+  INFO(join(found, "\n"));
+  CHECK(found.empty());
+}
