@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.h"
 #include "fixtures.h"
 #include "run/lock.h"
 #include "run_repro.h"
@@ -40,6 +41,17 @@ TEST_CASE("repro run on the smoke spec writes records and a table; a rerun skips
   const Result report = run_repro("report " + (dir.path() / "runs").string() + " --format csv");
   CHECK(report.exit_code == 0);
   CHECK_THAT(report.output, Contains("smoke,vit,fashion_mnist,test_acc,2,"));
+}
+
+TEST_CASE("eval and rollout targets: KEY=VALUE is a data override unless a file of that name exists", "[cli]") {
+  test::TempDir dir("targets");
+  const auto odd_run = dir.path() / "lr=0.1";  // a run folder whose name has '='
+  std::filesystem::create_directories(odd_run);
+  const RunTargets split = split_run_targets({"runs/a", "data.noise.level=0.1", odd_run.string(), "runs/b"});
+  CHECK(split.folders == std::vector<std::string>{"runs/a", odd_run.string(), "runs/b"});
+  REQUIRE(split.overrides.size() == 1);
+  CHECK(split.overrides[0].key == "data.noise.level");
+  CHECK(split.overrides[0].raw == "0.1");
 }
 
 TEST_CASE("a misspelt key exits non-zero naming the key and suggesting the right one", "[cli]") {

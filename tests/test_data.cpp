@@ -22,18 +22,30 @@
 using namespace repro;
 using repro::test::Contains;
 
+namespace {
+
+// An IDX file read as the Fashion-MNIST loader reads its bytes: gunzip (plain bytes pass), then parse.
+torch::Tensor idx_images_of(const std::filesystem::path& file) {
+  return parse_idx_images(gunzip(read_file(file), file.string()), file.string());  // (count, 1, rows, cols) uint8
+}
+torch::Tensor idx_labels_of(const std::filesystem::path& file, int64_t classes) {
+  return parse_idx_labels(gunzip(read_file(file), file.string()), classes, file.string());  // (count,) int64
+}
+
+}  // namespace
+
 TEST_CASE("IDX images and labels round-trip from gzip fixtures", "[data]") {
   test::TempDir dir("idx");
   test::write_bytes(dir.path() / "img.gz", test::idx_images(20, 28, 28), true);
   test::write_bytes(dir.path() / "lab.gz", test::idx_labels(20, 10), true);
-  const auto images = read_idx_images(dir.path() / "img.gz");
+  const auto images = idx_images_of(dir.path() / "img.gz");
   CHECK(images.sizes() == torch::IntArrayRef({20, 1, 28, 28}));
   CHECK(images.scalar_type() == torch::kUInt8);
-  const auto labels = read_idx_labels(dir.path() / "lab.gz", 10);
+  const auto labels = idx_labels_of(dir.path() / "lab.gz", 10);
   CHECK(labels[13].item<int64_t>() == 3);
   // Uncompressed files are read as well.
   test::write_bytes(dir.path() / "plain", test::idx_labels(5, 10), false);
-  CHECK(read_idx_labels(dir.path() / "plain", 10).size(0) == 5);
+  CHECK(idx_labels_of(dir.path() / "plain", 10).size(0) == 5);
 }
 
 TEST_CASE("corrupt IDX files fail with the file and the problem", "[data]") {
@@ -41,17 +53,16 @@ TEST_CASE("corrupt IDX files fail with the file and the problem", "[data]") {
   auto truncated = test::idx_images(20, 28, 28);
   truncated.resize(truncated.size() - 100);
   test::write_bytes(dir.path() / "trunc.gz", truncated, true);
-  CHECK_THROWS_WITH(read_idx_images(dir.path() / "trunc.gz"), Contains("trunc.gz") && Contains("truncated IDX"));
+  CHECK_THROWS_WITH(idx_images_of(dir.path() / "trunc.gz"), Contains("trunc.gz") && Contains("truncated IDX"));
   test::write_bytes(dir.path() / "magic.gz", test::idx_images(2, 28, 28, 2049), true);
-  CHECK_THROWS_WITH(read_idx_images(dir.path() / "magic.gz"),
+  CHECK_THROWS_WITH(idx_images_of(dir.path() / "magic.gz"),
                     Contains("magic.gz") && Contains("bad IDX magic number 2049"));
   test::write_bytes(dir.path() / "short.gz", "abc", true);
-  CHECK_THROWS_WITH(read_idx_labels(dir.path() / "short.gz", 10), Contains("shorter than its 8-byte header"));
+  CHECK_THROWS_WITH(idx_labels_of(dir.path() / "short.gz", 10), Contains("shorter than its 8-byte header"));
   test::write_bytes(dir.path() / "labels.gz", test::idx_labels(20, 12), true);
-  CHECK_THROWS_WITH(read_idx_labels(dir.path() / "labels.gz", 10), Contains("label 10 at record 10"));
+  CHECK_THROWS_WITH(idx_labels_of(dir.path() / "labels.gz", 10), Contains("label 10 at record 10"));
   test::write_bytes(dir.path() / "notgz.gz", std::string("\x1f\x8b\x08\x00garbage", 12), false);
-  CHECK_THROWS_WITH(read_idx_labels(dir.path() / "notgz.gz", 10), Contains("notgz.gz"));
-  CHECK_THROWS_WITH(read_idx_labels(dir.path() / "absent.gz", 10), Contains("absent.gz: file not found"));
+  CHECK_THROWS_WITH(idx_labels_of(dir.path() / "notgz.gz", 10), Contains("notgz.gz"));
 }
 
 TEST_CASE("Fashion-MNIST loads from the data root and names missing files", "[data]") {
@@ -114,18 +125,8 @@ TEST_CASE("vision batches: normalization and shape-preserving augmentation", "[d
   CHECK(train.lt(eval.max()).any().item<bool>());
 }
 
-namespace {
-
-struct CacheDir {  // points $REPRO_CACHE at a temporary folder
-  test::TempDir dir{"hash-cache"};
-  CacheDir() { ::setenv("REPRO_CACHE", dir.path().c_str(), 1); }
-  ~CacheDir() { ::unsetenv("REPRO_CACHE"); }
-};
-
-}  // namespace
-
 TEST_CASE("an altered byte (valid gzip, wrong sha256) is an error naming the file and both hashes", "[data]") {
-  CacheDir cache;
+  test::ScopedCache cache;
   test::TempDir dir("altered");
   const std::string original = test::gzip(test::idx_labels(20, 10));
   std::string altered = original;
@@ -154,7 +155,7 @@ TEST_CASE("an altered byte (valid gzip, wrong sha256) is an error naming the fil
 }
 
 TEST_CASE("renamed files: a known copy is checked, an unknown one is marked unverified", "[data]") {
-  CacheDir cache;
+  test::ScopedCache cache;
   test::TempDir dir("copies");
   const std::string official = "official bytes", copy = "first part";
   Manifest m;
@@ -187,56 +188,63 @@ TEST_CASE("renamed files: a known copy is checked, an unknown one is marked unve
 }
 
 TEST_CASE("file hashes are cached by path, size and times; an unwritable cache only costs time", "[data]") {
-  CacheDir cache;
+  test::ScopedCache cache;
   test::TempDir dir("hashed");
   test::write_fashion_fixture(dir.path(), 20, 10);
   const FileOptions warn("", VerifyMode::Warn);
-  const int64_t before = sha256_computations();
+  const HashCounts before = hash_counts();
+  const auto computed = [&] { return hash_counts().computed - before.computed; };
+  const auto cached = [&] { return hash_counts().cached - before.cached; };
   const RawData first = load_fashion_mnist(dir.path(), warn);  // the fixture is not the official data
-  CHECK(sha256_computations() == before + 4);
+  CHECK(computed() == 4);
+  CHECK(cached() == 0);
   CHECK(first.unverified);
   CHECK(first.partial());
   forget_cached_hashes();  // as a new process: the next look-ups read the cache file
   const RawData second = load_fashion_mnist(dir.path(), warn);
-  CHECK(sha256_computations() == before + 4);  // nothing hashed again
+  CHECK(computed() == 4);  // nothing hashed again
+  CHECK(cached() == 4);
   CHECK(second.notes == first.notes);
-  CHECK(std::filesystem::exists(cache.dir.path() / "sha256.tsv"));
+  CHECK(std::filesystem::exists(cache.path() / "sha256.tsv"));
   // A changed file (same size, another mtime) is hashed again.
   const auto labels = dir.path() / "fashion_mnist/t10k-labels-idx1-ubyte.gz";
   const auto mtime = std::filesystem::last_write_time(labels);
   std::filesystem::last_write_time(labels, mtime + std::chrono::seconds(5));
   load_fashion_mnist(dir.path(), warn);
-  CHECK(sha256_computations() == before + 5);
-  // off: nothing is hashed.
+  CHECK(computed() == 5);
+  CHECK(cached() == 7);
+  // off: nothing is hashed or looked up.
   load_fashion_mnist(dir.path(), test::unchecked());
-  CHECK(sha256_computations() == before + 5);
+  CHECK(computed() == 5);
+  CHECK(cached() == 7);
   // A cache folder that cannot be created: the load still works (one warning in the log).
   test::write_text(dir.path() / "a_file", "x");
   ::setenv("REPRO_CACHE", (dir.path() / "a_file/cache").c_str(), 1);
   CHECK_NOTHROW(load_fashion_mnist(dir.path(), warn));
-  CHECK(sha256_computations() == before + 9);
+  CHECK(computed() == 9);
 }
 
 // Issue 34, point 12: a checksum cache file with lines this reader cannot parse (no newline at its end) is rewritten
 // once from what it could read, so that new entries are not glued to the broken line and hashed again every run.
 TEST_CASE("a garbage checksum cache is rewritten once, not appended to", "[data]") {
-  CacheDir cache;
+  test::ScopedCache cache;
   test::TempDir dir("hashed-garbage");
   test::write_fashion_fixture(dir.path(), 20, 10);
-  const std::filesystem::path file = cache.dir.path() / "sha256.tsv";
+  const std::filesystem::path file = cache.path() / "sha256.tsv";
   test::write_text(file, "garbage\twithout\ta newline");
   forget_cached_hashes();
   const FileOptions warn("", VerifyMode::Warn);
-  const int64_t before = sha256_computations();
+  const HashCounts before = hash_counts();
   load_fashion_mnist(dir.path(), warn);
-  CHECK(sha256_computations() == before + 4);
+  CHECK(hash_counts().computed == before.computed + 4);
   const std::string rewritten = read_file(file);
   CHECK(rewritten.find("without") == std::string::npos);  // the broken line is gone
   CHECK(rewritten.back() == '\n');
   CHECK(split(rewritten, '\n').size() == 5);  // 4 lines and the empty rest after the last newline
   forget_cached_hashes();  // as a new process: everything is found, nothing hashed again
   load_fashion_mnist(dir.path(), warn);
-  CHECK(sha256_computations() == before + 4);
+  CHECK(hash_counts().computed == before.computed + 4);
+  CHECK(hash_counts().cached == before.cached + 4);
   CHECK(read_file(file) == rewritten);
 }
 
@@ -279,7 +287,7 @@ TEST_CASE("one planner: train_limit is what is trained on, for images and text",
   CHECK(images.subset);
   CHECK_THAT(join(images.notes, "\n"), Contains("subset: 64 training examples (data.train_limit)"));
   // The same plan for text.
-  CacheDir cache;
+  test::ScopedCache cache;
   RawText text;
   for (int i = 0; i < 200; ++i) text.train.add(i % 2 ? "good fine" : "bad poor", i % 2);
   for (int i = 0; i < 40; ++i) text.test.add(i % 2 ? "good" : "bad", i % 2);

@@ -9,29 +9,17 @@
 #include "data/verify.h"
 #include "fixtures.h"
 #include "http_server.h"
+#include "run_repro.h"
 #include "spec/presets.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 using namespace repro;
 using repro::test::Contains;
+using repro::test::Result;
+using repro::test::run_repro;
 
 namespace {
-
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-Result run_repro(const std::string& arguments) {
-  const std::string command = std::string(REPRO_BINARY) + " " + arguments + " 2>&1";
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WEXITSTATUS(status), output};
-}
 
 std::map<std::string, std::string> fashion_files() {
   test::TempDir dir("fashion-src");
@@ -88,6 +76,20 @@ TEST_CASE("verify reports missing files and wrong sizes", "[data]") {
   CHECK_THAT(cifar[0].detail, Contains("cifar-10-binary.tar.gz"));
 }
 
+TEST_CASE("repro data verify says how many checksums it computed and how many the cache gave", "[data]") {
+  test::ScopedCache cache;
+  test::TempDir root("verify-cached");
+  test::write_fashion_fixture(root.path(), 10, 5);
+  const std::string command = "data verify fashion_mnist --data-root " + root.path().string();
+  const Result first = run_repro(command);
+  INFO(first.output);
+  CHECK(first.exit_code == 1);  // the fixture is not the official data
+  CHECK_THAT(first.output, Contains("sha256: 4 computed, 0 from the checksum cache"));
+  const Result second = run_repro(command);  // a new process: the cache file, not memory
+  INFO(second.output);
+  CHECK_THAT(second.output, Contains("sha256: 0 computed, 4 from the checksum cache"));
+}
+
 #if REPRO_HAS_OPENCV  // left out of minimal builds (scripts/build-cuda)
 TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   test::TempDir root("preview");
@@ -98,11 +100,13 @@ TEST_CASE("preview writes a PNG grid of clean and noisy images", "[data]") {
   config.set("data.noise.level", "0.2", "t");
   resolve_settings(config, fashion_mnist_info().traits());
   const auto png = root.path() / "grid.png";
-  CHECK_THAT(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png), Contains("row 2 salt_pepper"));
+  CHECK_THAT(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png),
+             Contains("row 2 salt_pepper"));
   const std::string bytes = read_file(png);
   CHECK(bytes.substr(1, 3) == "PNG");
   config.set("data.noise.kind", "token_drop", "t");
-  CHECK_THROWS_WITH(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png), Contains("text noise"));
+  CHECK_THROWS_WITH(preview_dataset("fashion_mnist", root.path(), test::input_options(config), png),
+                    Contains("text noise"));
 }
 
 #endif
@@ -184,7 +188,8 @@ TEST_CASE("data info on partial datasets describes what is there, names what is 
       run_repro("data info ag_news data.verify=off data.missing_train=split_test --data-root " + root.string());
   CHECK(split.exit_code == 0);
   // 10 per class: 1 test, then val_fraction 0.2 of the other 9 (2) for validation, 7 trained on.
-  CHECK_THAT(split.output, Contains("train: 28 examples") && Contains("val: 8 examples") && Contains("test: 4 examples"));
+  CHECK_THAT(split.output,
+             Contains("train: 28 examples") && Contains("val: 8 examples") && Contains("test: 4 examples"));
   // Nothing at all is still an error.
   const Result none = run_repro("data info imdb --data-root " + (root / "nothing").string());
   CHECK(none.exit_code == 2);

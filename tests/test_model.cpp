@@ -1,6 +1,7 @@
-// ViT shapes, parameter counts against a hand count, weight-decay groups, the
-// registries, presets, and the typed options: their defaults, their names and
-// that models/ and train/ read no spec key by name.
+// ViT shapes and parameter counts (a hand count; DGViT against the DGSA paper's Table 5),
+// weight-decay groups, presets, every variant in the text encoder, the feed-forward kinds,
+// the registries, and the typed options: their defaults, that they carry every key's value,
+// their enum names. That no code below spec/ reads a key by name is tests/test_layers.cpp's.
 #include <algorithm>
 #include "catch.h"
 #include "probed.h"

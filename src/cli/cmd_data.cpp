@@ -1,10 +1,12 @@
 // repro data verify|info|fetch|preview: the datasets as repro sees them.
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <iostream>
 
 #include "cli/cli.h"
 #include "data/fetch.h"
+#include "data/hash_cache.h"
 #include "data/inspect.h"
 #include "data/registry.h"
 #include "data/verify.h"
@@ -62,6 +64,8 @@ void add_data_command(CLI::App& app, int& exit_code) {
       std::cout << format_checks(checks);
       for (const auto& c : checks) all_ok &= c.status == "ok";
     }
+    const HashCounts hashes = hash_counts();
+    spdlog::info("sha256: {} computed, {} from the checksum cache", hashes.computed, hashes.cached);
     exit_code = all_ok ? 0 : 1;
   });
 

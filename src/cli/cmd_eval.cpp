@@ -19,10 +19,8 @@ namespace repro {
 
 namespace {
 
-struct EvalArguments {
-  std::vector<std::string> targets;  // run folders, folders of runs, and KEY=VALUE overrides
-  std::string split = "test", name, levels, data_root, device = "auto";
-  int threads = 0;
+struct EvalArguments : TrainedRunArguments {  // targets: run folders, folders of runs, and KEY=VALUE overrides
+  std::string split = "test", name, levels;
 };
 
 std::string number(const std::optional<double>& value, int digits) {
@@ -46,14 +44,11 @@ int run_eval(EvalArguments& args) {
   EvalRequest request;
   request.split = args.split;
   request.name = args.name;
+  RunTargets targets = split_run_targets(args.targets);
+  request.overrides = std::move(targets.overrides);
   std::vector<std::filesystem::path> folders;
-  for (const auto& target : args.targets) {
-    if (target.find('=') != std::string::npos && !std::filesystem::exists(target)) {
-      request.overrides.push_back(parse_override(target));
-      continue;
-    }
+  for (const auto& target : targets.folders)
     for (const auto& folder : find_run_folders(target)) folders.push_back(folder);
-  }
   if (!args.levels.empty()) request.levels = parse_axis(args.levels);
   check_eval_request(request);
   if (folders.empty()) throw Error("no run folders (with summary.json) under " + join(args.targets, ", "));
@@ -81,20 +76,15 @@ int run_eval(EvalArguments& args) {
 }  // namespace
 
 void add_eval_command(CLI::App& app, int& exit_code) {
-  auto* command = app.add_subcommand("eval", "Evaluate trained runs (model.pt) without training, e.g. under noise");
   auto args = std::make_shared<EvalArguments>();
-  command
-      ->add_option("targets", args->targets,
-                   "Run folders or folders of runs, and data overrides KEY=VALUE (data.noise.*, data.test_limit, "
-                   "data.val_limit, data.verify)")
-      ->required();
+  auto* command = add_trained_run_command(
+      app, "eval", "Evaluate trained runs (model.pt) without training, e.g. under noise", *args,
+      "Run folders or folders of runs, and data overrides KEY=VALUE (data.noise.*, data.test_limit, data.val_limit, "
+      "data.verify)");
   command->add_option("--split", args->split, "test | val")->check(CLI::IsMember({"test", "val"}));
   command->add_option("--name", args->name, "Written to <run>/eval/NAME.json (default: the split, without overrides)");
   command->add_option("--levels", args->levels, "One evaluation per value, e.g. data.noise.level=0,0.05,0.1,0.2");
-  command->add_option("--data-root", args->data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
-      ->check(whole_number_at_least(0));
+  add_trained_run_resources(*command, *args);
   command->callback([args, &exit_code] { exit_code = run_eval(*args); });
 }
 

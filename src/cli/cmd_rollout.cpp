@@ -29,12 +29,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RolloutArguments {
-  std::vector<std::string> targets;  // run folders and KEY=VALUE data overrides
+struct RolloutArguments : TrainedRunArguments {  // targets: run folders and KEY=VALUE data overrides
+  RolloutArguments() { device = "cpu"; }
   std::vector<std::string> matches;  // --match TEXT (text runs)
   int64_t examples = 4;
-  std::string indices, method = "rollout", out = "rollout", data_root, device = "cpu";
-  int threads = 0;
+  std::string indices, method = "rollout", out = "rollout";
 };
 
 std::vector<int64_t> example_indices(const RolloutArguments& args, int64_t test_size) {
@@ -109,16 +108,14 @@ void render_image_rollout(std::vector<RolloutRun>& runs, const std::vector<int64
   std::cout << (fs::path(args.out) / (stem + ".png")).string() << " (" << grid.cols << "x" << grid.rows << ")\n";
 }
 
-// Run folders and KEY=VALUE data overrides (the keys `repro eval` may change) from the arguments.
+// The data overrides of the targets (the keys `repro eval` may change), checked; the run folders into *runs.
 std::vector<Setting> split_targets(const std::vector<std::string>& targets, std::vector<std::string>* runs) {
+  RunTargets split = split_run_targets(targets);
   EvalRequest request;
   request.name = "rollout";
-  for (const auto& target : targets)
-    if (target.find('=') != std::string::npos && !fs::exists(target))
-      request.overrides.push_back(parse_override(target));
-    else
-      runs->push_back(target);
+  request.overrides = std::move(split.overrides);
   check_eval_request(request);
+  *runs = std::move(split.folders);
   if (runs->empty()) throw Error("no run folder given (only KEY=VALUE overrides)");
   return eval_points(request).front();
 }
@@ -160,13 +157,11 @@ void run_rollout(const RolloutArguments& args) {
 }  // namespace
 
 void add_rollout_command(CLI::App& app, int& exit_code) {
-  auto* command = app.add_subcommand("rollout", "Attention rollout of trained runs on the same test examples");
   auto args = std::make_shared<RolloutArguments>();
-  command
-      ->add_option("targets", args->targets,
-                   "Run folders with model.pt (one column or block each), and data overrides KEY=VALUE "
-                   "(data.test_limit=0, data.noise.*: the keys repro eval takes)")
-      ->required();
+  auto* command =
+      add_trained_run_command(app, "rollout", "Attention rollout of trained runs on the same test examples", *args,
+                              "Run folders with model.pt (one column or block each), and data overrides "
+                              "KEY=VALUE (data.test_limit=0, data.noise.*: the keys repro eval takes)");
   auto* examples = command->add_option("--examples", args->examples, "The first N test examples (default 4)")
                        ->check(whole_number_at_least(1));
   command->add_option("--indices", args->indices, "Test examples by position, e.g. 3,17,42")->excludes(examples);
@@ -179,10 +174,7 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
   command->add_option("--out", args->out,
                       "Folder for <dataset>_<method>.png and .json; text: <dataset>_<method>_<position>.png and "
                       ".html per example (default rollout/)");
-  command->add_option("--data-root", args->data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
-      ->check(whole_number_at_least(0));
+  add_trained_run_resources(*command, *args);
   command->callback([args, &exit_code] {
     run_rollout(*args);
     exit_code = 0;

@@ -216,6 +216,30 @@ void apply_sweep_arguments(Experiment& experiment, const std::optional<std::stri
   for (const auto& axis : axes) experiment.axes.push_back(parse_axis(axis));
 }
 
+CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const std::string& description,
+                                  TrainedRunArguments& args, const std::string& targets_doc) {
+  auto* command = app.add_subcommand(name, description);
+  command->add_option("targets", args.targets, targets_doc)->required();
+  return command;
+}
+
+void add_trained_run_resources(CLI::App& command, TrainedRunArguments& args) {
+  command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
+  command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
+      ->check(whole_number_at_least(0));
+}
+
+RunTargets split_run_targets(const std::vector<std::string>& targets) {
+  RunTargets split;
+  for (const auto& target : targets)
+    if (target.find('=') != std::string::npos && !std::filesystem::exists(target))
+      split.overrides.push_back(parse_override(target));
+    else
+      split.folders.push_back(target);
+  return split;
+}
+
 int checked_threads(int threads) {
   check_cpu_request(plan_threads(read_cpu_limits(), 1, 0), threads, "--threads");
   return threads;

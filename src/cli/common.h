@@ -1,5 +1,6 @@
 #pragma once
-// Options shared by `run` and `sweep`: the spec file, overrides and where to run.
+// Options shared by `run` and `sweep` (the spec file, overrides and where to run), and by `eval` and `rollout`
+// (trained runs among KEY=VALUE data overrides).
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
@@ -61,5 +62,24 @@ RunnerOptions runner_options(const RunArguments& args);
 // The hidden test options (--stop-after-epoch, --kill-at-step, --interrupt-at-step, --kill-run).
 TestHooks test_hooks(const RunArguments& args);
 int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test = {});
+
+// What the commands that read trained runs back (`eval`, `rollout`) take besides their own options.
+struct TrainedRunArguments {
+  std::vector<std::string> targets;  // run folders (or folders of runs) and KEY=VALUE data overrides, mixed
+  std::string data_root;             // "": $REPRO_DATA, else ./datasets
+  std::string device = "auto";       // auto | cpu | cuda
+  int threads = 0;                   // 0: the usable CPUs
+};
+// The subcommand `name` with its required positional `targets` (help: targets_doc); its own options follow.
+CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const std::string& description,
+                                  TrainedRunArguments& args, const std::string& targets_doc);
+// --data-root, --device and --threads of such a command.
+void add_trained_run_resources(CLI::App& command, TrainedRunArguments& args);
+// The targets apart: a KEY=VALUE override has '=' and names no existing file; the rest are run folders.
+struct RunTargets {
+  std::vector<std::string> folders;  // in the order given
+  std::vector<Setting> overrides;
+};
+RunTargets split_run_targets(const std::vector<std::string>& targets);
 
 }  // namespace repro

@@ -144,7 +144,7 @@ HashCache& hash_cache() {
   return cache;
 }
 
-std::atomic<int64_t> computations{0};
+std::atomic<int64_t> computed{0}, cached{0};  // HashCounts
 
 std::string key_of(const fs::path& file, const std::string& member) {
   const std::string path = fs::absolute(file).lexically_normal().string();
@@ -156,9 +156,12 @@ std::string lookup_or_compute(const fs::path& file, const std::string& member, C
   const auto stamp = stamp_of(file);
   const std::string key = key_of(file, member);
   if (stamp)
-    if (auto hit = hash_cache().find(key, *stamp)) return *hit;
+    if (auto hit = hash_cache().find(key, *stamp)) {
+      ++cached;
+      return *hit;
+    }
   const std::string sha = compute();
-  ++computations;
+  ++computed;
   if (stamp) hash_cache().store(key, *stamp, sha);
   return sha;
 }
@@ -173,7 +176,7 @@ std::string cached_sha256_file(const fs::path& file) {
   return lookup_or_compute(file, "", [&] { return sha256_file(file); });
 }
 
-int64_t sha256_computations() { return computations.load(); }
+HashCounts hash_counts() { return {computed.load(), cached.load()}; }
 
 void forget_cached_hashes() { hash_cache().forget(); }
 

@@ -19,8 +19,12 @@ std::string cached_sha256(const std::filesystem::path& file, const std::string& 
 // The sha256 of a whole file, read from disk only when it is not cached.
 std::string cached_sha256_file(const std::filesystem::path& file);
 
-// How many hashes this process has computed rather than taken from the cache (for tests).
-int64_t sha256_computations();
+// What this process's look-ups have done so far; `repro data verify` reports it.
+struct HashCounts {
+  int64_t computed = 0;  // hashes computed from a file's or member's bytes
+  int64_t cached = 0;    // hashes taken from the cache (the file unchanged since)
+};
+HashCounts hash_counts();
 // Forgets the entries held in memory, so the next look-up reads the cache file again (for tests).
 void forget_cached_hashes();
 

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "util/error.h"
-#include "util/files.h"
 
 namespace repro {
 
@@ -60,19 +59,6 @@ std::string gunzip(const std::string& bytes, const std::string& file) {
   }
   inflateEnd(&stream);
   return out;
-}
-
-std::string read_gzip_file(const std::filesystem::path& path) {
-  if (!std::filesystem::exists(path)) throw Error(path.string() + ": file not found");
-  return gunzip(read_file(path), path.string());
-}
-
-torch::Tensor read_idx_images(const std::filesystem::path& path) {
-  return parse_idx_images(read_gzip_file(path), path.string());
-}
-
-torch::Tensor read_idx_labels(const std::filesystem::path& path, int64_t num_classes) {
-  return parse_idx_labels(read_gzip_file(path), num_classes, path.string());
 }
 
 torch::Tensor parse_idx_images(const std::string& bytes, const std::string& path) {

@@ -2,24 +2,18 @@
 // IDX files (the MNIST family's format), optionally gzip-compressed.
 #include <torch/torch.h>
 
-#include <filesystem>
 #include <string>
 
 namespace repro {
 
 // Decompresses gzip bytes (plain bytes pass through); errors name `file`.
 std::string gunzip(const std::string& bytes, const std::string& file);
-// Decompresses a .gz file (or reads a plain file) whole; errors name the file.
-std::string read_gzip_file(const std::filesystem::path& path);
 
-// The same checks as below on bytes already decompressed; errors name `file`.
-torch::Tensor parse_idx_images(const std::string& bytes, const std::string& file);
-torch::Tensor parse_idx_labels(const std::string& bytes, int64_t num_classes, const std::string& file);
-
+// IDX bytes, already decompressed; errors name `file`.
 // Images: magic 2051, count, rows, cols (big-endian int32), then count*rows*cols bytes.
 // Returns (count, 1, rows, cols) uint8.
-torch::Tensor read_idx_images(const std::filesystem::path& path);
+torch::Tensor parse_idx_images(const std::string& bytes, const std::string& file);
 // Labels: magic 2049, count, then count bytes. Returns (count,) int64; checks < num_classes.
-torch::Tensor read_idx_labels(const std::filesystem::path& path, int64_t num_classes);
+torch::Tensor parse_idx_labels(const std::string& bytes, int64_t num_classes, const std::string& file);
 
 }  // namespace repro

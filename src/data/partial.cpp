@@ -22,22 +22,26 @@ void check_split(const DatasetInfo& info, const DatasetFiles& files, const std::
   check_split_classes(info, files.manifest(), split, counts, source.files, files.options().verify, notes);
 }
 
-}  // namespace
-
-void finish_loading(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train,
-                    const SplitSource& test, RawData& data) {
+// Raw: RawData or RawText, alike in their notes, file checks and labelled train and test splits.
+template <class Raw>
+void finish(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train, const SplitSource& test,
+            Raw& data) {
   data.add_notes(files.notes());
   data.file_checks = files.report();
   check_split(info, files, "train", train, count_classes(data.train.labels, info.num_classes), data);
   check_split(info, files, "test", test, count_classes(data.test.labels, info.num_classes), data);
 }
 
+}  // namespace
+
+void finish_loading(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train,
+                    const SplitSource& test, RawData& data) {
+  finish(info, files, train, test, data);
+}
+
 void finish_loading(const DatasetInfo& info, const DatasetFiles& files, const SplitSource& train,
                     const SplitSource& test, RawText& data) {
-  data.add_notes(files.notes());
-  data.file_checks = files.report();
-  check_split(info, files, "train", train, count_classes(data.train.labels, info.num_classes), data);
-  check_split(info, files, "test", test, count_classes(data.test.labels, info.num_classes), data);
+  finish(info, files, train, test, data);
 }
 
 }  // namespace repro

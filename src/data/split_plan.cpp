@@ -70,17 +70,15 @@ void split_unsplit(const DatasetInfo& info, const std::vector<int64_t>& labels, 
   const std::string val = " (data.val_fraction " + format_number(s.val_fraction) + ")";
   switch (s.unsplit) {
     case UnsplitRule::Standard:
-      standard_fold(labels, info.num_classes, false, s, plan);
+    case UnsplitRule::StandardWithVal: {
+      const bool with_val = s.unsplit == UnsplitRule::StandardWithVal;  // the training fold: the first 90%, not 80%
+      standard_fold(labels, info.num_classes, with_val, s, plan);
       plan.note(NoteKind::Info, info.name +
                                     ": no official split; test = the standard split's last 10% of each class, "
-                                    "validation drawn from its first 80%" + val + " (data.rotten_tomatoes_split)");
+                                    "validation drawn from its first " +
+                                    (with_val ? "90%" : "80%") + val + " (data.rotten_tomatoes_split)");
       return;
-    case UnsplitRule::StandardWithVal:
-      standard_fold(labels, info.num_classes, true, s, plan);
-      plan.note(NoteKind::Info, info.name +
-                                    ": no official split; test = the standard split's last 10% of each class, "
-                                    "validation drawn from its first 90%" + val + " (data.rotten_tomatoes_split)");
-      return;
+    }
     case UnsplitRule::Random:
       hold_out(labels, stratified_indices(labels, info.num_classes, 0.1, s.seed), info.num_classes, s, SourceSplit::Train,
                plan);

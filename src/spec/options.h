@@ -136,6 +136,9 @@ struct AttentionOptions {
   bool qkv_bias = true;
   double init_std = 0.02;  // model.init_std
   SettingsBox settings;    // the variant's own settings struct, e.g. PlugOptions: settings.as<PlugOptions>()
+  // The fused scaled dot-product kernel where LibTorch has one (2.0+) and no maps are probed; false: the
+  // explicit path always (tests compare the two on the same weights). No key: it changes no number a run reports.
+  bool fused = true;
 
   const std::string& kind_name() const;  // the variant's name ("vanilla", "dgsa", ...)
 };

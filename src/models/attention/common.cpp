@@ -6,12 +6,6 @@
 
 namespace repro {
 
-namespace {
-bool g_fused_enabled = true;
-}
-
-void set_fused_attention_enabled(bool enabled) { g_fused_enabled = enabled; }
-
 double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width) {
   const double pairs = static_cast<double>(tokens) * static_cast<double>(tokens);
   return 2.0 * pairs * static_cast<double>(qk_width + v_width);
@@ -43,10 +37,10 @@ torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, con
 
 torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                  const torch::Tensor& padding_mask, double scale, double dropout, bool training,
-                                 torch::Tensor* maps) {
+                                 bool fused, torch::Tensor* maps) {
   const double p = training ? dropout : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
-  if (!maps && g_fused_enabled) {
+  if (fused && !maps) {
     // No mask is an empty optional: LibTorch 2.x refuses an undefined tensor ("attn_mask dtype ... nullptr").
     c10::optional<torch::Tensor> keep;  // (B, 1, 1, N) bool, true = attend
     if (padding_mask.defined()) keep = padding_mask.logical_not().unsqueeze(1).unsqueeze(1);

@@ -20,19 +20,16 @@ torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, con
                              double scale);
 
 // softmax(q k^T * scale + mask) v with dropout on the maps: (B, H, N, d) -> (B, H, N, dv).
-// Uses the fused kernel when available and `maps` is null; otherwise the explicit
-// path, which also returns the maps (before dropout) through `maps`.
+// Uses the fused kernel when `fused` (AttentionOptions::fused), LibTorch has one and `maps` is
+// null; otherwise the explicit path, which also returns the maps (before dropout) through `maps`.
 torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                  const torch::Tensor& padding_mask, double scale, double dropout, bool training,
-                                 torch::Tensor* maps);
+                                 bool fused, torch::Tensor* maps);
 
 // FLOPs of attention's pairwise products over N tokens: scores Q K^T over all heads
 // (summed query width qk_width) and maps times values (summed value width v_width):
 // 2 N^2 qk_width + 2 N^2 v_width.
 double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width);
-
-// Forces the explicit path everywhere (for tests comparing both paths).
-void set_fused_attention_enabled(bool enabled);
 
 // The projections of vanilla-style attention, registered on `owner` as "qkv"
 // (D -> 3D, bias as options.qkv_bias) and "out" (D -> D with bias).

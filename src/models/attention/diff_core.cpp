@@ -62,7 +62,8 @@ DiffCore::DiffCore(torch::nn::Module& owner, const AttentionOptions& o, const Di
     : heads_(differential_heads(o, layout, halve_heads)),
       head_dim_(o.dim / (2 * heads_)),
       lambda_init_(choose_lambda_init(layout, layer_index)),
-      attn_dropout_(o.attn_dropout) {
+      attn_dropout_(o.attn_dropout),
+      fused_(o.fused) {
   q_ = owner.register_module("q", projection(o.dim, o.dim, o.init_std));
   k_ = owner.register_module("k", projection(o.dim, o.dim, o.init_std));
   v_ = owner.register_module("v", projection(o.dim, o.dim, o.init_std));
@@ -87,8 +88,8 @@ DiffStreams DiffCore::project(const torch::Tensor& x) {
 DiffAttended DiffCore::attend(const DiffStreams& s, const torch::Tensor& padding_mask, bool training) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim_));
   DiffAttended a;
-  a.out1 = scaled_dot_product(s.q1, s.k1, s.v, padding_mask, scale, attn_dropout_, training, probed(a.map1));
-  a.out2 = scaled_dot_product(s.q2, s.k2, s.v, padding_mask, scale, attn_dropout_, training, probed(a.map2));
+  a.out1 = scaled_dot_product(s.q1, s.k1, s.v, padding_mask, scale, attn_dropout_, training, fused_, probed(a.map1));
+  a.out2 = scaled_dot_product(s.q2, s.k2, s.v, padding_mask, scale, attn_dropout_, training, fused_, probed(a.map2));
   return a;  // (B, h, N, 2d) each
 }
 

@@ -75,6 +75,7 @@ class DiffCore {
  private:
   int64_t heads_, head_dim_;
   double lambda_init_, attn_dropout_;
+  bool fused_;  // AttentionOptions::fused
   torch::nn::Linear q_{nullptr}, k_{nullptr}, v_{nullptr}, out_{nullptr};
   RMSNorm head_norm_{nullptr};
 };

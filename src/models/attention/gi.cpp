@@ -34,6 +34,7 @@ class GiAttention : public AttentionImpl {
         multiplicative_(gi.combine == GiCombine::Multiplicative),
         per_token_(gi.max == GiMax::Token),
         detach_(gi.detach),
+        fused_(o.fused),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {
     q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
     q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
@@ -67,7 +68,7 @@ class GiAttention : public AttentionImpl {
     const auto v = split_heads(qkv[2], heads_);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     torch::Tensor maps;  // (B, H, N, N), under a probe only
-    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), probed(maps));
+    const auto y = scaled_dot_product(q, k, v, padding_mask, scale, attn_dropout_, is_training(), fused_, probed(maps));
     record_map(maps);
     return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());
   }
@@ -76,6 +77,7 @@ class GiAttention : public AttentionImpl {
   int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_, inh_p_;
   bool multiplicative_, per_token_, detach_;
+  bool fused_;  // AttentionOptions::fused
   QkvProjections proj_;
   torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };

@@ -20,6 +20,7 @@ class VanillaAttention : public AttentionImpl {
         dim_(o.dim),
         attn_dropout_(o.attn_dropout),
         proj_dropout_(o.proj_dropout),
+        fused_(o.fused),
         proj_(*this, o.dim, o.qkv_bias, o.init_std) {}
 
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
@@ -28,8 +29,8 @@ class VanillaAttention : public AttentionImpl {
     const auto qkv = proj_.heads(x, heads_);  // q, k, v: (B, H, N, d)
     const double scale = 1.0 / std::sqrt(static_cast<double>(qkv[0].size(-1)));
     torch::Tensor maps;  // (B, H, N, N), under a probe only
-    const auto y =
-        scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), probed(maps));
+    const auto y = scaled_dot_product(qkv[0], qkv[1], qkv[2], padding_mask, scale, attn_dropout_, is_training(), fused_,
+                                      probed(maps));
     record_map(maps);
     return repro::dropout(linear(proj_.out, merge_heads(y)), proj_dropout_, is_training());  // (B, N, D)
   }
@@ -37,6 +38,7 @@ class VanillaAttention : public AttentionImpl {
  private:
   int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_;
+  bool fused_;  // AttentionOptions::fused
   QkvProjections proj_;
 };
 
