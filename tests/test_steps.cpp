@@ -8,6 +8,8 @@
 
 #include "catch.h"
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "train/history.h"
 #include "run/event_file.h"
 #include "train/step_log.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -50,7 +53,7 @@ struct StepsSetup {
   fs::path run_dir(const std::string& out) const { return dir.path() / out / "steps/fashion_mnist/model/seed_2"; }
   std::vector<StepRow> steps(const std::string& out) const {
     const fs::path path = run_dir(out) / "steps.csv";
-    return parse_steps_csv(read_file(path), path);
+    return test::parse_steps_csv(read_file(path), path);
   }
 };
 
@@ -210,15 +213,15 @@ TEST_CASE("steps.csv after a SIGKILL mid-epoch and a resume: no step duplicated 
 
 TEST_CASE("steps.csv that repro cannot read back names the file and the line", "[train]") {
   const fs::path path = "runs/x/steps.csv";
-  CHECK_THROWS_WITH(parse_steps_csv("step,epoch\n", path), Contains("steps.csv:1: header 'step,epoch'"));
+  CHECK_THROWS_WITH(test::parse_steps_csv("step,epoch\n", path), Contains("steps.csv:1: header 'step,epoch'"));
   const std::string header = "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time\n";
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n2,1,0.5,0.001,1,100,,1\n", path),
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n2,1,0.5,0.001,1,100,,1\n", path),
                     Contains("steps.csv:3: step 2 after step 2"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,abc,0.001,1,100,,1\n", path),
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,abc,0.001,1,100,,1\n", path),
                     Contains("steps.csv:2: column 'loss' holds 'abc', not a number"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5\n", path), Contains("steps.csv:2: 3 fields, expected 8"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1", path), Contains("truncated line"));
-  const auto rows = parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n", path);
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5\n", path), Contains("steps.csv:2: 3 fields, expected 8"));
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1", path), Contains("truncated line"));
+  const auto rows = test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n", path);
   REQUIRE(rows.size() == 1);
   CHECK(std::isnan(rows[0].cuda_memory_mb));
   CHECK(steps_csv(rows) == header + "2,1,0.5,0.001,1,100,,1\n");
@@ -284,4 +287,44 @@ TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also
   // train.tensorboard=false: no event file.
   REQUIRE(s.run("off", "train.tensorboard=false").exit_code == 0);
   CHECK_FALSE(fs::exists(s.run_dir("off") / "events.out.tfevents.repro"));
+}
+
+TEST_CASE("CSV floats bring a float32 back bit for bit (9 significant digits); 8-digit files still read", "[train]") {
+  const auto through = [](float x, int digits) {
+    return static_cast<float>(std::strtod(csv_number(x, digits).c_str(), nullptr));
+  };
+  float f = 0.1f;  // the first float32 from 0.1 up that 8 significant digits do not bring back
+  while (through(f, 8) == f) f = std::nextafter(f, 1.0f);
+  REQUIRE(f < 0.2f);
+  CHECK(through(f, 9) == f);
+  const auto bits = [](double value) {
+    const float x = static_cast<float>(value);
+    uint32_t out = 0;
+    std::memcpy(&out, &x, sizeof out);
+    return out;
+  };
+  uint32_t want = 0;
+  std::memcpy(&want, &f, sizeof want);
+  EpochRow epoch{1, 5, f, f, f, f, f, f, f, 1.5};
+  const auto epochs = parse_metrics_csv(metrics_csv({epoch}), "metrics.csv");
+  REQUIRE(epochs.size() == 1);
+  for (double value : {epochs[0].lr, epochs[0].train_loss, epochs[0].train_acc, epochs[0].val_loss, epochs[0].val_acc,
+                       epochs[0].test_loss, epochs[0].test_acc})
+    CHECK(bits(value) == want);
+  StepRow row{2, 1, f, f, f, f, NAN, 1.8e9};
+  const auto rows = test::parse_steps_csv(steps_csv({row}), "steps.csv");
+  REQUIRE(rows.size() == 1);
+  for (double value : {rows[0].loss, rows[0].lr, rows[0].grad_norm, rows[0].examples_per_s}) CHECK(bits(value) == want);
+  CHECK(bits(csv_rounded(f)) == want);  // what the event file shows
+  CHECK(std::isnan(csv_rounded(NAN)));
+
+  // metrics.csv of repro 0.4.0 and earlier (8 significant digits) reads as before.
+  const auto old = parse_metrics_csv(
+      "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
+      "1,5,0.0029999999,0.69314718,51.388889,,,0.69314718,50,1.25\n",
+      "old/metrics.csv");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].lr == 0.0029999999);
+  CHECK(old[0].train_acc == 51.388889);
+  CHECK(std::isnan(old[0].val_loss));
 }
