@@ -68,8 +68,14 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const Ru
   std::shared_ptr<TensorBoardLog> events;
   if (run.options.train.tensorboard && event_files_available()) {
     std::optional<int64_t> resumed_at;  // the checkpoint's step: the event file is continued from it
-    if (std::filesystem::exists(folder.checkpoint_path())) resumed_at = peek_checkpoint(folder.checkpoint_path()).step;
-    events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml(), resumed_at);
+    bool readable = true;               // else the trainer fails the run naming it; the event file is left as it is
+    try {
+      if (std::filesystem::exists(folder.checkpoint_path()))
+        resumed_at = peek_checkpoint(folder.checkpoint_path()).step;
+    } catch (const Error&) {
+      readable = false;
+    }
+    if (readable) events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml(), resumed_at);
   } else {
     std::filesystem::remove(folder.events_path());
   }
