@@ -13,6 +13,8 @@
 #include <random>
 
 #include "models/attention/registry.h"
+#include "util/csv.h"
+#include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -28,7 +30,6 @@ RunOptions input_options(const Config& config) {
   options.text = text_options(config);
   return options;
 }
-
 
 namespace fs = std::filesystem;
 
@@ -209,6 +210,22 @@ int count_of(const std::string& text, const std::string& word) {
   int n = 0;
   for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
   return n;
+}
+
+std::vector<StepRow> parse_steps_csv(const std::string& text, const fs::path& path) {
+  std::vector<StepRow> rows;
+  for (const CsvRow& line : read_csv_table(text, path.string(), steps_csv_header())) {
+    StepRow r;
+    r.step = line.integer(0);
+    r.epoch = line.integer(1);
+    double* values[] = {&r.loss, &r.lr, &r.grad_norm, &r.examples_per_s, &r.cuda_memory_mb, &r.wall_time};
+    for (size_t v = 0; v < 6; ++v) *values[v] = line.value(2 + v);
+    if (!rows.empty() && r.step <= rows.back().step)
+      throw Error(line.where() + ": step " + std::to_string(r.step) + " after step " +
+                  std::to_string(rows.back().step));
+    rows.push_back(r);
+  }
+  return rows;
 }
 
 }  // namespace repro::test

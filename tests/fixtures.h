@@ -14,6 +14,7 @@
 #include "run/runner.h"
 #include "spec/config.h"
 #include "spec/options.h"
+#include "train/step_log.h"
 
 namespace repro::test {
 
@@ -90,5 +91,8 @@ RunnerOptions runner_options(const TempDir& dir, const std::string& out);
 std::string metrics_without_seconds(const std::filesystem::path& metrics_csv);
 // How often `word` occurs in `text` (non-overlapping).
 int count_of(const std::string& text, const std::string& word);
+// Reads steps.csv back (repro itself never does: its checkpoint holds the rows): the exact header, eight fields a
+// row, increasing steps. Throws repro::Error "PATH:LINE: what".
+std::vector<StepRow> parse_steps_csv(const std::string& text, const std::filesystem::path& path);
 
 }  // namespace repro::test

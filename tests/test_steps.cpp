@@ -3,20 +3,26 @@
 // and the losses of a resumed run's rows equal an undisturbed run's (the checkpoint keeps
 // the partial window). The TensorBoard event file (train.tensorboard) holds the same
 // numbers, decoded by an independent reader (tests/tools/read_events.py: Python's protobuf
-// with src/run/tensorboard.proto, CRC-32C computed bit by bit), across a kill too.
+// with src/run/tensorboard.proto, CRC-32C computed bit by bit), across a kill too; a
+// reader that tails it as TensorBoard does (TailingReader) sees an undisturbed run's values
+// across a kill and a resume. The CSV floats bring float32 back bit for bit.
 #include <signal.h>
 
-#include "catch.h"
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "catch.h"
 #include "fixtures.h"
+#include "run/event_file.h"
 #include "run_repro.h"
 #include "train/history.h"
-#include "run/event_file.h"
 #include "train/step_log.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -44,29 +50,82 @@ struct StepsSetup {
   // `repro run` of the spec into OUT with extra arguments.
   test::Result run(const std::string& out, const std::string& extra = "") const {
     return test::run_repro("run " + (dir.path() / "steps.yaml").string() + " --data-root " +
-                           (dir.path() / "data").string() + " --out " + (dir.path() / out).string() +
-                           " --threads 1 " + extra);
+                           (dir.path() / "data").string() + " --out " + (dir.path() / out).string() + " --threads 1 " +
+                           extra);
   }
   fs::path run_dir(const std::string& out) const { return dir.path() / out / "steps/fashion_mnist/model/seed_2"; }
   std::vector<StepRow> steps(const std::string& out) const {
     const fs::path path = run_dir(out) / "steps.csv";
-    return parse_steps_csv(read_file(path), path);
+    return test::parse_steps_csv(read_file(path), path);
   }
+  std::vector<EpochRow> epochs(const std::string& out) const {
+    const fs::path path = run_dir(out) / "metrics.csv";
+    return parse_metrics_csv(read_file(path), path);
+  }
+  fs::path events(const std::string& out) const { return run_dir(out) / "events.out.tfevents.repro"; }
+};
+
+// False (with a warning) in a build configured with -DREPRO_WITH_TENSORBOARD=OFF: the event file tests skip.
+bool event_files_built() {
+  if (REPRO_EXPECT_EVENT_FILES) return true;
+  WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
+  return false;
+}
+
+using Series = std::map<std::string, std::vector<std::pair<int64_t, double>>>;  // tag -> (step, value)
+
+std::vector<int64_t> steps_of(const Series::mapped_type& series) {
+  std::vector<int64_t> steps;
+  for (const auto& point : series) steps.push_back(point.first);
+  return steps;
+}
+
+// Reads an event file as TensorBoard does while a run trains: on from the byte offset it got to, whole records
+// only (it stops at a torn or damaged one and retries from there at the next poll; event_file_loader.py), and
+// purging as plugin_event_accumulator.py does in a file_version 2 file: the first SessionLog START is the run's,
+// each later one drops every value of every tag whose step is >= its step.
+class TailingReader {
+ public:
+  explicit TailingReader(fs::path path) : path_(std::move(path)) {}
+  void poll() {
+    const std::string bytes = read_file(path_);
+    while (const auto data = next_record(bytes, offset_)) take(decode_event(*data));
+  }
+  const Series& scalars() const { return scalars_; }  // what TensorBoard shows, tag by tag
+  size_t offset() const { return offset_; }
+  int starts() const { return starts_; }
+
+ private:
+  void take(const EventRecord& event) {
+    using Kind = EventRecord::Kind;
+    if (event.kind == Kind::FileVersion) version_ = event.name;
+    if (event.kind == Kind::Scalar) scalars_[event.name].emplace_back(event.step, event.value);
+    if (event.kind != Kind::SessionStart || starts_++ == 0 || version_ != "brain.Event:2") return;
+    for (auto& [tag, series] : scalars_)
+      series.erase(std::remove_if(series.begin(), series.end(), [&](const auto& p) { return p.first >= event.step; }),
+                   series.end());
+  }
+  fs::path path_;
+  size_t offset_ = 0;  // the end of the last whole record read
+  std::string version_;
+  int starts_ = 0;
+  Series scalars_;
 };
 
 // What tests/tools/read_events.py decodes from an event file: scalars by tag, then step.
 struct Decoded {
   std::string version;
   std::map<std::string, std::vector<std::pair<int64_t, double>>> scalars;  // tag -> (step, value) in file order
-  std::vector<std::string> texts;                                           // "TAG STEP PLUGIN"
+  std::vector<std::string> texts;                                          // "TAG STEP PLUGIN"
+  std::vector<int64_t> starts;                                             // SessionLog STARTs' steps
 };
 
 Decoded decode_events(const fs::path& events, const fs::path& work) {
   const fs::path source = fs::path(REPRO_SOURCE_DIR);
   fs::create_directories(work);
-  const auto protoc = test::run_command("protoc --python_out=" + work.string() + " -I " +
-                                        (source / "src/run").string() + " " +
-                                        (source / "src/run/tensorboard.proto").string());
+  const auto protoc =
+      test::run_command("protoc --python_out=" + work.string() + " -I " + (source / "src/run").string() + " " +
+                        (source / "src/run/tensorboard.proto").string());
   INFO(protoc.output);
   REQUIRE(protoc.exit_code == 0);
   const auto read = test::run_command("/usr/bin/python3 " + (source / "tests/tools/read_events.py").string() + " " +
@@ -79,6 +138,10 @@ Decoded decode_events(const fs::path& events, const fs::path& work) {
   while (lines >> kind) {
     if (kind == "version") {
       lines >> out.version;
+    } else if (kind == "start") {
+      int64_t step = 0;
+      lines >> step;
+      out.starts.push_back(step);
     } else if (kind == "scalar") {
       std::string tag;
       int64_t step = 0;
@@ -95,23 +158,18 @@ Decoded decode_events(const fs::path& events, const fs::path& work) {
   return out;
 }
 
-// The event file holds what steps.csv and metrics.csv hold, each step once: as float32 (TensorBoard's scalar type)
-// of the CSV's printed digits, so within float32's relative precision (2^-23 = 1.2e-7, doubled for the CSV).
-void check_events_match(const Decoded& events, const std::vector<StepRow>& steps, const std::vector<EpochRow>& epochs) {
-  CHECK(events.version == "brain.Event:2");
-  CHECK(events.texts == std::vector<std::string>{"spec 0 text"});
-  const auto series = [&](const std::string& tag) {
-    const auto it = events.scalars.find(tag);
-    return it == events.scalars.end() ? std::vector<std::pair<int64_t, double>>{} : it->second;
-  };
+// The event file's scalars (tag -> (step, value) in the order a reader keeps them) are what steps.csv and
+// metrics.csv hold, each step once: the float32 (TensorBoard's scalar type) of each CSV field, bit for bit.
+void check_events_match(const Series& scalars, const std::vector<StepRow>& steps, const std::vector<EpochRow>& epochs) {
   const auto expect = [&](const std::string& tag, const auto& rows, auto value_of) {
     INFO(tag);
-    const auto got = series(tag);
+    const auto it = scalars.find(tag);
+    REQUIRE(it != scalars.end());
+    const auto& got = it->second;
     REQUIRE(got.size() == rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
       CHECK(got[i].first == rows[i].step);
-      const double want = value_of(rows[i]);
-      CHECK(std::abs(got[i].second - want) <= 2.5e-7 * std::max(1e-30, std::abs(want)));
+      CHECK(got[i].second == static_cast<double>(static_cast<float>(value_of(rows[i]))));
     }
   };
   expect("train/loss", steps, [](const StepRow& r) { return r.loss; });
@@ -124,8 +182,8 @@ void check_events_match(const Decoded& events, const std::vector<StepRow>& steps
   expect("test/loss", epochs, [](const EpochRow& r) { return r.test_loss; });
   expect("train/epoch_loss", epochs, [](const EpochRow& r) { return r.train_loss; });
   expect("train/epoch_acc", epochs, [](const EpochRow& r) { return r.train_acc; });
-  CHECK(events.scalars.count("cuda/memory_mb") == 0);  // the CPU
-  CHECK(events.scalars.size() == 10);
+  CHECK(scalars.count("cuda/memory_mb") == 0);  // the CPU
+  CHECK(scalars.size() == 10);
 }
 
 // The columns that do not depend on time: step, epoch, loss, lr, grad_norm.
@@ -210,15 +268,15 @@ TEST_CASE("steps.csv after a SIGKILL mid-epoch and a resume: no step duplicated 
 
 TEST_CASE("steps.csv that repro cannot read back names the file and the line", "[train]") {
   const fs::path path = "runs/x/steps.csv";
-  CHECK_THROWS_WITH(parse_steps_csv("step,epoch\n", path), Contains("steps.csv:1: header 'step,epoch'"));
+  CHECK_THROWS_WITH(test::parse_steps_csv("step,epoch\n", path), Contains("steps.csv:1: header 'step,epoch'"));
   const std::string header = "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time\n";
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n2,1,0.5,0.001,1,100,,1\n", path),
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n2,1,0.5,0.001,1,100,,1\n", path),
                     Contains("steps.csv:3: step 2 after step 2"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,abc,0.001,1,100,,1\n", path),
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,abc,0.001,1,100,,1\n", path),
                     Contains("steps.csv:2: column 'loss' holds 'abc', not a number"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5\n", path), Contains("steps.csv:2: 3 fields, expected 8"));
-  CHECK_THROWS_WITH(parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1", path), Contains("truncated line"));
-  const auto rows = parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n", path);
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5\n", path), Contains("steps.csv:2: 3 fields, expected 8"));
+  CHECK_THROWS_WITH(test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1", path), Contains("truncated line"));
+  const auto rows = test::parse_steps_csv(header + "2,1,0.5,0.001,1,100,,1\n", path);
   REQUIRE(rows.size() == 1);
   CHECK(std::isnan(rows[0].cuda_memory_mb));
   CHECK(steps_csv(rows) == header + "2,1,0.5,0.001,1,100,,1\n");
@@ -226,11 +284,9 @@ TEST_CASE("steps.csv that repro cannot read back names the file and the line", "
 }
 
 TEST_CASE("CRC-32C and TFRecord framing of the event files", "[train]") {
-  if (!REPRO_EXPECT_EVENT_FILES) {
-    WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
-    return;
-  }
-  REQUIRE(event_files_available());  // a default build must have compiled them in (not the fallback)
+  if (!event_files_built()) return;
+  // A default build must have compiled them in (not the fallback).
+  REQUIRE(event_files_available());
   CHECK(crc32c("123456789") == 0xE3069283u);            // the CRC-32C check value
   CHECK(crc32c(std::string(32, '\0')) == 0x8A9136AAu);  // RFC 3720, B.4
   CHECK(crc32c(std::string(32, '\xff')) == 0x62A8AB43u);
@@ -244,44 +300,205 @@ TEST_CASE("CRC-32C and TFRecord framing of the event files", "[train]") {
 
 TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also after a SIGKILL and a resume",
           "[train]") {
-  if (!REPRO_EXPECT_EVENT_FILES) {
-    WARN("SKIPPED: configured with -DREPRO_WITH_TENSORBOARD=OFF");
-    return;
-  }
+  if (!event_files_built()) return;
   StepsSetup s("events");
   REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
-  const fs::path calm_metrics = s.run_dir("calm") / "metrics.csv";
-  const auto calm_epochs = parse_metrics_csv(read_file(calm_metrics), calm_metrics);
-  const Decoded calm = decode_events(s.run_dir("calm") / "events.out.tfevents.repro", s.dir.path() / "pb-calm");
-  check_events_match(calm, s.steps("calm"), calm_epochs);
+  const Decoded calm = decode_events(s.events("calm"), s.dir.path() / "pb-calm");
+  CHECK(calm.version == "brain.Event:2");
+  CHECK(calm.texts == std::vector<std::string>{"spec 0 text"});
+  CHECK(calm.starts == std::vector<int64_t>{0});  // the first session's START
+  check_events_match(calm.scalars, s.steps("calm"), s.epochs("calm"));
 
   // Killed at step 9: the rows of steps 6 and 8 were appended live (past epoch 1's checkpoint at step 5).
   REQUIRE(s.run("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
-  const Decoded live = decode_events(s.run_dir("killed") / "events.out.tfevents.repro", s.dir.path() / "pb-live");
-  std::vector<int64_t> live_steps;
-  for (const auto& [step, value] : live.scalars.at("train/loss")) live_steps.push_back(step);
-  CHECK(live_steps == std::vector<int64_t>{2, 4, 6, 8});
+  const Decoded live = decode_events(s.events("killed"), s.dir.path() / "pb-live");
+  CHECK(steps_of(live.scalars.at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
   CHECK(live.scalars.at("val/acc").size() == 1);
-  // The resume rewrites the file from the checkpoint: steps 6 and 8 once, with the undisturbed run's numbers.
+  // The resume appends: the killed session's records stay, then a START at the checkpoint's step 5, then epoch 1's
+  // values at step 5 again and steps 6 ... 15 (a reader drops the old ones at 5 or later: the test below).
   REQUIRE(s.run("killed", "train.log_every=2").exit_code == 0);
-  const fs::path metrics = s.run_dir("killed") / "metrics.csv";
-  const Decoded resumed = decode_events(s.run_dir("killed") / "events.out.tfevents.repro", s.dir.path() / "pb-res");
-  check_events_match(resumed, s.steps("killed"), parse_metrics_csv(read_file(metrics), metrics));
-  CHECK(resumed.scalars.at("train/loss") == calm.scalars.at("train/loss"));
-  CHECK(resumed.scalars.at("val/acc") == calm.scalars.at("val/acc"));
+  const Decoded resumed = decode_events(s.events("killed"), s.dir.path() / "pb-res");
+  CHECK(resumed.version == "brain.Event:2");
+  CHECK(resumed.texts == std::vector<std::string>{"spec 0 text"});
+  CHECK(resumed.starts == std::vector<int64_t>{0, 5});
+  CHECK(steps_of(resumed.scalars.at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8, 6, 8, 10, 12, 14});
+  CHECK(steps_of(resumed.scalars.at("val/acc")) == std::vector<int64_t>{5, 5, 10, 15});
 
   // A flipped byte is caught by the reader's CRC check (the test's reader is not a rubber stamp).
-  const fs::path events = s.run_dir("calm") / "events.out.tfevents.repro";
-  std::string bytes = read_file(events);
+  std::string bytes = read_file(s.events("calm"));
   bytes[bytes.size() / 2] ^= 0x01;
   write_file_atomic(s.dir.path() / "flipped.tfevents", bytes);
-  const auto bad = test::run_command("/usr/bin/python3 " + (fs::path(REPRO_SOURCE_DIR) / "tests/tools/read_events.py").string() +
-                                     " " + (s.dir.path() / "pb-calm").string() + " " +
-                                     (s.dir.path() / "flipped.tfevents").string());
+  const auto bad =
+      test::run_command("/usr/bin/python3 " + (fs::path(REPRO_SOURCE_DIR) / "tests/tools/read_events.py").string() +
+                        " " + (s.dir.path() / "pb-calm").string() + " " + (s.dir.path() / "flipped.tfevents").string());
   CHECK(bad.exit_code == 1);
   CHECK_THAT(bad.output, Contains("error: "));
 
   // train.tensorboard=false: no event file.
   REQUIRE(s.run("off", "train.tensorboard=false").exit_code == 0);
   CHECK_FALSE(fs::exists(s.run_dir("off") / "events.out.tfevents.repro"));
+}
+
+TEST_CASE(
+    "a TensorBoard reader tailing the event file across a SIGKILL or an interrupt and a resume shows an "
+    "undisturbed run's values",
+    "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-tail");
+  REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
+  TailingReader calm(s.events("calm"));
+  calm.poll();
+  check_events_match(calm.scalars(), s.steps("calm"), s.epochs("calm"));
+  // What a reader shows after a resume: the calm run's steps and values (the throughput's values aside: timing),
+  // and what the run's own CSV files hold.
+  const auto check_as_calm = [&](const TailingReader& reader, const std::string& out) {
+    check_events_match(reader.scalars(), s.steps(out), s.epochs(out));
+    for (const auto& [tag, series] : calm.scalars()) {
+      INFO(tag);
+      REQUIRE(reader.scalars().count(tag) == 1);
+      if (tag == "train/examples_per_s")
+        CHECK(steps_of(reader.scalars().at(tag)) == steps_of(series));
+      else
+        CHECK(reader.scalars().at(tag) == series);
+    }
+  };
+
+  SECTION("SIGKILL at step 9, the checkpoint at step 5, a torn record at the end") {
+    REQUIRE(s.run("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+    TailingReader reader(s.events("killed"));
+    reader.poll();  // the reader consumed steps 6 and 8, past the checkpoint
+    CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
+    const size_t consumed = reader.offset();
+    CHECK(consumed == fs::file_size(s.events("killed")));
+    append_file(s.events("killed"), tfrecord("a write the kill tore").substr(0, 20));
+    reader.poll();  // stops at the torn record
+    CHECK(reader.offset() == consumed);
+    REQUIRE(s.run("killed", "train.log_every=2").exit_code == 0);
+    reader.poll();  // on from its offset
+    CHECK(reader.offset() == fs::file_size(s.events("killed")));
+    CHECK(reader.starts() == 2);
+    check_as_calm(reader, "killed");
+  }
+  SECTION("an interrupt at step 7 (a mid-epoch checkpoint at step 7)") {
+    REQUIRE(s.run("interrupted", "train.log_every=2 --interrupt-at-step 7").exit_code != 0);
+    TailingReader reader(s.events("interrupted"));
+    reader.poll();
+    CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6});
+    REQUIRE(s.run("interrupted", "train.log_every=2").exit_code == 0);
+    reader.poll();
+    CHECK(reader.starts() == 2);
+    check_as_calm(reader, "interrupted");
+  }
+  SECTION("a fresh start beside a stale event file: a new file with this run only") {
+    fs::create_directories(s.run_dir("fresh"));
+    fs::copy_file(s.events("calm"), s.events("fresh"));
+    append_file(s.events("fresh"), tfrecord("torn").substr(0, 5));
+    REQUIRE(s.run("fresh", "train.log_every=2").exit_code == 0);
+    TailingReader reader(s.events("fresh"));
+    reader.poll();
+    CHECK(reader.starts() == 1);
+    CHECK(reader.offset() == fs::file_size(s.events("fresh")));
+    check_as_calm(reader, "fresh");
+  }
+}
+
+TEST_CASE("a resumed event file: a torn or CRC-bad tail is cut, the rest kept byte for byte, a START appended",
+          "[train]") {
+  if (!event_files_built()) return;
+  test::TempDir dir("events-cut");
+  const fs::path path = dir.path() / "events.out.tfevents.repro";
+  {
+    EventFile file = EventFile::create(path);
+    file.scalar("a", 1, 0.5, 1e9);
+    file.scalar("a", 2, 0.25, 1e9 + 1);
+  }
+  const std::string whole = read_file(path);
+  std::vector<size_t> ends;  // where each record ends
+  for (size_t at = 0; next_record(whole, at);) ends.push_back(at);
+  REQUIRE(ends.size() == 4);  // file_version, START at 0, a at 1, a at 2
+  REQUIRE(ends.back() == whole.size());
+  const std::string last = whole.substr(ends[2]);  // a at 2, 12 bytes of header first
+  std::string bad_data = last, bad_length = last;
+  bad_data[14] ^= 0x01;
+  bad_length[9] ^= 0x01;
+  // The file's records as a reader sees them after resume(path, 2), and that the bytes before `kept` are unchanged.
+  const auto check_resumed = [&](const std::string& kept, int starts_added) {
+    const std::string after = read_file(path);
+    REQUIRE(after.size() > kept.size());
+    CHECK(after.substr(0, kept.size()) == kept);
+    size_t at = kept.size();
+    for (int i = 0; i < starts_added; ++i) {
+      const auto start = next_record(after, at);
+      REQUIRE(start);
+      CHECK(decode_event(*start).kind == EventRecord::Kind::SessionStart);
+      CHECK(decode_event(*start).step == 2);
+    }
+    CHECK(at == after.size());
+    TailingReader reader(path);
+    reader.poll();
+    CHECK(reader.scalars().at("a") == Series::mapped_type{{1, 0.5}});  // the value at step 2 dropped by the START
+  };
+  const std::vector<std::pair<std::string, std::string>> tails = {{"none", ""},
+                                                                  {"a torn header", last.substr(0, 10)},
+                                                                  {"a torn record", last.substr(0, last.size() - 1)},
+                                                                  {"a bad data CRC", bad_data},
+                                                                  {"a bad length CRC", bad_length}};
+  for (const auto& [what, tail] : tails) {
+    INFO(what);
+    write_file_atomic(path, whole + tail);
+    REQUIRE(EventFile::resume(path, 2).has_value());
+    check_resumed(whole, 1);
+  }
+  // A file of repro 0.4.0 (no START after the version): two STARTs, the first counted as the first session's.
+  const std::string unstarted = whole.substr(0, ends[0]) + whole.substr(ends[1]);
+  write_file_atomic(path, unstarted);
+  REQUIRE(EventFile::resume(path, 2).has_value());
+  check_resumed(unstarted, 2);
+  // Nothing to continue: no file, no file_version record first, not an event file.
+  fs::remove(path);
+  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+  write_file_atomic(path, whole.substr(ends[0]));
+  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+  write_file_atomic(path, "not an event file");
+  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+}
+
+TEST_CASE("CSV floats bring a float32 back bit for bit (9 significant digits); 8-digit files still read", "[train]") {
+  const auto through = [](float x, int digits) {
+    return static_cast<float>(std::strtod(csv_number(x, digits).c_str(), nullptr));
+  };
+  float f = 0.1f;  // the first float32 from 0.1 up that 8 significant digits do not bring back
+  while (through(f, 8) == f) f = std::nextafter(f, 1.0f);
+  REQUIRE(f < 0.2f);
+  CHECK(through(f, 9) == f);
+  const auto bits = [](double value) {
+    const float x = static_cast<float>(value);
+    uint32_t out = 0;
+    std::memcpy(&out, &x, sizeof out);
+    return out;
+  };
+  uint32_t want = 0;
+  std::memcpy(&want, &f, sizeof want);
+  EpochRow epoch{1, 5, f, f, f, f, f, f, f, 1.5};
+  const auto epochs = parse_metrics_csv(metrics_csv({epoch}), "metrics.csv");
+  REQUIRE(epochs.size() == 1);
+  for (double value : {epochs[0].lr, epochs[0].train_loss, epochs[0].train_acc, epochs[0].val_loss, epochs[0].val_acc,
+                       epochs[0].test_loss, epochs[0].test_acc})
+    CHECK(bits(value) == want);
+  StepRow row{2, 1, f, f, f, f, NAN, 1.8e9};
+  const auto rows = test::parse_steps_csv(steps_csv({row}), "steps.csv");
+  REQUIRE(rows.size() == 1);
+  for (double value : {rows[0].loss, rows[0].lr, rows[0].grad_norm, rows[0].examples_per_s}) CHECK(bits(value) == want);
+  CHECK(bits(csv_rounded(f)) == want);  // what the event file shows
+  CHECK(std::isnan(csv_rounded(NAN)));
+
+  // metrics.csv of repro 0.4.0 and earlier (8 significant digits) reads as before.
+  const auto old = parse_metrics_csv(
+      "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
+      "1,5,0.0029999999,0.69314718,51.388889,,,0.69314718,50,1.25\n",
+      "old/metrics.csv");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].lr == 0.0029999999);
+  CHECK(old[0].train_acc == 51.388889);
+  CHECK(std::isnan(old[0].val_loss));
 }

@@ -1,6 +1,8 @@
 #include "run/event_file.h"
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "util/error.h"
 
@@ -39,6 +41,24 @@ std::string little_endian(uint64_t value, int bytes) {
   return out;
 }
 
+uint64_t read_little_endian(const std::string& bytes, size_t at, int count) {
+  uint64_t value = 0;
+  for (int i = count - 1; i >= 0; --i)
+    value = (value << 8) | static_cast<unsigned char>(bytes[at + static_cast<size_t>(i)]);
+  return value;
+}
+
+EventRecord::Kind kind_of(const tb::Event& event) {
+  using Kind = EventRecord::Kind;
+  if (event.has_file_version()) return Kind::FileVersion;
+  if (event.has_session_log())
+    return event.session_log().status() == tb::SessionLog::START ? Kind::SessionStart : Kind::Other;
+  if (!event.has_summary() || event.summary().value_size() != 1) return Kind::Other;
+  const auto& value = event.summary().value(0);
+  if (value.has_simple_value()) return Kind::Scalar;
+  return value.has_tensor() ? Kind::Text : Kind::Other;
+}
+
 }  // namespace
 
 uint32_t crc32c(const std::string& bytes) {
@@ -57,10 +77,67 @@ std::string tfrecord(const std::string& data) {
   return length + little_endian(masked_crc32c(length), 4) + data + little_endian(masked_crc32c(data), 4);
 }
 
-EventFile::EventFile(const std::filesystem::path& path) : out_(OutputFile::replace(path)) {
+std::optional<std::string> next_record(const std::string& bytes, size_t& offset) {
+  if (offset > bytes.size() || bytes.size() - offset < 12) return std::nullopt;
+  const std::string length_bytes = bytes.substr(offset, 8);
+  if (read_little_endian(bytes, offset + 8, 4) != masked_crc32c(length_bytes)) return std::nullopt;
+  const uint64_t length = read_little_endian(bytes, offset, 8);
+  if (length > bytes.size() - offset - 12 || bytes.size() - offset - 12 - length < 4) return std::nullopt;
+  std::string data = bytes.substr(offset + 12, length);
+  if (read_little_endian(bytes, offset + 12 + length, 4) != masked_crc32c(data)) return std::nullopt;
+  offset += 12 + length + 4;
+  return data;
+}
+
+EventRecord decode_event(const std::string& data) {
+  tb::Event event;
+  if (!event.ParseFromString(data)) return {};
+  EventRecord record{kind_of(event), event.step(), event.wall_time(), "", 0};
+  if (record.kind == EventRecord::Kind::FileVersion) record.name = event.file_version();
+  if (record.kind == EventRecord::Kind::Scalar || record.kind == EventRecord::Kind::Text)
+    record.name = event.summary().value(0).tag();
+  if (record.kind == EventRecord::Kind::Scalar) record.value = event.summary().value(0).simple_value();
+  return record;
+}
+
+EventFile EventFile::create(const std::filesystem::path& path) {
+  EventFile file(OutputFile::replace(path));
   tb::Event event;
   event.set_wall_time(unix_time_now());
-  event.set_file_version("brain.Event:2");
+  event.set_file_version("brain.Event:2");  // version 2: TensorBoard purges on a SessionLog START (below)
+  file.write(event.SerializeAsString());
+  file.session_start(0);
+  return file;
+}
+
+// TensorBoard's readers (tensorboard/backend/event_processing/event_file_loader.py) stop at a torn or damaged
+// record and retry from its offset, so that cutting such a tail and appending after it is what they expect. Its
+// accumulators (plugin_event_accumulator.py, _CheckForRestartAndMaybePurge and _Purge) in a file whose
+// file_version is 2 or more treat each SessionLog START after the first as a restart: they drop every value of
+// every tag whose step is >= the START's (`x.step < event.step` is kept). The older event_accumulator.py purges on
+// the first START too. Only steps matter: wall_time is never compared there (the first event's is the run's
+// start), so a resumed session's times need not follow the killed one's.
+std::optional<EventFile> EventFile::resume(const std::filesystem::path& path, int64_t step) {
+  if (std::filesystem::is_symlink(path) || !std::filesystem::is_regular_file(path)) return std::nullopt;
+  const std::string bytes = read_file(path);
+  size_t readable = 0;  // the bytes of the whole records with good CRCs from the start
+  std::vector<EventRecord> events;
+  while (const auto data = next_record(bytes, readable)) events.push_back(decode_event(*data));
+  if (events.empty() || events.front().kind != EventRecord::Kind::FileVersion) return std::nullopt;
+  if (readable < bytes.size()) std::filesystem::resize_file(path, readable);
+  EventFile file(OutputFile::append(path));
+  const bool started = std::any_of(events.begin(), events.end(),
+                                   [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; });
+  if (!started) file.session_start(step);  // a file of repro 0.4.0 or earlier: this one counts as the first START
+  file.session_start(step);
+  return file;
+}
+
+void EventFile::session_start(int64_t step) {
+  tb::Event event;
+  event.set_wall_time(unix_time_now());
+  event.set_step(step);
+  event.mutable_session_log()->set_status(tb::SessionLog::START);
   write(event.SerializeAsString());
 }
 
@@ -90,7 +167,7 @@ void EventFile::text(const std::string& tag, int64_t step, const std::string& ma
   write(event.SerializeAsString());
 }
 
-void EventFile::write(const std::string& event_bytes) { out_->write(tfrecord(event_bytes)); }
+void EventFile::write(const std::string& event_bytes) { out_.write(tfrecord(event_bytes)); }
 
 #else  // no protobuf, no Boost.CRC: the checksums and records are not available
 
@@ -103,7 +180,11 @@ namespace {
 uint32_t crc32c(const std::string&) { unavailable(); }
 uint32_t masked_crc32c(const std::string&) { unavailable(); }
 std::string tfrecord(const std::string&) { unavailable(); }
-EventFile::EventFile(const std::filesystem::path&) { unavailable(); }
+std::optional<std::string> next_record(const std::string&, size_t&) { unavailable(); }
+EventRecord decode_event(const std::string&) { unavailable(); }
+EventFile EventFile::create(const std::filesystem::path&) { unavailable(); }
+std::optional<EventFile> EventFile::resume(const std::filesystem::path&, int64_t) { unavailable(); }
+void EventFile::session_start(int64_t) { unavailable(); }
 void EventFile::scalar(const std::string&, int64_t, double, double) { unavailable(); }
 void EventFile::text(const std::string&, int64_t, const std::string&, double) { unavailable(); }
 void EventFile::write(const std::string&) { unavailable(); }

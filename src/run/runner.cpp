@@ -21,6 +21,7 @@
 #include "run/summary.h"
 #include "run/tensorboard_log.h"
 #include "spec/options.h"
+#include "train/checkpoint.h"
 #include "train/precision.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -65,10 +66,19 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const Ru
                         const TestHooks& test) {
   TrainHooks hooks;
   std::shared_ptr<TensorBoardLog> events;
-  if (run.options.train.tensorboard && event_files_available())
-    events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml());
-  else
+  if (run.options.train.tensorboard && event_files_available()) {
+    std::optional<int64_t> resumed_at;  // the checkpoint's step: the event file is continued from it
+    bool readable = true;               // else the trainer fails the run naming it; the event file is left as it is
+    try {
+      if (std::filesystem::exists(folder.checkpoint_path()))
+        resumed_at = peek_checkpoint(folder.checkpoint_path()).step;
+    } catch (const Error&) {
+      readable = false;
+    }
+    if (readable) events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml(), resumed_at);
+  } else {
     std::filesystem::remove(folder.events_path());
+  }
   static bool said = false;  // once per command
   if (run.options.train.tensorboard && !event_files_available() && !said) {
     said = true;

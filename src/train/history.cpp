@@ -63,26 +63,18 @@ std::string metrics_csv(const std::vector<EpochRow>& rows) {
 }
 
 std::vector<EpochRow> parse_metrics_csv(const std::string& text, const std::filesystem::path& path) {
-  const std::vector<std::string> lines = csv_lines(text, path.string());
-  if (lines.empty()) throw Error(path.string() + ": empty; expected the header " + kMetricsHeader);
-  const auto columns = split_csv_line(kMetricsHeader);
-  if (split_csv_line(lines[0]) != columns)
-    throw Error(path.string() + ":1: header '" + lines[0] + "', expected " + kMetricsHeader);
   std::vector<EpochRow> rows;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const std::string where = path.string() + ":" + std::to_string(i + 1);
-    const auto fields = split_csv_line(lines[i]);
-    if (fields.size() != columns.size())
-      throw Error(where + ": " + std::to_string(fields.size()) + " fields, expected " + std::to_string(columns.size()));
+  for (const CsvRow& line : read_csv_table(text, path.string(), kMetricsHeader)) {
     EpochRow r;
-    r.epoch = csv_integer(fields[0], where, columns[0]);
-    r.step = csv_integer(fields[1], where, columns[1]);
-    r.lr = csv_value(fields[2], where, columns[2]);
+    r.epoch = line.integer(0);
+    r.step = line.integer(1);
+    r.lr = line.value(2);
     double* metrics[] = {&r.train_loss, &r.train_acc, &r.val_loss, &r.val_acc, &r.test_loss, &r.test_acc};
-    for (size_t m = 0; m < 6; ++m) *metrics[m] = csv_value(fields[3 + m], where, columns[3 + m]);
-    r.seconds = csv_value(fields[9], where, columns[9]);
+    for (size_t m = 0; m < 6; ++m) *metrics[m] = line.value(3 + m);
+    r.seconds = line.value(9);
     if (r.epoch != static_cast<int64_t>(rows.size()) + 1)
-      throw Error(where + ": epoch " + std::to_string(r.epoch) + ", expected " + std::to_string(rows.size() + 1));
+      throw Error(line.where() + ": epoch " + std::to_string(r.epoch) + ", expected " +
+                  std::to_string(rows.size() + 1));
     rows.push_back(r);
   }
   return rows;

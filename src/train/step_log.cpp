@@ -40,37 +40,15 @@ std::vector<StepRow> steps_from_json(const nlohmann::json& json) {
   return rows;
 }
 
+const char* steps_csv_header() { return kHeader; }
+
 std::string steps_csv(const std::vector<StepRow>& rows) {
   std::string out = std::string(kHeader) + "\n";
   for (const auto& r : rows)
-    out += std::to_string(r.step) + "," + std::to_string(r.epoch) + "," + csv_number(r.loss) + "," +
-           csv_number(r.lr) + "," + csv_number(r.grad_norm) + "," + csv_number(r.examples_per_s) + "," +
-           csv_number(r.cuda_memory_mb) + "," + csv_number(r.wall_time, 16) + "\n";
+    out += std::to_string(r.step) + "," + std::to_string(r.epoch) + "," + csv_number(r.loss) + "," + csv_number(r.lr) +
+           "," + csv_number(r.grad_norm) + "," + csv_number(r.examples_per_s) + "," + csv_number(r.cuda_memory_mb) +
+           "," + csv_number(r.wall_time, 16) + "\n";
   return out;
-}
-
-std::vector<StepRow> parse_steps_csv(const std::string& text, const std::filesystem::path& path) {
-  const std::vector<std::string> lines = csv_lines(text, path.string());
-  if (lines.empty()) throw Error(path.string() + ": empty; expected the header " + kHeader);
-  const auto columns = split_csv_line(kHeader);
-  if (split_csv_line(lines[0]) != columns)
-    throw Error(path.string() + ":1: header '" + lines[0] + "', expected " + kHeader);
-  std::vector<StepRow> rows;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const std::string where = path.string() + ":" + std::to_string(i + 1);
-    const auto fields = split_csv_line(lines[i]);
-    if (fields.size() != columns.size())
-      throw Error(where + ": " + std::to_string(fields.size()) + " fields, expected " + std::to_string(columns.size()));
-    StepRow r;
-    r.step = csv_integer(fields[0], where, columns[0]);
-    r.epoch = csv_integer(fields[1], where, columns[1]);
-    double* values[] = {&r.loss, &r.lr, &r.grad_norm, &r.examples_per_s, &r.cuda_memory_mb, &r.wall_time};
-    for (size_t v = 0; v < 6; ++v) *values[v] = csv_value(fields[2 + v], where, columns[2 + v]);
-    if (!rows.empty() && r.step <= rows.back().step)
-      throw Error(where + ": step " + std::to_string(r.step) + " after step " + std::to_string(rows.back().step));
-    rows.push_back(r);
-  }
-  return rows;
 }
 
 StepWindow::StepWindow(torch::Device device)

@@ -27,10 +27,10 @@ struct StepRow {
 
 nlohmann::json steps_to_json(const std::vector<StepRow>& rows);
 std::vector<StepRow> steps_from_json(const nlohmann::json& json);
-// "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time" and a line a row (empty = NaN).
+const char* steps_csv_header();  // "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time"
+// The header and a line a row (empty = NaN; csv_number's digits, wall_time with 16). Repro never reads it back
+// (the checkpoint holds the rows); the tests do (tests/fixtures.h: parse_steps_csv).
 std::string steps_csv(const std::vector<StepRow>& rows);
-// Reads steps.csv back: the exact header, eight fields a row, increasing steps. Throws repro::Error "PATH:LINE: what".
-std::vector<StepRow> parse_steps_csv(const std::string& text, const std::filesystem::path& path);
 
 // The partial sums of the steps since the last row, as a checkpoint keeps them (so that a resumed run's rows
 // hold the same losses as an undisturbed run's).

@@ -42,6 +42,10 @@ std::string csv_number(double value, int digits) {
   return buffer;
 }
 
+double csv_rounded(double value) {
+  return std::isfinite(value) ? std::strtod(csv_number(value).c_str(), nullptr) : value;
+}
+
 std::vector<std::string> csv_lines(const std::string& text, const std::string& path) {
   std::vector<std::string> lines;
   std::string line;
@@ -55,6 +59,27 @@ std::vector<std::string> csv_lines(const std::string& text, const std::string& p
   }
   if (!line.empty()) throw Error(path + ":" + std::to_string(lines.size() + 1) + ": truncated line (no newline)");
   return lines;
+}
+
+double CsvRow::value(size_t column) const { return csv_value(fields_.at(column), where_, columns_->at(column)); }
+
+int64_t CsvRow::integer(size_t column) const { return csv_integer(fields_.at(column), where_, columns_->at(column)); }
+
+std::vector<CsvRow> read_csv_table(const std::string& text, const std::string& path, const std::string& header) {
+  const std::vector<std::string> lines = csv_lines(text, path);
+  if (lines.empty()) throw Error(path + ": empty; expected the header " + header);
+  const auto columns = std::make_shared<const std::vector<std::string>>(split_csv_line(header));
+  if (split_csv_line(lines[0]) != *columns) throw Error(path + ":1: header '" + lines[0] + "', expected " + header);
+  std::vector<CsvRow> rows;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::string where = path + ":" + std::to_string(i + 1);
+    auto fields = split_csv_line(lines[i]);
+    if (fields.size() != columns->size())
+      throw Error(where + ": " + std::to_string(fields.size()) + " fields, expected " +
+                  std::to_string(columns->size()));
+    rows.emplace_back(where, std::move(fields), columns);
+  }
+  return rows;
 }
 
 }  // namespace repro
