@@ -6,7 +6,6 @@ const EnumNames<RunStatus>& enum_names(RunStatus) {
   static const EnumNames<RunStatus> names = {{RunStatus::Complete, "complete"},
                                              {RunStatus::Diverged, "diverged"},
                                              {RunStatus::Failed, "failed"},
-                                             {RunStatus::Stopped, "stopped"},
                                              {RunStatus::Interrupted, "interrupted"}};
   return names;
 }

@@ -10,8 +10,7 @@ enum class RunStatus {
   Complete,     // every epoch trained and evaluated
   Diverged,     // a NaN/Inf loss ended it (a final record: not retried)
   Failed,       // it threw (data, model, a bug); recorded by the runner, retried by the next command
-  Stopped,      // a test hook stopped it after an epoch (never in a summary.json)
-  Interrupted,  // a signal: mid-epoch checkpoint written (never in a summary.json)
+  Interrupted,  // a signal (or its RunObserver): checkpoint written (never in a summary.json)
 };
 const EnumNames<RunStatus>& enum_names(RunStatus);
 
