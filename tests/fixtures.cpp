@@ -2,6 +2,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <nlohmann/json.hpp>
 #if REPRO_HAS_MATIO
 #include <matio.h>
 #endif
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <random>
 
+#include "catch.h"
 #include "models/attention/registry.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -192,12 +194,25 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-RunnerOptions runner_options(const TempDir& dir, const std::string& out) {
+RunnerOptions runner_options(const TempDir& dir, const std::string& out, const RunObserver* observer) {
   RunnerOptions options;
+  options.observer = observer;
   options.out = dir.path() / out;
   options.data_root = (dir.path() / "data").string();
   options.device = "cpu";
   return options;
+}
+
+void check_resumed_records(const fs::path& folder, const fs::path& undisturbed) {
+  CHECK(metrics_without_seconds(folder / "metrics.csv") == metrics_without_seconds(undisturbed / "metrics.csv"));
+  const auto summary = nlohmann::json::parse(read_file(folder / "summary.json"));
+  const auto expected = nlohmann::json::parse(read_file(undisturbed / "summary.json"));
+  CHECK(summary["status"] == "complete");
+  for (const char* key : {"selected", "final", "epochs_run", "params"}) {
+    INFO(key);
+    CHECK(summary[key] == expected[key]);
+  }
+  CHECK_FALSE(fs::exists(folder / "checkpoint.pt"));
 }
 
 std::string metrics_without_seconds(const fs::path& metrics_csv) {

@@ -85,10 +85,15 @@ void write_svhn_mat(const std::filesystem::path& path, int64_t count);
 // Writes a text file (for specs).
 void write_text(const std::filesystem::path& path, const std::string& text);
 
-// The runner's options for a CPU run into <dir>/<out> with the data in <dir>/data.
-RunnerOptions runner_options(const TempDir& dir, const std::string& out);
+// The runner's options for a CPU run into <dir>/<out> with the data in <dir>/data, watched by `observer`
+// (tests/fault_injector.h) when given.
+RunnerOptions runner_options(const TempDir& dir, const std::string& out, const RunObserver* observer = nullptr);
 // A metrics.csv's text without its last (wall-time) column: equal across a resume.
 std::string metrics_without_seconds(const std::filesystem::path& metrics_csv);
+// Checks that the run in `folder`, resumed after a fault, ended with the records of the `undisturbed` one: the same
+// metrics.csv but its seconds, a complete summary.json with the same selected and final epochs, epochs run and
+// parameters, and no checkpoint left.
+void check_resumed_records(const std::filesystem::path& folder, const std::filesystem::path& undisturbed);
 // How often `word` occurs in `text` (non-overlapping).
 int count_of(const std::string& text, const std::string& word);
 // Reads steps.csv back (repro itself never does: its checkpoint holds the rows): the exact header, eight fields a

@@ -5,7 +5,9 @@
 namespace repro::test {
 extern const char* const kSourceDir;  // the repository root
 extern const char* const kBinary;     // build/repro
+extern const char* const kFaultsBinary;  // build/tests/repro-faults: repro with the hidden fault options
 }  // namespace repro::test
 
 #define REPRO_SOURCE_DIR ::repro::test::kSourceDir
 #define REPRO_BINARY ::repro::test::kBinary
+#define REPRO_FAULTS_BINARY ::repro::test::kFaultsBinary

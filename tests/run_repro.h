@@ -28,5 +28,9 @@ inline Result run_command(const std::string& shell_command) {
 
 // `arguments` go through /bin/sh: quote what needs quoting.
 inline Result run_repro(const std::string& arguments) { return run_command(std::string(REPRO_BINARY) + " " + arguments); }
+// The same with repro-faults, which also takes the hidden fault options (tests/fault_injector.h).
+inline Result run_repro_faults(const std::string& arguments) {
+  return run_command(std::string(REPRO_FAULTS_BINARY) + " " + arguments);
+}
 
 }  // namespace repro::test

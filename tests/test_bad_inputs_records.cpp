@@ -386,7 +386,7 @@ std::vector<RecordRow> record_bad_inputs() {
        [](const fs::path& r) {
          with_data(r);
          const std::string stop = kRun + " train.epochs=2 --stop-after-epoch 1";
-         REQUIRE(run_shell(REPRO_BINARY + (" " + replace_all(stop, "{root}", r.string()))).exit_code == 3);
+         REQUIRE(run_shell(REPRO_FAULTS_BINARY + (" " + replace_all(stop, "{root}", r.string()))).exit_code == 3);
          const fs::path checkpoint = r / "out/smoke/fashion_mnist/vit/seed_0/checkpoint.pt";
          write_file_atomic(checkpoint, read_file(checkpoint).substr(0, 3000));
        },

@@ -103,7 +103,7 @@ TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undi
   REQUIRE(run_repro("run " + spec + data + " --out " + (dir.path() / "calm").string()).exit_code == 0);
   // 350 training images (50 held out) at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
   const std::string killed_out = " --out " + (dir.path() / "killed").string();
-  const Result killed = run_repro("run " + spec + data + killed_out + " --kill-at-step 9");
+  const Result killed = test::run_repro_faults("run " + spec + data + killed_out + " --kill-at-step 9");
   CHECK(killed.exit_code != 0);
   const auto run_dir = dir.path() / "killed/kill/fashion_mnist/vit/seed_0";
   CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));

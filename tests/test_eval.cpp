@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "data/registry.h"
+#include "fault_injector.h"
 #include "fixtures.h"
 #include "models/model.h"
 #include "report/eval_table.h"
@@ -44,9 +45,8 @@ std::filesystem::path train_tiny(const test::TempDir& dir, const std::string& ou
   Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
   for (const auto& text : overrides) experiment.overrides.push_back(parse_override(text));
   experiment.seeds = seeds;
-  TestHooks hooks;
-  hooks.stop_after_epoch = stop_after_epoch;
-  run_experiment(experiment, test::runner_options(dir, out), hooks);
+  const test::FaultInjector stop = test::stop_after(stop_after_epoch);
+  run_experiment(experiment, test::runner_options(dir, out, &stop));
   return dir.path() / out / "tiny/fashion_mnist/model/seed_3";
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.h"
+#include "fault_injector.h"
 #include "fixtures.h"
 #include "record/folder.h"
 #include "run/runner.h"
@@ -85,12 +86,6 @@ data: {val_fraction: 0.25, verify: off}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-TestHooks stop_after(int64_t epoch) {
-  TestHooks hooks;
-  hooks.stop_after_epoch = epoch;
-  return hooks;
-}
-
 fs::path faults_run(const test::TempDir& dir, const std::string& out) {
   return dir.path() / out / "faults/fashion_mnist/model/seed_5";
 }
@@ -111,17 +106,9 @@ double seconds_sum(const fs::path& metrics) {
 
 // The records of `folder` equal those of an undisturbed run, and agree with each other.
 void check_same_records(const fs::path& folder, const fs::path& undisturbed) {
-  CHECK(test::metrics_without_seconds(folder / "metrics.csv") ==
-        test::metrics_without_seconds(undisturbed / "metrics.csv"));
+  test::check_resumed_records(folder, undisturbed);
   const auto summary = nlohmann::json::parse(read_file(folder / "summary.json"));
-  const auto expected = nlohmann::json::parse(read_file(undisturbed / "summary.json"));
-  CHECK(summary["status"] == "complete");
-  for (const char* key : {"selected", "final", "epochs_run", "params"}) {
-    INFO(key);
-    CHECK(summary[key] == expected[key]);
-  }
   CHECK(summary["wall_seconds"].get<double>() == Approx(seconds_sum(folder / "metrics.csv")).epsilon(1e-6));
-  CHECK_FALSE(fs::exists(folder / "checkpoint.pt"));
   CHECK(temp_files_in(folder).empty());
 }
 
@@ -227,7 +214,8 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
 
   // Killed after the final checkpoint, before metrics.csv (was: metrics.csv one epoch short for good),
   // with a half-written summary.json of the killed process beside.
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "final"), stop_after(3)) == 3);
+  const test::FaultInjector after_3 = test::stop_after(3), after_2 = test::stop_after(2), after_1 = test::stop_after(1);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "final", &after_3)) == 3);
   const fs::path final_kill = faults_run(dir, "final");
   REQUIRE(fs::exists(final_kill / "checkpoint.pt"));
   REQUIRE_FALSE(fs::exists(final_kill / "summary.json"));
@@ -237,7 +225,7 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
   check_same_records(final_kill, calm);
 
   // Killed between epoch 2's checkpoint and its metrics.csv, a half-written checkpoint beside.
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "middle"), stop_after(2)) == 3);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "middle", &after_2)) == 3);
   const fs::path middle_kill = faults_run(dir, "middle");
   keep_epochs(middle_kill / "metrics.csv", 1);
   write_file_atomic(middle_kill / ("checkpoint.pt.tmp-" + std::to_string(dead_pid())), "PK half a zip");
@@ -246,7 +234,7 @@ TEST_CASE("every state a kill can leave is repaired by the next run to the recor
   CHECK(nlohmann::json::parse(read_file(middle_kill / "summary.json"))["resumed_from_epoch"] == 2);
 
   // metrics.csv ahead of the checkpoint (what the other write order would leave).
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "ahead"), stop_after(1)) == 3);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "ahead", &after_1)) == 3);
   const fs::path ahead = faults_run(dir, "ahead");
   append_file(ahead / "metrics.csv", "2,99,0.001,9,9,9,9,9,9,1\n");
   REQUIRE(run_experiment(experiment, test::runner_options(dir, "ahead")) == 0);
@@ -264,7 +252,7 @@ TEST_CASE("log.txt is flushed per line: a SIGKILL loses no logged epoch", "[trai
   test::write_fashion_fixture(dir.path() / "data", 400, 100);
   const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
   // 350 training images at batch 64: 6 steps per epoch; step 9 is mid-epoch 2.
-  const auto [exit_code, output] = test::run_repro(
+  const auto [exit_code, output] = test::run_repro_faults(
       "run " + spec + " train.epochs=2 data.train_limit=0 data.test_limit=0 data.verify=off" + " --data-root " +
       (dir.path() / "data").string() + " --out " + (dir.path() / "runs").string() + " --kill-at-step 9");
   INFO(output);

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "fault_injector.h"
 #include "fixtures.h"
 #include "run/interrupt.h"
 #include "run/runner.h"
@@ -34,27 +35,8 @@ data: {val_fraction: 0.25, verify: off, augment: crop_flip}
 train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 2}
 )";
 
-TestHooks interrupt_at(int64_t step) {
-  TestHooks hooks;
-  hooks.interrupt_at_step = step;
-  return hooks;
-}
-
 fs::path interrupt_run(const test::TempDir& dir, const std::string& out) {
   return dir.path() / out / "interrupt/fashion_mnist/model/seed_3";
-}
-
-void check_resumed_records(const fs::path& folder, const fs::path& undisturbed) {
-  CHECK(test::metrics_without_seconds(folder / "metrics.csv") ==
-        test::metrics_without_seconds(undisturbed / "metrics.csv"));
-  const auto summary = nlohmann::json::parse(read_file(folder / "summary.json"));
-  const auto expected = nlohmann::json::parse(read_file(undisturbed / "summary.json"));
-  CHECK(summary["status"] == "complete");
-  for (const char* key : {"selected", "final", "epochs_run"}) {
-    INFO(key);
-    CHECK(summary[key] == expected[key]);
-  }
-  CHECK_FALSE(fs::exists(folder / "checkpoint.pt"));
 }
 
 // The checkpoint's mid-epoch position (0: an end-of-epoch checkpoint).
@@ -78,22 +60,23 @@ TEST_CASE("a run interrupted mid-epoch resumes from its checkpoint to the undist
 
   // Step 7 is batch 2 of epoch 2; the resumed start is interrupted again at step 13 (batch 3 of epoch 3).
   const fs::path twice = interrupt_run(dir, "twice");
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice"), interrupt_at(7)) == 128 + SIGUSR1);
+  const test::FaultInjector at_7 = test::interrupt_at(7), at_13 = test::interrupt_at(13), at_5 = test::interrupt_at(5);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice", &at_7)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 2);
   CHECK_FALSE(fs::exists(twice / "summary.json"));
   CHECK(parse_metrics_csv(read_file(twice / "metrics.csv"), twice / "metrics.csv").size() == 1);
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice"), interrupt_at(13)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice", &at_13)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(twice / "checkpoint.pt") == 3);
   REQUIRE(run_experiment(experiment, test::runner_options(dir, "twice")) == 0);
-  check_resumed_records(twice, interrupt_run(dir, "calm"));
+  test::check_resumed_records(twice, interrupt_run(dir, "calm"));
   CHECK_THAT(read_file(twice / "log.txt"), Contains("resuming epoch 3 after batch 3"));
 
   // The last step of an epoch: the resumed start trains no batch of it, only evaluates.
   const fs::path at_end = interrupt_run(dir, "at_end");
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "at_end"), interrupt_at(5)) == 128 + SIGUSR1);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "at_end", &at_5)) == 128 + SIGUSR1);
   CHECK(mid_epoch_batches(at_end / "checkpoint.pt") == 5);
   REQUIRE(run_experiment(experiment, test::runner_options(dir, "at_end")) == 0);
-  check_resumed_records(at_end, interrupt_run(dir, "calm"));
+  test::check_resumed_records(at_end, interrupt_run(dir, "calm"));
 }
 
 TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 + signal saying so, then resume",
@@ -106,7 +89,8 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
                              (dir.path() / "data").string() + " --device cpu --out ";
   const std::string calm = (dir.path() / "calm").string(), broken = (dir.path() / "broken").string();
   REQUIRE(test::run_repro("run " + common + calm).exit_code == 0);
-  const auto stopped = test::run_repro("run " + common + broken + " --interrupt-at-step 8 --requeue-signal USR2");
+  const auto stopped =
+      test::run_repro_faults("run " + common + broken + " --interrupt-at-step 8 --requeue-signal USR2");
   INFO(stopped.output);
   CHECK(stopped.exit_code == 128 + SIGUSR2);
   CHECK_THAT(stopped.output, Contains("outside SLURM") && Contains("checkpoint written"));
@@ -114,7 +98,7 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
   const auto resumed = test::run_repro("run " + common + broken);
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
-  check_resumed_records(interrupt_run(dir, "broken"), interrupt_run(dir, "calm"));
+  test::check_resumed_records(interrupt_run(dir, "broken"), interrupt_run(dir, "calm"));
   CHECK(test::run_repro("run " + common + broken + " --requeue-signal HUP").exit_code == 2);
 }
 

@@ -136,7 +136,7 @@ TEST_CASE("a run, its resume, report, eval and bench write no file through a pla
   const fs::path seed = out / "smoke/fashion_mnist/vit/seed_0";
 
   SECTION("every record file of a resumed run, the plan and the table") {
-    const auto stopped = test::run_repro(run + " --stop-after-epoch 1");
+    const auto stopped = test::run_repro_faults(run + " --stop-after-epoch 1");
     INFO(stopped.output);
     REQUIRE(stopped.exit_code == 3);
     std::map<fs::path, std::pair<fs::path, std::string>> victim_of;  // planted link -> (its target, its content)

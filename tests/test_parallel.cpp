@@ -159,7 +159,7 @@ TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves
   CHECK_THAT(two.output, Contains("2 jobs x 1 thread on") && Contains("started (pid ") && Contains("| vit-mlp4 |") &&
                              Contains("complete in"));
   // 350 training images at batch 64: 6 steps per epoch; step 9 is mid-epoch 2 of run 1 only.
-  const test::Result kill = test::run_repro(
+  const test::Result kill = test::run_repro_faults(
       "run " + spec + " --jobs 2 --threads-per-job 1 --kill-run 0 --kill-at-step 9 --out " + killed.string());
   INFO(kill.output);
   CHECK(kill.exit_code == 1);

@@ -246,7 +246,7 @@ TEST_CASE("repro status: complete, resumable with its position, running with its
   REQUIRE(test::run_repro("launch slurm " + s.args(spec, "runs") + " --dry-run").exit_code == 0);  // plan.json
   REQUIRE(test::run_repro("run " + s.args(spec, "runs") + " --index 0").exit_code == 0);
   ::unsetenv("SLURM_JOB_ID");
-  REQUIRE(test::run_repro("run " + s.args(spec, "runs") + " --index 1 --interrupt-at-step 7").exit_code ==
+  REQUIRE(test::run_repro_faults("run " + s.args(spec, "runs") + " --index 1 --interrupt-at-step 7").exit_code ==
           128 + SIGUSR1);
   const auto held = RunLock::try_acquire(s.dir.path() / "runs/st/fashion_mnist/row0/seed_2");
   REQUIRE(held);
@@ -303,7 +303,10 @@ TEST_CASE("a task that asks SLURM to requeue it mid-epoch resumes to the undistu
   SlurmSetup s("slurm-self-requeue");
   const fs::path spec = write_spec(s.dir.path(), "requeued", 1, "[4]", 3);
   REQUIRE(test::run_repro("run " + s.args(spec, "local") + " --threads 1").exit_code == 0);
-  REQUIRE(test::run_repro("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1 --dry-run").exit_code == 0);
+  // Launched by repro-faults, whose script runs repro-faults: it takes the hidden --interrupt-at-step.
+  REQUIRE(
+      test::run_repro_faults("launch slurm " + s.args(spec, "cluster") + " --cpus-per-task 1 --dry-run").exit_code ==
+      0);
   // The kept script, edited as a user may: the task raises the requeue signal at step 7 (epoch 2, batch 2).
   const fs::path slurm = s.dir.path() / "cluster/requeued/slurm";
   const fs::path script = fs::directory_iterator(slurm)->path() / "submit.sbatch";

@@ -49,9 +49,15 @@ struct StepsSetup {
   }
   // `repro run` of the spec into OUT with extra arguments.
   test::Result run(const std::string& out, const std::string& extra = "") const {
-    return test::run_repro("run " + (dir.path() / "steps.yaml").string() + " --data-root " +
-                           (dir.path() / "data").string() + " --out " + (dir.path() / out).string() + " --threads 1 " +
-                           extra);
+    return test::run_repro(run_arguments(out, extra));
+  }
+  // The same with repro-faults, for the hidden fault options in `extra` (tests/fault_injector.h).
+  test::Result run_faulty(const std::string& out, const std::string& extra) const {
+    return test::run_repro_faults(run_arguments(out, extra));
+  }
+  std::string run_arguments(const std::string& out, const std::string& extra) const {
+    return "run " + (dir.path() / "steps.yaml").string() + " --data-root " + (dir.path() / "data").string() +
+           " --out " + (dir.path() / out).string() + " --threads 1 " + extra;
   }
   fs::path run_dir(const std::string& out) const { return dir.path() / out / "steps/fashion_mnist/model/seed_2"; }
   std::vector<StepRow> steps(const std::string& out) const {
@@ -246,7 +252,7 @@ TEST_CASE("steps.csv after a SIGKILL mid-epoch and a resume: no step duplicated 
   REQUIRE(calm.size() == 7);
 
   // Killed at step 9 (mid-epoch 2): the checkpoint is epoch 1's (step 5, rows 2 and 4, step 5 in the window).
-  const auto killed = s.run("killed", "train.log_every=2 --kill-at-step 9");
+  const auto killed = s.run_faulty("killed", "train.log_every=2 --kill-at-step 9");
   INFO(killed.output);
   REQUIRE(killed.exit_code == 128 + SIGKILL);
   CHECK(s.steps("killed").size() == 2);
@@ -258,7 +264,7 @@ TEST_CASE("steps.csv after a SIGKILL mid-epoch and a resume: no step duplicated 
   CHECK(timeless(s.steps("killed")) == timeless(calm));
 
   // Interrupted mid-epoch (SIGUSR1, a mid-epoch checkpoint) and resumed: the same rows again.
-  const auto interrupted = s.run("interrupted", "train.log_every=2 --interrupt-at-step 7");
+  const auto interrupted = s.run_faulty("interrupted", "train.log_every=2 --interrupt-at-step 7");
   INFO(interrupted.output);
   REQUIRE(interrupted.exit_code != 0);
   CHECK(s.steps("interrupted").size() == 3);  // rows 2, 4, 6 written with the mid-epoch checkpoint
@@ -310,7 +316,7 @@ TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also
   check_events_match(calm.scalars, s.steps("calm"), s.epochs("calm"));
 
   // Killed at step 9: the rows of steps 6 and 8 were appended live (past epoch 1's checkpoint at step 5).
-  REQUIRE(s.run("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+  REQUIRE(s.run_faulty("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
   const Decoded live = decode_events(s.events("killed"), s.dir.path() / "pb-live");
   CHECK(steps_of(live.scalars.at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
   CHECK(live.scalars.at("val/acc").size() == 1);

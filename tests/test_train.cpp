@@ -1,6 +1,7 @@
 // Schedules, resume-equals-uninterrupted, skip-if-complete and changed specs.
 #include "catch.h"
 
+#include "fault_injector.h"
 #include "fixtures.h"
 #include "run/runner.h"
 #include "spec/experiment.h"
@@ -68,9 +69,8 @@ TEST_CASE("a resumed run finishes with exactly the numbers of an uninterrupted r
   const Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
 
   REQUIRE(run_experiment(experiment, test::runner_options(dir, "straight")) == 0);
-  TestHooks stop;
-  stop.stop_after_epoch = 1;
-  REQUIRE(run_experiment(experiment, test::runner_options(dir, "interrupted"), stop) == 3);  // stopped after epoch 1
+  const test::FaultInjector stop = test::stop_after(1);
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "interrupted", &stop)) == 3);  // stopped after epoch 1
   const auto run_dir = dir.path() / "interrupted/tiny/fashion_mnist/model/seed_3";
   CHECK(std::filesystem::exists(run_dir / "checkpoint.pt"));
   CHECK_FALSE(std::filesystem::exists(run_dir / "summary.json"));

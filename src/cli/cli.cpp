@@ -37,7 +37,7 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
 }
 #endif
 
-int cli_main(int argc, char** argv) {
+int cli_main(int argc, char** argv, RunExtension* extension) {
   // A file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk, instead of killing us.
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"repro: reproduce attention-variant papers' tables from YAML specs"};
@@ -48,8 +48,8 @@ int cli_main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace | debug | info | warn | error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   int exit_code = 0;
-  add_run_command(app, exit_code);
-  add_sweep_command(app, exit_code);
+  add_run_command(app, exit_code, extension);
+  add_sweep_command(app, exit_code, extension);
   add_report_command(app, exit_code);
   add_list_command(app, exit_code);
   add_params_command(app, exit_code);

@@ -4,11 +4,16 @@
 
 namespace repro {
 
-int cli_main(int argc, char** argv);
+class RunExtension;  // cli/common.h: what a test build adds to run and sweep
+
+// The program: what main() runs (src/main.cpp: repro, with no extension; tests/faults_main.cpp: repro-faults).
+int repro_main(int argc, char** argv, RunExtension* extension = nullptr);
+// The command line alone (repro_main without its process set-up).
+int cli_main(int argc, char** argv, RunExtension* extension = nullptr);
 
 // Each adds its subcommand to `app`; the callback stores the exit code in `exit_code`.
-void add_run_command(CLI::App& app, int& exit_code);
-void add_sweep_command(CLI::App& app, int& exit_code);
+void add_run_command(CLI::App& app, int& exit_code, RunExtension* extension);
+void add_sweep_command(CLI::App& app, int& exit_code, RunExtension* extension);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_list_command(CLI::App& app, int& exit_code);
 void add_params_command(CLI::App& app, int& exit_code);

@@ -4,12 +4,13 @@
 
 namespace repro {
 
-void add_run_command(CLI::App& app, int& exit_code) {
+void add_run_command(CLI::App& app, int& exit_code, RunExtension* extension) {
   auto* command = app.add_subcommand("run", "Train every run of a spec's grid, then print its table");
   auto args = std::make_shared<RunArguments>();
+  args->extension = extension;
   add_run_arguments(*command, *args);
   command->callback(
-      [args, &exit_code] { exit_code = run_and_tabulate(load_with_overrides(*args), runner_options(*args), test_hooks(*args)); });
+      [args, &exit_code] { exit_code = run_and_tabulate(load_with_overrides(*args), runner_options(*args)); });
 }
 
 }  // namespace repro

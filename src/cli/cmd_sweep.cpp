@@ -5,11 +5,12 @@
 
 namespace repro {
 
-void add_sweep_command(CLI::App& app, int& exit_code) {
+void add_sweep_command(CLI::App& app, int& exit_code, RunExtension* extension) {
   auto* command = app.add_subcommand("sweep", "Run a spec over seeds and KEY=V1,V2 axes given here");
   auto args = std::make_shared<RunArguments>();
   auto seeds = std::make_shared<std::string>();
   auto axes = std::make_shared<std::vector<std::string>>();
+  args->extension = extension;
   add_run_arguments(*command, *args);
   auto* seeds_option = command->add_option("--seeds", *seeds, "Seeds, e.g. 0-4 or 0,2,5 (replaces the spec's)");
   command->add_option("--set", *axes, "A sweep axis KEY=V1,V2,... or KEY=[V1,V2,...] (repeatable); list-valued keys take each value in [..]: "
@@ -24,7 +25,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     std::vector<std::string>& child = options.parallel.child_arguments;  // --jobs children plan the same grid
     if (seeds_option->count() > 0) child.insert(child.end(), {"--seeds", *seeds});
     for (const auto& axis : *axes) child.insert(child.end(), {"--set", axis});
-    exit_code = run_and_tabulate(experiment, options, test_hooks(*args));
+    exit_code = run_and_tabulate(experiment, options);
   });
 }
 

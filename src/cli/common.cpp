@@ -54,9 +54,6 @@ void add_parallel_arguments(CLI::App& command, RunArguments& args) {
                   "With --manifest: train the runs of this task; else only the run at this 0-based position of the "
                   "plan (how --jobs starts its children)")
       ->check(whole_number_at_least(0));
-  command.add_option("--kill-run", args.kill_run, "With --jobs: --kill-at-step only in this plan position's child")
-      ->check(whole_number_at_least(0))
-      ->group("");
 }
 
 // spdlog's level as --log-level spells it.
@@ -88,11 +85,10 @@ std::vector<std::string> child_arguments(const RunArguments& args) {
   if (!args.datasets.empty()) out.insert(out.end(), {"--datasets", join(args.datasets, ",")});
   if (!args.rows.empty()) out.insert(out.end(), {"--rows", join(args.rows, ",")});
   if (!args.data_root.empty()) out.insert(out.end(), {"--data-root", args.data_root});
-  if (args.stop_after_epoch > 0) out.insert(out.end(), {"--stop-after-epoch", std::to_string(args.stop_after_epoch)});
-  if (args.interrupt_at_step > 0)
-    out.insert(out.end(), {"--interrupt-at-step", std::to_string(args.interrupt_at_step)});
-  if (args.kill_at_step > 0 && args.kill_run < 0)
-    out.insert(out.end(), {"--kill-at-step", std::to_string(args.kill_at_step)});
+  if (args.extension) {
+    const std::vector<std::string> extra = args.extension->child_arguments();
+    out.insert(out.end(), extra.begin(), extra.end());
+  }
   return out;
 }
 
@@ -154,10 +150,6 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
                   "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
       ->check(whole_number_at_least(0));
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
-  command.add_option("--stop-after-epoch", args.stop_after_epoch, "Stop each run after this epoch (testing resume)")
-      ->group("");
-  command.add_option("--kill-at-step", args.kill_at_step, "SIGKILL repro after this optimizer step (testing resume)")
-      ->group("");
   add_parallel_arguments(command, args);
   command.add_option("--requeue-signal", args.requeue_signal,
                      "USR1 | USR2: the signal that checkpoints mid-epoch and requeues the SLURM task (default USR1; "
@@ -165,12 +157,9 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command
       .add_option("--max-restarts", args.max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
       ->check(whole_number_at_least(0));
-  command
-      .add_option("--interrupt-at-step", args.interrupt_at_step,
-                  "Raise the requeue signal after this optimizer step (testing interruption)")
-      ->group("");
   command.add_option("--manifest", args.manifest,
                      "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
+  if (args.extension) args.extension->add_options(command);
 }
 
 void add_selection_options(CLI::App& command, std::vector<std::string>& datasets, std::vector<std::string>& rows) {
@@ -257,15 +246,12 @@ RunnerOptions runner_options(const RunArguments& args) {
   if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
   options.manifest = args.manifest;
   plan_parallel(args, options);
+  if (args.extension) options.observer = args.extension->observer(options);
   return options;
 }
 
-TestHooks test_hooks(const RunArguments& args) {
-  return {args.stop_after_epoch, args.kill_at_step, args.interrupt_at_step, args.kill_run};
-}
-
-int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test) {
-  const int exit_code = run_experiment(experiment, options, test);
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options) {
+  const int exit_code = run_experiment(experiment, options);
   if (options.dry_run || exit_code == kRunStopped || interrupt_requested()) return exit_code;  // no table
   if (options.only_index) return exit_code;  // a child of --jobs: its parent prints the table
   const std::filesystem::path experiment_dir = options.out / experiment.folder();

@@ -11,6 +11,17 @@
 
 namespace repro {
 
+// What a test build adds to `run` and `sweep` (tests/fault_injector.h, the repro-faults binary): its hidden
+// options, what of them a --jobs child is given again, and the observer of the runs. repro has none.
+class RunExtension {
+ public:
+  virtual ~RunExtension() = default;
+  virtual void add_options(CLI::App& command) = 0;
+  virtual std::vector<std::string> child_arguments() const = 0;
+  // RunnerOptions::observer, asked once the command's other options are known.
+  virtual const RunObserver* observer(const RunnerOptions& options) = 0;
+};
+
 struct RunArguments {
   std::string spec_path;
   std::vector<std::string> overrides;  // key=value
@@ -21,11 +32,8 @@ struct RunArguments {
   std::string device = "auto";
   int threads = 0;
   bool dry_run = false;
-  int64_t stop_after_epoch = 0;
-  int64_t kill_at_step = 0;
   std::string requeue_signal = "USR1";  // run/interrupt.h
   int max_restarts = 3;
-  int64_t interrupt_at_step = 0;
   std::string manifest;  // --manifest M (repro launch slurm's tasks): --index is the manifest's task
   // Parallel runs (run/parallel.h)
   std::string command = "run";  // the subcommand, repeated on the children's command line
@@ -34,7 +42,7 @@ struct RunArguments {
   int threads_per_job = 0;      // 0: usable CPUs / jobs (or --threads)
   std::string devices;          // "0,1"; "": every visible CUDA device
   int runs_per_device = 1;
-  int64_t kill_run = -1;  // test hook: with --jobs, --kill-at-step only in the child of this plan position
+  RunExtension* extension = nullptr;  // a test build's options and observer; null in repro
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
@@ -59,9 +67,7 @@ RunnerOptions runner_options(const RunArguments& args);
 
 // run_experiment, then (unless a dry run or a stopped run) the experiment's table:
 // written to <out>/<experiment>[/<profile>]/table.md and printed. Returns the exit code.
-// The hidden test options (--stop-after-epoch, --kill-at-step, --interrupt-at-step, --kill-run).
-TestHooks test_hooks(const RunArguments& args);
-int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test = {});
+int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options);
 
 // What the commands that read trained runs back (`eval`, `rollout`) take besides their own options.
 struct TrainedRunArguments {

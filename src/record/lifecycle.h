@@ -10,8 +10,7 @@ enum class RunState {
   Pending,       // planned; its folder holds no checkpoint and no summary.json yet
   Running,       // its folder's lock is held by a live process
   Resumable,     // a checkpoint and no summary.json: the next command resumes it
-  Interrupted,   // the trainer stopped on a signal after writing a checkpoint (never in a summary.json)
-  Stopped,       // the trainer stopped after an epoch when asked to (tests of resume; never in a summary.json)
+  Interrupted,   // the trainer stopped (a signal, or its RunObserver) after writing a checkpoint (never in a summary.json)
   Complete,      // every epoch trained and evaluated
   Diverged,      // a NaN/Inf loss ended it (final: not retried)
   Failed,        // it threw (data, model, a bug); recorded by the runner, retried by the next command

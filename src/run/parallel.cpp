@@ -67,12 +67,11 @@ struct Active {
 class Scheduler {
  public:
   Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path out,
-            const ParallelOptions& options, const TestHooks& test)
+            const ParallelOptions& options)
       : runs_(runs),
         waiting_(positions.begin(), positions.end()),
         out_(std::move(out)),
         options_(options),
-        test_(test),
         slots_(options.devices, options.runs_per_device),
         display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress) {}
 
@@ -128,8 +127,6 @@ class Scheduler {
     for (const std::string& extra : {std::string("--index"), std::to_string(position), std::string("--threads"),
                                      std::to_string(options_.threads_per_job)})
       arguments.push_back(extra);
-    if (test_.kill_run >= 0 && test_.kill_at_step > 0 && static_cast<size_t>(test_.kill_run) == position)
-      arguments.insert(arguments.end(), {"--kill-at-step", std::to_string(test_.kill_at_step)});
     std::vector<std::string> environment = options_.extra_environment;
     if (device)
       environment.push_back("CUDA_VISIBLE_DEVICES=" +
@@ -246,7 +243,6 @@ class Scheduler {
   std::deque<size_t> waiting_;
   std::filesystem::path out_;
   const ParallelOptions& options_;
-  const TestHooks& test_;
   DeviceSlots slots_;
   GridProgress display_;
   std::set<std::string> warned_;  // warning texts shown already
@@ -262,8 +258,8 @@ class Scheduler {
 }  // namespace
 
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options, const TestHooks& test) {
-  return Scheduler(runs, positions, out, options, test).run();
+                    const std::filesystem::path& out, const ParallelOptions& options) {
+  return Scheduler(runs, positions, out, options).run();
 }
 
 DeviceSlots::DeviceSlots(std::vector<int> devices, int per_device)

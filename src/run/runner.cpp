@@ -3,7 +3,6 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <csignal>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -59,11 +58,9 @@ class RunLog {
 };
 
 // The trainer reports its history and step rows; the run folder's metrics.csv, steps.csv and TensorBoard event
-// file show them (rewritten from the checkpoint's rows on a start, so a stale file beside no checkpoint never
-// survives). The test hooks (--stop-after-epoch, --kill-at-step, --interrupt-at-step) act through the same
-// interface.
-TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const RunnerOptions& options,
-                        const TestHooks& test) {
+// file show them (the CSV files rewritten from the checkpoint's rows on a start, so a stale file beside no
+// checkpoint never survives; the event file continued after a SessionLog START). `said`: the warnings this command has shown (each once per command).
+TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, std::set<std::string>& said) {
   TrainHooks hooks;
   std::shared_ptr<TensorBoardLog> events;
   if (run.options.train.tensorboard && event_files_available()) {
@@ -79,13 +76,12 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const Ru
   } else {
     std::filesystem::remove(folder.events_path());
   }
-  static bool said = false;  // once per command
-  if (run.options.train.tensorboard && !event_files_available() && !said) {
-    said = true;
-    spdlog::warn("train.tensorboard: this build of repro has no TensorBoard support (configure with "
-                 "-DREPRO_WITH_TENSORBOARD=ON; needs libprotobuf-dev, protobuf-compiler, libboost-dev): no event "
-                 "files; steps.csv and metrics.csv hold the same numbers");
-  }
+  const std::string no_events =
+      "train.tensorboard: this build of repro has no TensorBoard support (configure with "
+      "-DREPRO_WITH_TENSORBOARD=ON; needs libprotobuf-dev, protobuf-compiler, libboost-dev): no event "
+      "files; steps.csv and metrics.csv hold the same numbers";
+  if (run.options.train.tensorboard && !event_files_available() && said.insert(no_events).second)
+    spdlog::warn("{}", no_events);
   hooks.history_changed = [metrics = folder.metrics_path(), events](const std::vector<EpochRow>& history) {
     if (history.empty())
       std::filesystem::remove(metrics);
@@ -101,35 +97,41 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const Ru
     if (events) events->show_steps(steps);
   };
   if (events) hooks.step_logged = [events](const StepRow& row) { events->add_step(row); };
-  if (test.stop_after_epoch > 0)
-    hooks.stop_after_epoch = [stop = test.stop_after_epoch](int64_t epoch) { return epoch == stop; };
-  if (test.kill_at_step > 0)
-    hooks.after_step = [kill = test.kill_at_step](int64_t step) {
-      if (step == kill) std::raise(SIGKILL);  // tests: die mid-epoch
-    };
-  if (test.interrupt_at_step > 0)
-    hooks.after_step = [at = test.interrupt_at_step, signal = options.interrupt.requeue_signal,
-                        previous = hooks.after_step](int64_t step) {
-      if (previous) previous(step);
-      if (step == at) std::raise(signal);  // tests: as if SLURM signalled
-    };
   hooks.interrupt_requested = [] { return interrupt_requested(); };
   return hooks;
 }
 
-RunState execute_one(const PlannedRun& run, int64_t position, const RunFolder& folder, DataLoader& loader,
-                        torch::Device device, Progress& progress, const RunnerOptions& options, const TestHooks& test,
-                        int64_t& steps_made, std::set<std::string>& notes_said) {
+// One run of the command: where it is in the plan and its folder.
+struct RunAt {
+  const PlannedRun& run;
+  int64_t position;  // in the plan, 0-based
+  RunFolder folder;
+};
+
+// What the runs of one command share: its options, the device, the data loader and the progress line, and what
+// the command has done so far.
+struct Command {
+  const RunnerOptions& options;
+  torch::Device device;
+  DataLoader loader;
+  Progress progress;
+  int64_t steps_made = 0;      // optimizer steps in this process, for the requeue guard
+  std::set<std::string> said;  // warnings shown on the console already: each once per command (data notes too)
+};
+
+RunState execute_one(const RunAt& at, Command& command) {
+  const PlannedRun& run = at.run;
+  const RunFolder& folder = at.folder;
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path());
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
-  spdlog::info("run {}: {} on {}, seed {} -> {}", position + 1, run.model_config, run.dataset, run.seed,
+  spdlog::info("run {}: {} on {}, seed {} -> {}", at.position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
-  warn_if_cpu_bf16_slower(run.options.train.precision, device);
-  const RunData data = loader.run_data(run.dataset, run.options);
+  warn_if_cpu_bf16_slower(run.options.train.precision, command.device, command.said);
+  const RunData data = command.loader.run_data(run.dataset, run.options);
   for (const auto& note : data.notes) {  // each data note once per command on the console, in every log.txt
-    if (notes_said.insert(note).second)
+    if (command.said.insert(note).second)
       spdlog::warn("{}", note);
     else
       log.warn_file_only(note);
@@ -137,7 +139,14 @@ RunState execute_one(const PlannedRun& run, int64_t position, const RunFolder& f
   torch::manual_seed(static_cast<uint64_t>(run.seed));
   const ClassifierPtr model = build_model(run.options.model, data.info);
   const ParamBreakdown params = count_parameters(*model);
-  TrainContext context{run, data, device, folder.checkpoint_path(), progress, position, record_hooks(run, folder, options, test)};
+  TrainContext context{run,
+                       data,
+                       command.device,
+                       folder.checkpoint_path(),
+                       command.progress,
+                       at.position,
+                       record_hooks(run, folder, command.said),
+                       command.options.observer};
   const TrainOptions& train_settings = run.options.train;
   const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),
@@ -145,10 +154,10 @@ RunState execute_one(const PlannedRun& run, int64_t position, const RunFolder& f
   context.hooks.model_changed = keep_model_hook(model_file_path(folder.dir()), train_settings.save_model,
                                                 train_settings.select, data.val.size() > 0, owner);
   const TrainOutcome outcome = train(*model, context);
-  steps_made += outcome.steps_this_start;
-  if (outcome.status == RunState::Stopped || outcome.status == RunState::Interrupted) return outcome.status;
+  command.steps_made += outcome.steps_this_start;
+  if (outcome.status == RunState::Interrupted) return outcome.status;
   if (outcome.status == RunState::Diverged) spdlog::error("run diverged: {}", outcome.message);
-  RunRecord summary = make_summary(run, outcome, data, params, environment_record(device));
+  RunRecord summary = make_summary(run, outcome, data, params, environment_record(command.device));
   summary.model_file = model_file_record(folder.dir());  // model.pt's epoch, or none
   write_run_record(folder.summary_path(), summary);
   std::filesystem::remove(folder.checkpoint_path());
@@ -212,31 +221,28 @@ namespace {
 // The runs at `positions` of the plan, one after another in this process: each is claimed by its lock and
 // re-checked under it, then trained.
 int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                     const RunnerOptions& options, const TestHooks& test, Tally& tally) {
-  const torch::Device device = resolve_device(options.device);
-  DataLoader loader(resolve_data_root(options.data_root));
-  Progress progress(static_cast<int64_t>(runs.size()), options.live_progress);
+                     const RunnerOptions& options, Tally& tally) {
+  Command command{options, resolve_device(options.device), DataLoader(resolve_data_root(options.data_root)),
+                  Progress(static_cast<int64_t>(runs.size()), options.live_progress)};
   const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)
-  int64_t steps_made = 0;                                              // in this process, for the requeue guard
-  std::set<std::string> notes_said;                                    // data notes shown on the console already
   for (const size_t i : positions) {
-    if (interrupt_requested()) return finish_interrupted(steps_made, options.interrupt, tally.failed);  // between runs
-    const auto position = static_cast<int64_t>(i);
-    const RunFolder folder(options.out / runs[i].relative_dir());
-    const std::optional<RunLock> lock = claim(runs[i], position, folder, options.out, tally);
+    if (interrupt_requested())
+      return finish_interrupted(command.steps_made, options.interrupt, tally.failed);  // between runs
+    const RunAt at{runs[i], static_cast<int64_t>(i), RunFolder(options.out / runs[i].relative_dir())};
+    const std::optional<RunLock> lock = claim(at.run, at.position, at.folder, options.out, tally);
     if (!lock) continue;
     RunState status = RunState::Failed;
     try {
-      status =
-          execute_one(runs[i], position, folder, loader, device, progress, options, test, steps_made, notes_said);
+      status = execute_one(at, command);
     } catch (const WriteError&) {
       throw;  // it would fail every later run the same way: the command stops
     } catch (const std::exception& e) {
-      record_failure(runs[i], folder, device, e);  // the other runs go on; the command exits 1 at the end
+      record_failure(runs[i], at.folder, command.device, e);  // the other runs go on; the command exits 1 at the end
     }
-    progress.end_run();
-    if (status == RunState::Stopped) return kRunStopped;
-    if (status == RunState::Interrupted) return finish_interrupted(steps_made, options.interrupt, tally.failed);
+    command.progress.end_run();
+    if (status == RunState::Interrupted && !interrupt_requested()) return kRunStopped;  // by its RunObserver
+    if (status == RunState::Interrupted)
+      return finish_interrupted(command.steps_made, options.interrupt, tally.failed);
     if (status == RunState::Failed) ++tally.failed;
   }
   log_tally(tally, runs.size());
@@ -256,8 +262,7 @@ void warn_about_plan(const Experiment& experiment, const std::vector<PlannedRun>
 
 }  // namespace
 
-int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options,
-                  const TestHooks& test) {
+int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options) {
   const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
   std::vector<PlannedRun> selected;
   for (const size_t position : positions) {
@@ -279,17 +284,17 @@ int run_positions(const Experiment& experiment, const std::vector<size_t>& posit
                  (options.out / runs[positions[k]].relative_dir()).string());
     ++tally.finished_before;
   }
-  return train_in_process(runs, to_train, options, test, tally);
+  return train_in_process(runs, to_train, options, tally);
 }
 
-int run_experiment(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test) {
+int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   if (!options.manifest.empty() && options.only_index && !options.dry_run) {  // a task of repro launch slurm
     const auto task_positions =
         manifest_positions(options.manifest, *options.only_index, expand_grid(experiment, dataset_catalog()));
-    return run_positions(experiment, std::vector<size_t>(task_positions.begin(), task_positions.end()), options, test);
+    return run_positions(experiment, std::vector<size_t>(task_positions.begin(), task_positions.end()), options);
   }
   if (options.only_index && !options.dry_run)
-    return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options, test);
+    return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options);
   const std::vector<PlannedRun> runs =
       expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
   validate_plan(runs);                             // every run's model is built before the first one trains
@@ -313,9 +318,9 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options, c
       ++tally.finished_before;
     else
       to_train.push_back(i);
-  if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, test, tally);
+  if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, tally);
   log_tally(tally, runs.size());  // the runs skipped before any child starts
-  return run_in_children(runs, to_train, options.out, options.parallel, test);
+  return run_in_children(runs, to_train, options.out, options.parallel);
 }
 
 }  // namespace repro

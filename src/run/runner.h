@@ -8,8 +8,8 @@
 
 #include "run/interrupt.h"
 #include "run/parallel.h"
-#include "run/test_hooks.h"
 #include "spec/experiment.h"
+#include "train/observer.h"
 
 namespace repro {
 
@@ -28,20 +28,21 @@ struct RunnerOptions {
   std::filesystem::path manifest;
   // --jobs N > 1: each run in its own child process (run/parallel.h), N at once.
   ParallelOptions parallel;
+  // Watches every run from inside the trainer: null in repro; the tests' fault injector (tests/fault_injector.h).
+  const RunObserver* observer = nullptr;
 };
 
 // Returns the process exit code: 0 when every run is complete or diverged (or held
-// by another process), 1 when a run failed, 3 when a test hook stopped a run; after a
+// by another process), 1 when a run failed, 3 when its RunObserver stopped a run (no signal); after a
 // signal (run/interrupt.h) 0 when the SLURM task was requeued, else 128 + the signal.
 constexpr int kRunStopped = 3;
-int run_experiment(const Experiment& experiment, const RunnerOptions& options, const TestHooks& test = {});
+int run_experiment(const Experiment& experiment, const RunnerOptions& options);
 
 // The runs at `positions` (0-based, into expand_grid's plan) trained one after another in this
 // process, as `--index` does: their models are built and their folders checked first (a folder
 // of another spec throws), finished ones are skipped, each is claimed by its lock. plan.json is
 // not written. Throws repro::Error naming the position when one is outside the plan. Exit code
 // as run_experiment's.
-int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options,
-                  const TestHooks& test = {});
+int run_positions(const Experiment& experiment, const std::vector<size_t>& positions, const RunnerOptions& options);
 
 }  // namespace repro

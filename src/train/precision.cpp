@@ -40,10 +40,8 @@ double cpu_bf16_slowdown() {
   return time_of(torch::kBFloat16) / time_of(torch::kFloat32);
 }
 
-void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device) {
-  static bool checked = false;
-  if (checked || choice != PrecisionChoice::Bf16 || !device.is_cpu()) return;
-  checked = true;
+void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device, std::set<std::string>& said) {
+  if (choice != PrecisionChoice::Bf16 || !device.is_cpu() || !said.insert("cpu bf16 slowdown").second) return;
   const double slowdown = cpu_bf16_slowdown();
   if (slowdown > 1.0)
     spdlog::warn("train.precision=bf16 on this CPU: a bf16 matrix product takes {:.1f}x as long as float32 here "

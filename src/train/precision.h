@@ -3,6 +3,7 @@
 // (models/autocast.h wraps LibTorch's two autocast APIs).
 #include <torch/torch.h>
 
+#include <set>
 #include <string>
 
 #include "spec/options.h"
@@ -19,8 +20,9 @@ std::string precision_name(Precision precision);
 // of a paper-size text model's projections; best of several, about 50 ms). Above 1: bf16 is slower here (CPUs
 // without native bf16 arithmetic, e.g. without AVX512-BF16/AMX, convert in software).
 double cpu_bf16_slowdown();
-// The warning for train.precision=bf16 on the CPU, once per process, when cpu_bf16_slowdown() > 1.
-void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device);
+// The warning for train.precision=bf16 on the CPU when cpu_bf16_slowdown() > 1, measured and said once per command:
+// `said` holds what the command has shown already.
+void warn_if_cpu_bf16_slower(PrecisionChoice choice, torch::Device device, std::set<std::string>& said);
 
 // TF32 for float32 matrix products and convolutions on CUDA (no-op elsewhere).
 void allow_tf32(torch::Device device);

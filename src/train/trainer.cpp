@@ -27,53 +27,6 @@ RunData onto_device(ClassifierImpl& model, const TrainContext& c) {
   return resident_data(c.data, c.device);
 }
 
-// One run's machinery, set up once: the model and the whole dataset on the device, the schedule (the one owner
-// of train.lr), AdamW, the step, the batcher, and what a checkpoint restores.
-struct Training {
-  ClassifierImpl& model;
-  const TrainContext& c;
-  TrainOptions options;
-  RunData data;             // resident on c.device
-  int64_t steps_per_epoch;  // ceil(train examples / batch size)
-  Schedule schedule;
-  std::unique_ptr<torch::optim::AdamW> optimizer;
-  std::unique_ptr<TrainStep> step;
-  std::unique_ptr<Batcher> batcher;
-  TrainState state;  // epochs done, optimizer steps, wall time, history, a mid-epoch position
-  TrainOutcome outcome;
-  StepWindow window;  // the steps since the last steps.csv row
-  int64_t first_step = 0;  // state.step when this start began
-
-  Training(ClassifierImpl& m, const TrainContext& context)
-      : model(m),
-        c(context),
-        options(context.run.options.train),
-        data(onto_device(m, context)),
-        steps_per_epoch((data.train.size() + options.batch_size - 1) / options.batch_size),
-        schedule(Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
-        optimizer(make_optimizer(m, options.optimizer, schedule.at(0))),
-        step(std::make_unique<TrainStep>(m, *optimizer, options, context.device)),
-        batcher(make_batcher(context.data.info, context.run.options.data, context.device)),
-        window(context.device) {}
-
-  // The history and step rows into the checkpoint's state, then the checkpoint, then the run layer's records.
-  void save(bool epoch_end) {
-    state.history_json = history_to_json(outcome.history).dump();  // "[]" in epoch 1
-    state.steps_json = steps_to_json(outcome.steps).dump();
-    if (options.log_every > 0) state.steps_window = window.sums();
-    save_checkpoint(c.checkpoint_path, model, *optimizer, state);
-    if (epoch_end && c.hooks.history_changed) c.hooks.history_changed(outcome.history);
-    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
-  }
-
-  TrainOutcome finish(RunState status, double wall_seconds, const std::string& message = "") {
-    outcome.status = status;
-    outcome.message = message;
-    outcome.wall_seconds = wall_seconds;
-    return outcome;
-  }
-};
-
 // What the steps of one epoch came to.
 struct EpochResult {
   int64_t batches_done = 0;
@@ -87,140 +40,195 @@ std::string divergence_message(double loss, int64_t epoch, int64_t step) {
          (step > 0 ? ", step " + std::to_string(step) : std::string(" (read at the epoch's end)"));
 }
 
-// Resume from the checkpoint when there is one; either way the run layer sees the history and the weights first
-// (it rewrites metrics.csv and model.pt from them, so a kill between checkpoint and records is repaired).
-void start_or_resume(Training& t) {
-  const TrainContext& c = t.c;
-  if (std::filesystem::exists(c.checkpoint_path)) {
-    t.state = load_checkpoint(c.checkpoint_path, t.model, *t.optimizer);
-    t.outcome.history = history_from_json(nlohmann::json::parse(t.state.history_json));
-    t.outcome.steps = steps_from_json(nlohmann::json::parse(t.state.steps_json));
-    t.window.restore(t.state.steps_window);
-    t.outcome.resumed_from_epoch = t.state.epochs_done;
-    spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), t.state.epochs_done);
-  }
-  if (c.hooks.history_changed) c.hooks.history_changed(t.outcome.history);
-  if (c.hooks.steps_changed) c.hooks.steps_changed(t.outcome.steps);  // drops rows a kill left past the checkpoint
-  if (c.hooks.model_changed && t.state.mid_epoch.batches == 0) c.hooks.model_changed(t.model, t.outcome.history);
-  c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
-                       t.options.epochs, t.steps_per_epoch, t.state.epochs_done);
-  t.first_step = t.state.step;
-}
+// One run: its machinery set up once (the model and the whole dataset on the device, the schedule: the one owner
+// of train.lr, AdamW, the step, the batcher), the loop (run), one epoch (epoch) and one optimizer step (step).
+class Training {
+ public:
+  Training(ClassifierImpl& m, const TrainContext& context)
+      : model(m),
+        c(context),
+        options(context.run.options.train),
+        data(onto_device(m, context)),
+        steps_per_epoch((data.train.size() + options.batch_size - 1) / options.batch_size),
+        schedule(Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
+        optimizer(make_optimizer(m, options.optimizer, schedule.at(0))),
+        train_step(m, *optimizer, options, context.device),
+        batcher(make_batcher(context.data.info, context.run.options.data, context.device)),
+        window(context.device) {}
 
-// One epoch of optimizer steps, from its first batch or where a mid-epoch checkpoint stopped. On the CPU the
-// loss is read every step (free there): the progress line shows it and a NaN stops the run at once. On a GPU
-// only a steps.csv row (every train.log_every steps) is read inside the epoch; the epoch's sums at its end.
-EpochResult run_epoch(Training& t, int64_t epoch, const EpochStart& start, StepTotals& totals) {
-  const TrainContext& c = t.c;
-  const Split& train = t.data.train;
-  const int64_t n = train.size(), batch_size = t.options.batch_size;
-  auto order = torch::randperm(n, torch::kInt64);  // (n,): drawn first, so a resumed epoch sees the same order
-  if (c.device.is_cuda()) order = order.pin_memory();
-  restore_generators(start, c.device);
-  EpochResult result{start.batch};
-  for (int64_t begin = start.batch * batch_size, b = start.batch + 1; begin < n; begin += batch_size, ++b) {
-    const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
-    const Batch x = t.batcher->inputs(train, indices, /*train=*/true);             // images or token ids
-    const auto y = train.labels.index_select(0, indices_for(train, indices));      // (B,)
-    const bool log_due = t.options.log_every > 0 && (t.state.step + 1) % t.options.log_every == 0;
-    const auto loss = t.step->run(x, y, t.schedule.at(t.state.step), totals, log_due);  // forward, backward, AdamW
-    ++t.state.step;
-    if (t.options.log_every > 0) t.window.add(loss, indices.size(0));
-    if (log_due) {  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
-      t.outcome.steps.push_back(
-          t.window.close(t.state.step, epoch, t.schedule.at(t.state.step - 1), t.step->grad_norm()));
-      if (c.hooks.step_logged) c.hooks.step_logged(t.outcome.steps.back());
+  // The loop of one run, top to bottom: start or resume; per epoch: seed, run its steps, then either stop
+  // (diverged, interrupted mid-epoch) or finish it (evaluate, checkpoint, records); then the outcome.
+  TrainOutcome run() {
+    start_or_resume();
+    for (int64_t epoch = state.epochs_done + 1; epoch <= options.epochs; ++epoch) {
+      const auto started = Clock::now();
+      seed_epoch(c.run.seed, epoch);
+      model.train();
+      StepTotals totals(c.device);
+      EpochStart start;
+      if (state.mid_epoch.batches > 0) {  // the epoch an interrupted start stopped in
+        start = resume_point(state.mid_epoch, totals, c.device);
+        spdlog::info("resuming epoch {} after batch {}", epoch, start.batch);
+        state.mid_epoch = MidEpoch{};
+      }
+      const EpochResult result = run_epoch(epoch, start, totals);
+      outcome.steps_this_start = state.step - first_step;
+      const double seconds = start.seconds + seconds_since(started);
+      if (result.diverged) return finish(RunState::Diverged, state.wall_seconds + seconds, result.message);
+      if (result.interrupted) {
+        checkpoint_mid_epoch(epoch, result, totals, seconds);
+        return finish(RunState::Interrupted, state.wall_seconds);
+      }
+      finish_epoch(epoch, totals, start, started);
+      const bool observer_stops = c.observer && c.observer->stop_after_epoch(epoch);  // the final epoch's too
+      if (observer_stops || (epoch < options.epochs && interrupt_requested())) {
+        spdlog::info("interrupted: checkpoint written after epoch {}", epoch);
+        return finish(RunState::Interrupted, state.wall_seconds);
+      }
     }
-    result.batches_done = b;
-    if (c.hooks.after_step) c.hooks.after_step(t.state.step);
-    const double loss_value = c.device.is_cpu() ? loss.item<double>() : NAN;
-    if (c.device.is_cpu() && !std::isfinite(loss_value))
-      return {b, /*diverged=*/true, false, divergence_message(loss_value, epoch, t.state.step)};
-    c.progress.step(epoch, b, loss_value, indices.size(0));
-    if (c.hooks.interrupt_requested && c.hooks.interrupt_requested()) return {b, false, /*interrupted=*/true, ""};
+    return finish(RunState::Complete, state.wall_seconds);
   }
-  if (const double loss_sum = totals.loss_sum.item<double>(); !std::isfinite(loss_sum))  // a GPU's one read
-    return {result.batches_done, /*diverged=*/true, false, divergence_message(loss_sum, epoch, 0)};
-  return result;
-}
 
-// An interrupted epoch: a mid-epoch checkpoint (position, partial sums, generators) so the resumed run replays
-// the rest exactly.
-void checkpoint_mid_epoch(Training& t, int64_t epoch, const EpochResult& result, const StepTotals& totals,
-                          double seconds) {
-  t.state.mid_epoch = mid_epoch_state(result.batches_done, totals, seconds, t.c.device);
-  t.save(/*epoch_end=*/false);
-  t.c.progress.clear_line();
-  spdlog::info("interrupted: checkpoint written in epoch {} after batch {} of {} (step {})", epoch,
-               result.batches_done, t.steps_per_epoch, t.state.step);
-}
+ private:
+  // One optimizer step on the batch (x, labels): the schedule's lr; forward, loss, backward, clipping and AdamW
+  // (train/step.cpp, the very step `repro bench` times); then the steps.csv row when one is due. Returns the
+  // batch's mean loss, () on the device.
+  torch::Tensor step(const Batch& x, const torch::Tensor& labels, int64_t epoch, StepTotals& totals) {
+    const double lr = schedule.at(state.step);
+    const bool log_due = options.log_every > 0 && (state.step + 1) % options.log_every == 0;
+    const torch::Tensor loss = train_step.run(x, labels, lr, totals, log_due);  // forward ... AdamW
+    ++state.step;
+    if (options.log_every > 0) window.add(loss, labels.size(0));
+    if (log_due) {  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
+      outcome.steps.push_back(window.close(state.step, epoch, lr, train_step.grad_norm()));
+      if (c.hooks.step_logged) c.hooks.step_logged(outcome.steps.back());
+    }
+    if (c.observer) c.observer->after_step(c.position, state.step);
+    return loss;
+  }
 
-// A finished epoch: its training sums, validation and test metrics as one history row (its seconds include the
-// evaluation), the checkpoint, then the run layer's hooks (metrics.csv, model.pt) and the log line.
-void finish_epoch(Training& t, int64_t epoch, const StepTotals& totals, const EpochStart& start,
-                  Clock::time_point started) {
-  const TrainContext& c = t.c;
-  EpochRow row;
-  row.epoch = epoch;
-  row.step = t.state.step;
-  row.lr = t.schedule.at(std::max<int64_t>(0, t.state.step - 1));
-  row.train_loss = totals.loss_sum.item<double>() / static_cast<double>(totals.seen);
-  row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
-  const auto measure = [&](const Split& split) {
-    return split_metrics(t.model, split, *t.batcher, c.device, {t.options.eval_batch_size, t.options.eval_tokens},
-                         t.step->precision());
-  };
-  const SplitMetrics val = measure(t.data.val), test = measure(t.data.test);
-  row.val_loss = val.loss, row.val_acc = val.acc, row.test_loss = test.loss, row.test_acc = test.acc;
-  row.seconds = start.seconds + seconds_since(started);
-  t.outcome.history.push_back(row);
+  // One epoch of optimizer steps, from its first batch or where a mid-epoch checkpoint stopped. On the CPU the
+  // loss is read every step (free there): the progress line shows it and a NaN stops the run at once. On a GPU
+  // only a steps.csv row (every train.log_every steps) is read inside the epoch; the epoch's sums at its end.
+  EpochResult run_epoch(int64_t epoch, const EpochStart& start, StepTotals& totals) {
+    const Split& train = data.train;
+    const int64_t n = train.size(), batch_size = options.batch_size;
+    auto order = torch::randperm(n, torch::kInt64);  // (n,): drawn first, so a resumed epoch sees the same order
+    if (c.device.is_cuda()) order = order.pin_memory();
+    restore_generators(start, c.device);
+    EpochResult result{start.batch};
+    for (int64_t begin = start.batch * batch_size, b = start.batch + 1; begin < n; begin += batch_size, ++b) {
+      const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
+      const Batch x = batcher->inputs(train, indices, /*train=*/true);              // images or token ids
+      const auto y = train.labels.index_select(0, indices_for(train, indices));     // (B,)
+      const auto loss = step(x, y, epoch, totals);
+      result.batches_done = b;
+      const double loss_value = c.device.is_cpu() ? loss.item<double>() : NAN;
+      if (c.device.is_cpu() && !std::isfinite(loss_value))
+        return {b, /*diverged=*/true, false, divergence_message(loss_value, epoch, state.step)};
+      c.progress.step(epoch, b, loss_value, indices.size(0));
+      if (interrupt_requested()) return {b, false, /*interrupted=*/true, ""};
+    }
+    if (const double loss_sum = totals.loss_sum.item<double>(); !std::isfinite(loss_sum))  // a GPU's one read
+      return {result.batches_done, /*diverged=*/true, false, divergence_message(loss_sum, epoch, 0)};
+    return result;
+  }
 
-  t.state.epochs_done = epoch;
-  t.state.wall_seconds += row.seconds;
-  t.save(/*epoch_end=*/true);
-  if (c.hooks.model_changed) c.hooks.model_changed(t.model, t.outcome.history);
-  c.progress.clear_line();
-  const std::string val_text = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
-  spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
-               epoch, t.options.epochs, row.train_loss, row.train_acc, val_text, row.test_loss, row.test_acc,
-               row.seconds);
-}
+  // Resume from the checkpoint when there is one; either way the run layer sees the history and the weights first
+  // (it rewrites metrics.csv and model.pt from them, so a kill between checkpoint and records is repaired).
+  void start_or_resume() {
+    if (std::filesystem::exists(c.checkpoint_path)) {
+      state = load_checkpoint(c.checkpoint_path, model, *optimizer);
+      outcome.history = history_from_json(nlohmann::json::parse(state.history_json));
+      outcome.steps = steps_from_json(nlohmann::json::parse(state.steps_json));
+      window.restore(state.steps_window);
+      outcome.resumed_from_epoch = state.epochs_done;
+      spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), state.epochs_done);
+    }
+    if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
+    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);  // drops rows a kill left past the checkpoint
+    if (c.hooks.model_changed && state.mid_epoch.batches == 0) c.hooks.model_changed(model, outcome.history);
+    c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
+                         options.epochs, steps_per_epoch, state.epochs_done);
+    first_step = state.step;
+  }
+
+  // An interrupted epoch: a mid-epoch checkpoint (position, partial sums, generators) so the resumed run replays
+  // the rest exactly.
+  void checkpoint_mid_epoch(int64_t epoch, const EpochResult& result, const StepTotals& totals, double seconds) {
+    state.mid_epoch = mid_epoch_state(result.batches_done, totals, seconds, c.device);
+    save(/*epoch_end=*/false);
+    c.progress.clear_line();
+    spdlog::info("interrupted: checkpoint written in epoch {} after batch {} of {} (step {})", epoch,
+                 result.batches_done, steps_per_epoch, state.step);
+  }
+
+  // A finished epoch: its training sums, validation and test metrics as one history row (its seconds include the
+  // evaluation), the checkpoint, then the run layer's hooks (metrics.csv, model.pt) and the log line.
+  void finish_epoch(int64_t epoch, const StepTotals& totals, const EpochStart& start, Clock::time_point started) {
+    EpochRow row;
+    row.epoch = epoch;
+    row.step = state.step;
+    row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
+    row.train_loss = totals.loss_sum.item<double>() / static_cast<double>(totals.seen);
+    row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
+    const auto measure = [&](const Split& split) {
+      return split_metrics(model, split, *batcher, c.device, {options.eval_batch_size, options.eval_tokens},
+                           train_step.precision());
+    };
+    const SplitMetrics val = measure(data.val), test = measure(data.test);
+    row.val_loss = val.loss, row.val_acc = val.acc, row.test_loss = test.loss, row.test_acc = test.acc;
+    row.seconds = start.seconds + seconds_since(started);
+    outcome.history.push_back(row);
+
+    state.epochs_done = epoch;
+    state.wall_seconds += row.seconds;
+    save(/*epoch_end=*/true);
+    if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);
+    c.progress.clear_line();
+    const std::string val_text = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
+    spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
+                 epoch, options.epochs, row.train_loss, row.train_acc, val_text, row.test_loss, row.test_acc,
+                 row.seconds);
+  }
+
+  // The history and step rows into the checkpoint's state, then the checkpoint, then the run layer's records.
+  void save(bool epoch_end) {
+    state.history_json = history_to_json(outcome.history).dump();  // "[]" in epoch 1
+    state.steps_json = steps_to_json(outcome.steps).dump();
+    if (options.log_every > 0) state.steps_window = window.sums();
+    save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+    if (epoch_end && c.hooks.history_changed) c.hooks.history_changed(outcome.history);
+    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
+  }
+
+  // The run layer's poll for a stop signal (TrainHooks::interrupt_requested).
+  bool interrupt_requested() const { return c.hooks.interrupt_requested && c.hooks.interrupt_requested(); }
+
+  TrainOutcome finish(RunState status, double wall_seconds, const std::string& message = "") {
+    outcome.status = status;
+    outcome.message = message;
+    outcome.wall_seconds = wall_seconds;
+    return outcome;
+  }
+
+  ClassifierImpl& model;
+  const TrainContext& c;
+  TrainOptions options;
+  RunData data;             // resident on c.device
+  int64_t steps_per_epoch;  // ceil(train examples / batch size)
+  Schedule schedule;
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  TrainStep train_step;
+  std::unique_ptr<Batcher> batcher;
+  TrainState state;  // epochs done, optimizer steps, wall time, history, a mid-epoch position
+  TrainOutcome outcome;
+  StepWindow window;       // the steps since the last steps.csv row
+  int64_t first_step = 0;  // state.step when this start began
+};
 
 }  // namespace
 
-// The loop of one run, top to bottom: start or resume; per epoch: seed, run its steps, then either stop
-// (diverged, interrupted mid-epoch) or finish it (evaluate, checkpoint, records); then the outcome.
-TrainOutcome train(ClassifierImpl& model, const TrainContext& c) {
-  Training t(model, c);
-  start_or_resume(t);
-  for (int64_t epoch = t.state.epochs_done + 1; epoch <= t.options.epochs; ++epoch) {
-    const auto started = Clock::now();
-    seed_epoch(c.run.seed, epoch);
-    model.train();
-    StepTotals totals(c.device);
-    EpochStart start;
-    if (t.state.mid_epoch.batches > 0) {  // the epoch an interrupted start stopped in
-      start = resume_point(t.state.mid_epoch, totals, c.device);
-      spdlog::info("resuming epoch {} after batch {}", epoch, start.batch);
-      t.state.mid_epoch = MidEpoch{};
-    }
-    const EpochResult result = run_epoch(t, epoch, start, totals);
-    t.outcome.steps_this_start = t.state.step - t.first_step;
-    const double seconds = start.seconds + seconds_since(started);
-    if (result.diverged) return t.finish(RunState::Diverged, t.state.wall_seconds + seconds, result.message);
-    if (result.interrupted) {
-      checkpoint_mid_epoch(t, epoch, result, totals, seconds);
-      return t.finish(RunState::Interrupted, t.state.wall_seconds);
-    }
-    finish_epoch(t, epoch, totals, start, started);
-    if (c.hooks.stop_after_epoch && c.hooks.stop_after_epoch(epoch))  // the final epoch too: no summary yet
-      return t.finish(RunState::Stopped, t.state.wall_seconds);
-    if (epoch < t.options.epochs && c.hooks.interrupt_requested && c.hooks.interrupt_requested()) {
-      spdlog::info("interrupted: checkpoint written after epoch {}", epoch);
-      return t.finish(RunState::Interrupted, t.state.wall_seconds);
-    }
-  }
-  return t.finish(RunState::Complete, t.state.wall_seconds);
-}
+TrainOutcome train(ClassifierImpl& model, const TrainContext& c) { return Training(model, c).run(); }
 
 }  // namespace repro

@@ -14,6 +14,7 @@
 #include "spec/grid.h"
 #include "train/history.h"
 #include "record/lifecycle.h"
+#include "train/observer.h"
 #include "train/precision.h"
 #include "train/progress.h"
 #include "train/step_log.h"
@@ -31,16 +32,12 @@ struct TrainHooks {
   std::function<void(const std::vector<StepRow>& steps)> steps_changed;
   // Each new steps.csv row as it is made (between checkpoints: a live view such as TensorBoard's).
   std::function<void(const StepRow& row)> step_logged;
-  // Return true to stop after this epoch as if interrupted (a checkpoint is written, no summary).
-  std::function<bool(int64_t epoch)> stop_after_epoch;
-  // Called after every optimizer step (1-based count over the whole run).
-  std::function<void(int64_t step)> after_step;
   // The model holding the weights of `history`'s last epoch (or freshly initialised, with an empty
   // history): called right after history_changed, before the first epoch and after every epoch's
   // checkpoint. Not called before the first epoch of a resume from a mid-epoch checkpoint (the
   // weights are then not those of an epoch's end). run/model_file keeps model.pt through it.
   std::function<void(torch::nn::Module& model, const std::vector<EpochRow>& history)> model_changed;
-  // Polled after every optimizer step (after after_step) and after every epoch's checkpoint:
+  // Polled after every optimizer step and after every epoch's checkpoint:
   // true = stop now. The trainer finishes the step, writes a mid-epoch checkpoint (position,
   // partial totals, generator states) and returns RunState::Interrupted.
   std::function<bool()> interrupt_requested;
@@ -54,10 +51,11 @@ struct TrainContext {
   Progress& progress;
   int64_t position = 0;  // index of the run in the plan
   TrainHooks hooks;
+  const RunObserver* observer = nullptr;  // RunnerOptions::observer: null in repro (train/observer.h)
 };
 
 struct TrainOutcome {
-  RunState status = RunState::Complete;  // Complete, Diverged, Stopped or Interrupted
+  RunState status = RunState::Complete;  // Complete, Diverged or Interrupted
   std::string message;  // why, for diverged
   std::vector<EpochRow> history;
   std::vector<StepRow> steps;  // every train.log_every steps
