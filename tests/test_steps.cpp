@@ -370,7 +370,7 @@ TEST_CASE(
   };
 
   SECTION("SIGKILL at step 9, the checkpoint at step 5, a torn record at the end") {
-    REQUIRE(s.run("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+    REQUIRE(s.run_faulty("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
     TailingReader reader(s.events("killed"));
     reader.poll();  // the reader consumed steps 6 and 8, past the checkpoint
     CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
@@ -386,7 +386,7 @@ TEST_CASE(
     check_as_calm(reader, "killed");
   }
   SECTION("an interrupt at step 7 (a mid-epoch checkpoint at step 7)") {
-    REQUIRE(s.run("interrupted", "train.log_every=2 --interrupt-at-step 7").exit_code != 0);
+    REQUIRE(s.run_faulty("interrupted", "train.log_every=2 --interrupt-at-step 7").exit_code != 0);
     TailingReader reader(s.events("interrupted"));
     reader.poll();
     CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6});
