@@ -30,7 +30,7 @@ std::string status_text(const std::map<std::string, int>& other) {
   return join(parts, ", ");
 }
 
-// "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 missing)", "— (2 failed)".
+// "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 pending)", "— (2 failed)".
 std::string cell_text(const Cell& cell, int digits, size_t common_n, bool best) {
   if (cell.values.empty())
     return "— (" + (cell.other_status.empty() ? std::string("no runs") : status_text(cell.other_status)) + ")";
