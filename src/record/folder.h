@@ -2,6 +2,7 @@
 // One run's folder, and every file in it (the one list; docs/architecture.md shows it):
 //   spec.resolved.yaml   the run's settings, resolved (written first; a rerun compares it)
 //   lock                 the flock(2) a process training the run holds; its text names the last holder
+//                        (record/lock_record.h)
 //   log.txt              the run's log
 //   checkpoint.pt        while unfinished: the position to resume from (removed when the run ends)
 //   metrics.csv          one row per epoch

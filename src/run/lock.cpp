@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
+#include "record/folder.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -23,14 +23,10 @@ std::string host_name() {
   return host;
 }
 
-// The holder record written into the lock file once it is held.
+// The holder record written into the lock file once it is held: this process.
 std::string holder_record() {
   const char* slurm = std::getenv("SLURM_JOB_ID");
-  const nlohmann::json record = {{"host", host_name()},
-                                 {"pid", static_cast<int64_t>(::getpid())},
-                                 {"slurm_job", slurm ? slurm : ""},
-                                 {"since", utc_now()}};
-  return record.dump() + "\n";
+  return lock_holder_text({host_name(), static_cast<int64_t>(::getpid()), slurm ? slurm : "", utc_now()});
 }
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
@@ -49,20 +45,6 @@ void write_record(int fd, const std::filesystem::path& path) {
   }
 }
 
-LockHolder parse_record(const std::string& text) {
-  LockHolder holder{"?", 0, "", ""};
-  try {
-    const auto record = nlohmann::json::parse(text);
-    holder.host = record.value("host", "?");
-    holder.pid = record.value("pid", int64_t{0});
-    holder.slurm_job = record.value("slurm_job", "");
-    holder.since = record.value("since", "");
-  } catch (const nlohmann::json::exception&) {
-    // Not written yet (the holder took the lock a moment ago) or damaged: an unknown holder.
-  }
-  return holder;
-}
-
 std::string read_all(int fd) {
   std::string text;
   char buffer[512];
@@ -73,11 +55,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-std::string LockHolder::describe() const {
-  return host + ":" + std::to_string(pid) + (slurm_job.empty() ? "" : " (SLURM job " + slurm_job + ")");
-}
-
-std::filesystem::path RunLock::path_in(const std::filesystem::path& folder) { return folder / "lock"; }
+std::filesystem::path RunLock::path_in(const std::filesystem::path& folder) { return RunFolder(folder).lock_path(); }
 
 std::optional<RunLock> RunLock::try_acquire(const std::filesystem::path& folder) {
   const auto path = path_in(folder);
@@ -105,7 +83,7 @@ std::optional<LockHolder> RunLock::holder(const std::filesystem::path& folder) {
   if (::flock(fd, LOCK_SH | LOCK_NB) == 0)
     ::flock(fd, LOCK_UN);  // free: the file only records a holder that has ended
   else
-    holder = parse_record(read_all(fd));
+    holder = read_lock_holder(read_all(fd));
   ::close(fd);
   return holder;
 }

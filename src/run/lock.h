@@ -8,16 +8,9 @@
 #include <optional>
 #include <string>
 
-namespace repro {
+#include "record/lock_record.h"
 
-struct LockHolder {
-  std::string host;  // "?" when the lock file has not been written yet
-  int64_t pid = 0;
-  std::string slurm_job;  // $SLURM_JOB_ID of the holder, "" when unset
-  std::string since;      // UTC time the lock was taken
-  // "host:pid", plus " (SLURM job 123)" when the holder runs under SLURM.
-  std::string describe() const;
-};
+namespace repro {
 
 class RunLock {
  public:
