@@ -22,7 +22,7 @@
 using namespace repro;
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Catch::Matchers::Contains;
+using repro::test::Contains;
 
 namespace {
 
