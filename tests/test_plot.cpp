@@ -175,6 +175,10 @@ TEST_CASE("repro report --plots on the smoke run: figures, CSVs, report.md, stat
   const std::string csv = read_file(figures / "smoke_fashion_mnist_accuracy.csv");
   CHECK_THAT(csv, Contains("series,x,mean,std,n\nvit (test),1,") && Contains("vit-mlp4 (val),2,"));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 2 * 2);  // header + 2 rows x (test, val) x 2 epochs
+  // The loss chart: training loss and, dashed, validation loss (where overfitting shows first).
+  const std::string loss_csv = read_file(figures / "smoke_fashion_mnist_loss.csv");
+  CHECK_THAT(loss_csv, Contains("vit (train),1,") && Contains("vit (val),1,") && Contains("vit-mlp4 (val),2,"));
+  CHECK(std::count(loss_csv.begin(), loss_csv.end(), '\n') == 1 + 2 * 2 * 2);  // 2 rows x (train, val) x 2 epochs
   const test::Result bad = test::run_repro("report " + (runs / "smoke").string() + " --plots --plot-format gif");
   CHECK(bad.exit_code != 0);
 }

@@ -109,29 +109,34 @@ bool trains_like_another_row(const RunResult& run) {
   return noise_of(run).split == "test";  // "" when spec.resolved.yaml is missing or unreadable
 }
 
-// The training-loss and accuracy charts of `rows` on `dataset`.
+// The loss and accuracy charts of `rows` on `dataset`: training loss solid, validation loss dashed (a model that
+// overfits shows it there first); test accuracy solid, validation accuracy dashed.
 std::vector<NamedChart> learning_pair(const ExperimentResults& results, const std::string& dataset,
                                       const std::vector<std::string>& rows, RowCurves& by_row) {
   Chart loss, accuracy;
-  loss.title = title_of(results) + ": " + dataset + ", training loss";
+  loss.title = title_of(results) + ": " + dataset + ", loss";
   accuracy.title = title_of(results) + ": " + dataset + ", accuracy";
   loss.x_label = accuracy.x_label = "epoch";
-  loss.y_label = "training loss (cross-entropy)";
+  loss.y_label = "loss (cross-entropy)";
   accuracy.y_label = "accuracy (%)";
   loss.integer_x = accuracy.integer_x = true;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string& row = rows[i];
     auto& metrics = by_row[row];
     const int colour = static_cast<int>(i);
-    loss.series.push_back(series_from(row, metrics["train_loss"], colour, false));
+    loss.series.push_back(series_from(row + " (train)", metrics["train_loss"], colour, false));
+    if (!metrics["val_loss"].empty())
+      loss.series.push_back(series_from(row + " (val)", metrics["val_loss"], colour, true));
     accuracy.series.push_back(series_from(row + " (test)", metrics["test_acc"], colour, false));
     if (!metrics["val_acc"].empty())
       accuracy.series.push_back(series_from(row + " (val)", metrics["val_acc"], colour, true));
   }
-  loss.subtitle = spread_note(loss, "band");
-  const bool any_val =
-      std::any_of(accuracy.series.begin(), accuracy.series.end(), [](const ChartSeries& s) { return s.dashed; });
-  accuracy.subtitle = spread_note(accuracy, "band") + (any_val ? "; dashed: validation" : "");
+  const auto dashed_note = [](const Chart& chart) {
+    const bool any = std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return s.dashed; });
+    return spread_note(chart, "band") + (any ? "; dashed: validation" : "");
+  };
+  loss.subtitle = dashed_note(loss);
+  accuracy.subtitle = dashed_note(accuracy);
   const std::string stem = stem_of(results) + "_" + safe_name(dataset);
   return {{stem + "_loss", loss}, {stem + "_accuracy", accuracy}};
 }
@@ -152,7 +157,7 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
     for (const auto& run : results.runs) {
       if (run.dataset != dataset || trains_like_another_row(run)) continue;
       for (const auto& row : history_of(run))
-        for (const char* metric : {"train_loss", "test_acc", "val_acc"}) {
+        for (const char* metric : {"train_loss", "val_loss", "test_acc", "val_acc"}) {
           const double v = metric_value(row, metric);
           if (std::isfinite(v)) by_row[run.model_config][metric][row.epoch].push_back(v);
         }
