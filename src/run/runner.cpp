@@ -20,7 +20,6 @@
 #include "run/summary.h"
 #include "run/tensorboard_log.h"
 #include "spec/options.h"
-#include "train/checkpoint.h"
 #include "train/precision.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -59,23 +58,18 @@ class RunLog {
 
 // The trainer reports its history and step rows; the run folder's metrics.csv, steps.csv and TensorBoard event
 // file show them (the CSV files rewritten from the checkpoint's rows on a start, so a stale file beside no
-// checkpoint never survives; the event file continued after a SessionLog START). `said`: the warnings this command has shown (each once per command).
+// checkpoint never survives; the event file opened when the trainer starts, continued after a SessionLog START
+// on a resume). `said`: the warnings this command has shown (each once per command).
 TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, std::set<std::string>& said) {
   TrainHooks hooks;
-  std::shared_ptr<TensorBoardLog> events;
-  if (run.options.train.tensorboard && event_files_available()) {
-    std::optional<int64_t> resumed_at;  // the checkpoint's step: the event file is continued from it
-    bool readable = true;               // else the trainer fails the run naming it; the event file is left as it is
-    try {
-      if (std::filesystem::exists(folder.checkpoint_path()))
-        resumed_at = peek_checkpoint(folder.checkpoint_path()).step;
-    } catch (const Error&) {
-      readable = false;
-    }
-    if (readable) events = std::make_shared<TensorBoardLog>(folder.events_path(), run.resolved_yaml(), resumed_at);
-  } else {
+  // The event file, opened when the trainer starts: continued from the checkpoint's step on a resume.
+  const auto events = std::make_shared<std::unique_ptr<TensorBoardLog>>();
+  if (run.options.train.tensorboard && event_files_available())
+    hooks.started = [events, path = folder.events_path(), yaml = run.resolved_yaml()](std::optional<int64_t> at) {
+      *events = std::make_unique<TensorBoardLog>(path, yaml, at);
+    };
+  else
     std::filesystem::remove(folder.events_path());
-  }
   const std::string no_events =
       "train.tensorboard: this build of repro has no TensorBoard support (configure with "
       "-DREPRO_WITH_TENSORBOARD=ON; needs libprotobuf-dev, protobuf-compiler, libboost-dev): no event "
@@ -87,16 +81,18 @@ TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, std::set
       std::filesystem::remove(metrics);
     else
       write_file_atomic(metrics, metrics_csv(history));
-    if (events) events->show_history(history);
+    if (*events) (*events)->show_history(history);
   };
   hooks.steps_changed = [steps_path = folder.steps_path(), events](const std::vector<StepRow>& steps) {
     if (steps.empty())
       std::filesystem::remove(steps_path);
     else
       write_file_atomic(steps_path, steps_csv(steps));
-    if (events) events->show_steps(steps);
+    if (*events) (*events)->show_steps(steps);
   };
-  if (events) hooks.step_logged = [events](const StepRow& row) { events->add_step(row); };
+  hooks.step_logged = [events](const StepRow& row) {
+    if (*events) (*events)->add_step(row);
+  };
   hooks.interrupt_requested = [] { return interrupt_requested(); };
   return hooks;
 }

@@ -132,7 +132,6 @@ CheckpointPosition peek_checkpoint(const std::filesystem::path& path) {
     archive.load_from(path.string());
     CheckpointPosition position;
     position.epochs_done = read_tensor(archive, "epochs_done").item<int64_t>();
-    position.step = read_tensor(archive, "step").item<int64_t>();
     torch::Tensor batches;
     if (archive.try_read("mid_batches", batches)) position.mid_epoch_batches = batches.item<int64_t>();
     return position;

@@ -47,11 +47,10 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
 TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                            torch::optim::Optimizer& optimizer);
 
-// How far a checkpoint got, read without a model (for `repro status`, and the step a resumed TensorBoard log
-// continues from): epochs done, batches of the next one (0 at an epoch end) and optimizer steps. Throws
-// repro::Error naming an unreadable file.
+// How far a checkpoint got, read without a model (for `repro status`): epochs done and
+// batches of the next one (0 at an epoch end). Throws repro::Error naming an unreadable file.
 struct CheckpointPosition {
-  int64_t epochs_done = 0, mid_epoch_batches = 0, step = 0;
+  int64_t epochs_done = 0, mid_epoch_batches = 0;
 };
 CheckpointPosition peek_checkpoint(const std::filesystem::path& path);
 

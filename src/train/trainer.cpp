@@ -137,7 +137,8 @@ class Training {
   // Resume from the checkpoint when there is one; either way the run layer sees the history and the weights first
   // (it rewrites metrics.csv and model.pt from them, so a kill between checkpoint and records is repaired).
   void start_or_resume() {
-    if (std::filesystem::exists(c.checkpoint_path)) {
+    const bool resumed = std::filesystem::exists(c.checkpoint_path);
+    if (resumed) {
       state = load_checkpoint(c.checkpoint_path, model, *optimizer);
       outcome.history = history_from_json(nlohmann::json::parse(state.history_json));
       outcome.steps = steps_from_json(nlohmann::json::parse(state.steps_json));
@@ -145,6 +146,7 @@ class Training {
       outcome.resumed_from_epoch = state.epochs_done;
       spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), state.epochs_done);
     }
+    if (c.hooks.started) c.hooks.started(resumed ? std::optional<int64_t>(state.step) : std::nullopt);
     if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
     if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);  // drops rows a kill left past the checkpoint
     if (c.hooks.model_changed && state.mid_epoch.batches == 0) c.hooks.model_changed(model, outcome.history);

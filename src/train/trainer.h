@@ -5,6 +5,7 @@
 // every epoch end, and mid-epoch when interrupted (train/resume); resume from it.
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ namespace repro {
 // How the trainer reports to the layer that runs it (run/ writes the records; the
 // trainer knows no run folder). Every hook is optional.
 struct TrainHooks {
+  // Once, when the run starts: `resumed_at` = the checkpoint's optimizer step on a resume, nullopt on a fresh
+  // start. Not called when the checkpoint cannot be read (the run fails naming it; the run folder is left as is).
+  std::function<void(std::optional<int64_t> resumed_at)> started;
   // The history to show: called once before the first epoch (the checkpoint's
   // history on a resume, empty on a fresh start) and after every epoch's checkpoint.
   std::function<void(const std::vector<EpochRow>& history)> history_changed;
