@@ -166,11 +166,27 @@ TEST_CASE("a missing training split is an error unless data.missing_train=split_
   CHECK(data.partial());
 }
 
+TEST_CASE("20 Newsgroups: newsgroups_remove=sklearn is scikit-learn's header, footer and quote rules", "[data]") {
+  // Expected texts: scikit-learn's strip_newsgroup_header/_footer/_quoting (sklearn/datasets/_twenty_newsgroups.py)
+  // applied in fetch_20newsgroups' order to the same posts.
+  const auto sklearn = [](const std::string& post) { return strip_newsgroup_post(post, NewsgroupsRemove::Sklearn); };
+  // The footer rule cuts at the last blank line: a post's closing paragraph goes, "all" keeps it.
+  const std::string paragraphs = "H: x\n\nfirst para\n\nsecond para\nmore\n";
+  CHECK(sklearn(paragraphs) == "first para");
+  CHECK(strip_newsgroup_post(paragraphs, NewsgroupsRemove::All) == "first para\n\nsecond para\nmore");
+  CHECK(sklearn("Subject: only header\nno blank").empty());  // str.partition finds no blank line: nothing left
+  CHECK(strip_newsgroup_post("Subject: only header\nno blank", NewsgroupsRemove::All) == "Subject: only header\nno blank");
+  CHECK(sklearn("H: 1\n\n\nx\ny") == "\nx\ny");  // the only blank line is the first: nothing cut
+  CHECK(sklearn("H\n\nbody\n-----\nsig line") == "body");  // a dashes-only line
+  CHECK(sklearn("H\n\nbody\n - - \nsig line") == "body\n - - \nsig line");  // strip() then strip("-"): not blank
+}
+
 TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and quotes removed", "[data]") {
   const std::string post = "From: a@b\nSubject: hi\n\nIn article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig\n";
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::All) == "real text");
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Headers) == "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::None) == post);
+  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Sklearn) == "real text");
   test::TempDir dir("ng");
   test::write_tar(dir.path() / "20newsgroups/20news-bydate.tar.gz", {{"20news-bydate-train/sci.space/1", post},
                                                                      {"20news-bydate-train/alt.atheism/2", post},

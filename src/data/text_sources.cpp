@@ -141,18 +141,66 @@ RawText load_ag_news(const std::filesystem::path& root, const FileOptions& optio
   return raw;
 }
 
+namespace {
+
+const std::regex& newsgroup_quote_line() {  // scikit-learn's _QUOTE_RE, searched line by line
+  static const std::regex attribution(R"((writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>))");
+  return attribution;
+}
+
+std::string drop_quote_lines(const std::string& body) {
+  std::string kept;
+  bool first = true;
+  for (const auto& line : split_lines(body)) {
+    if (std::regex_search(line, newsgroup_quote_line())) continue;
+    kept += (first ? "" : "\n") + line;
+    first = false;
+  }
+  return kept;
+}
+
+// Python's str.strip(chars): drop these characters from both ends.
+std::string strip_chars(const std::string& text, const char* chars) {
+  const auto begin = text.find_first_not_of(chars);
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(chars) - begin + 1);
+}
+
+constexpr const char* kAsciiSpace = " \t\n\r\v\f";  // str.strip()'s whitespace, within ASCII
+
+// scikit-learn's strip_newsgroup_footer: cut at the last line that is blank or
+// dashes only (line.strip().strip("-") == ""), unless that is the first line or
+// there is none.
+std::string sklearn_strip_footer(const std::string& text) {
+  const auto lines = split(strip_chars(text, kAsciiSpace), '\n');
+  size_t cut = 0;
+  for (size_t i = lines.size(); i-- > 0;)
+    if (strip_chars(strip_chars(lines[i], kAsciiSpace), "-").empty()) {
+      cut = i;
+      break;
+    }
+  if (cut == 0) return text;
+  std::string kept;
+  for (size_t i = 0; i < cut; ++i) kept += (i ? "\n" : "") + lines[i];
+  return kept;
+}
+
+}  // namespace
+
 std::string strip_newsgroup_post(const std::string& post, NewsgroupsRemove remove) {
   if (remove == NewsgroupsRemove::None) return post;
-  const auto blank = post.find("\n\n");
-  std::string body = blank == std::string::npos ? post : post.substr(blank + 2);  // headers end at the first blank line
+  const auto blank = post.find("\n\n");  // headers end at the first blank line
+  if (remove == NewsgroupsRemove::Sklearn) {
+    // fetch_20newsgroups(remove=('headers', 'footers', 'quotes')), step by step:
+    // header (str.partition: nothing left without a blank line), footer, quotes.
+    const std::string body = blank == std::string::npos ? "" : post.substr(blank + 2);
+    return drop_quote_lines(sklearn_strip_footer(body));
+  }
+  std::string body = blank == std::string::npos ? post : post.substr(blank + 2);
   if (remove == NewsgroupsRemove::Headers) return trim(body);
   const auto signature = body.rfind("\n-- \n");
   if (signature != std::string::npos) body = body.substr(0, signature);
-  static const std::regex attribution(R"((writes in|writes:|wrote:|says:|said:|^In article|^Quoted from|^\||^>))");
-  std::string kept;
-  for (const auto& line : split_lines(body))
-    if (!std::regex_search(line, attribution)) kept += line + "\n";
-  return trim(kept);
+  return trim(drop_quote_lines(body));
 }
 
 RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& options, NewsgroupsRemove remove) {

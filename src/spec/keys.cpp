@@ -130,9 +130,11 @@ std::vector<KeyDef> keys_after_attention() {
              "80% is the training fold, data.val_fraction of it validation (0.2: 6,824 / 1,706); the 10% between "
              "is unused. standard_with_val: the training fold is the first 90% (0.2: 7,676 / 1,920). random: a "
              "seeded stratified 10% test, data.val_fraction of the rest (1/9 = the 80/10/10 split before 2026-11-23)."),
-      choice("data.newsgroups_remove", "all", {"none", "headers", "all"},
-             "20 Newsgroups: keep posts whole, drop their headers, or drop headers, signatures and quoted lines "
-             "(scikit-learn's remove=)."),
+      choice("data.newsgroups_remove", "all", names_of<NewsgroupsRemove>(),
+             "20 Newsgroups: keep posts whole (none), drop their headers (headers), drop headers, the signature "
+             "after the last '-- ' line and quoted lines (all), or scikit-learn's fetch_20newsgroups(remove=("
+             "'headers', 'footers', 'quotes')) rule by rule (sklearn: its footer rule cuts at the last blank or "
+             "dashes-only line, so it also drops a post's closing paragraph)."),
       integer("data.split_seed", 0, 0, 1e12,
               "Seed of the validation split and of limits: separate from the model seed."),
       choice("data.augment", "auto", auto_or<Augment>(),

@@ -78,7 +78,10 @@ const EnumNames<MissingTrain>& enum_names(MissingTrain) {
 }
 const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove) {
   static const EnumNames<NewsgroupsRemove> names = {
-      {NewsgroupsRemove::None, "none"}, {NewsgroupsRemove::Headers, "headers"}, {NewsgroupsRemove::All, "all"}};
+      {NewsgroupsRemove::None, "none"},
+      {NewsgroupsRemove::Headers, "headers"},
+      {NewsgroupsRemove::All, "all"},
+      {NewsgroupsRemove::Sklearn, "sklearn"}};
   return names;
 }
 const EnumNames<NoiseSplit>& enum_names(NoiseSplit) {

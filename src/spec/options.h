@@ -34,7 +34,7 @@ enum class VocabSource { Train, File };           // word vocabulary: training t
 enum class UnsplitRule { Standard, StandardWithVal, Random };  // test split of a dataset distributed unsplit
 enum class VerifyMode { Strict, Warn, Off };                   // data.verify: what a size/sha256 mismatch does
 enum class MissingTrain { Error, SplitTest };                  // data.missing_train
-enum class NewsgroupsRemove { None, Headers, All };            // data.newsgroups_remove (scikit-learn's remove=)
+enum class NewsgroupsRemove { None, Headers, All, Sklearn };   // data.newsgroups_remove
 enum class TokenizerKind { Word, SentencePiece };              // text.tokenizer
 enum class NoiseSplit { None, Train, Test, Both };              // data.noise.split (validation stays clean)
 enum class NoiseKind {                                          // data.noise.kind (levels: data/noise.h)
