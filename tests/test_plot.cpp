@@ -165,20 +165,26 @@ TEST_CASE("repro report --plots on the smoke run: figures, CSVs, report.md, stat
   INFO(report.output);
   REQUIRE(report.exit_code == 0);
   const auto figures = runs / "smoke/figures";
-  for (const char* stem : {"smoke_fashion_mnist_loss", "smoke_fashion_mnist_accuracy"})
+  for (const char* stem : {"smoke_fashion_mnist_loss", "smoke_fashion_mnist_accuracy", "smoke_fashion_mnist_val_accuracy"})
     for (const char* ext : {".png", ".svg", ".csv"})
       CHECK(std::filesystem::exists(figures / (stem + std::string(ext))));
   const std::string md = read_file(runs / "smoke/report.md");
   CHECK_THAT(md, Contains("| vit | baseline |"));  // 2 seeds per cell: the Welch table is on by default
   CHECK_THAT(md, Contains("](figures/smoke_fashion_mnist_accuracy.png)"));
-  // The CSV beside the figure: one line per (series, epoch), n = 2 seeds each.
+  // The CSV beside the figure: one line per (series, epoch), n = 2 seeds each, then one per run's selected epoch.
   const std::string csv = read_file(figures / "smoke_fashion_mnist_accuracy.csv");
-  CHECK_THAT(csv, Contains("series,x,mean,std,n\nvit (test),1,") && Contains("vit-mlp4 (val),2,"));
-  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 2 * 2);  // header + 2 rows x (test, val) x 2 epochs
-  // The loss chart: training loss and, dashed, validation loss (where overfitting shows first).
+  CHECK_THAT(csv, Contains("series,x,mean,std,n\nvit,1,") && Contains("vit-mlp4,2,") &&
+                      Contains("\nvit [selected epoch (one per run)],"));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * 2 + 4);  // header + 2 rows x 2 epochs + 4 runs' marks
+  const std::string val_csv = read_file(figures / "smoke_fashion_mnist_val_accuracy.csv");
+  CHECK_THAT(val_csv, Contains("series,x,mean,std,n\nvit,1,") && Contains("vit-mlp4,2,"));
+  CHECK(std::count(val_csv.begin(), val_csv.end(), '\n') == 1 + 2 * 2 + 4);
+  // The loss chart: training loss and, dashed, validation loss (where overfitting shows first), marked there.
   const std::string loss_csv = read_file(figures / "smoke_fashion_mnist_loss.csv");
-  CHECK_THAT(loss_csv, Contains("vit (train),1,") && Contains("vit (val),1,") && Contains("vit-mlp4 (val),2,"));
-  CHECK(std::count(loss_csv.begin(), loss_csv.end(), '\n') == 1 + 2 * 2 * 2);  // 2 rows x (train, val) x 2 epochs
+  CHECK_THAT(loss_csv, Contains("vit (train),1,") && Contains("vit (val),1,") && Contains("vit-mlp4 (val),2,") &&
+                           Contains("\nvit (val) [selected epoch (one per run)],") &&
+                           !Contains("(train) [selected"));
+  CHECK(std::count(loss_csv.begin(), loss_csv.end(), '\n') == 1 + 2 * 2 * 2 + 4);  // 2 rows x (train, val) x 2 epochs
   const test::Result bad = test::run_repro("report " + (runs / "smoke").string() + " --plots --plot-format gif");
   CHECK(bad.exit_code != 0);
 }
@@ -191,6 +197,57 @@ TEST_CASE("without cairo, --plots fails naming REPRO_WITH_CAIRO", "[report]") {
 }
 
 #endif
+
+TEST_CASE("learning charts mark each run's selected epoch with its own values; hand-made records", "[report]") {
+  test::TempDir dir("plot-marks");
+  ExperimentResults results;
+  results.name = "marks";
+  results.datasets = {"rotten_tomatoes"};
+  results.model_configs = {"A"};
+  // Two seeds of row A, three epochs each; seed 0 selected epoch 2, seed 1 epoch 3.
+  const std::vector<std::string> histories = {
+      "1,10,0.001,0.9,50,0.80,60,0.85,58,1\n2,20,0.001,0.5,70,0.60,72,0.65,71,1\n3,30,0.001,0.2,90,0.90,70,0.95,69,1\n",
+      "1,10,0.001,0.8,55,0.70,62,0.75,61,1\n2,20,0.001,0.4,75,0.65,66,0.70,64,1\n3,30,0.001,0.1,95,0.66,74,0.72,73,1\n"};
+  const std::vector<int64_t> selected = {2, 3};
+  for (size_t k = 0; k < histories.size(); ++k) {
+    const auto run_dir = dir.path() / ("seed_" + std::to_string(k));
+    std::filesystem::create_directories(run_dir);
+    test::write_text(run_dir / "metrics.csv",
+                     "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n" + histories[k]);
+    RunResult run;
+    run.model_config = "A", run.dataset = "rotten_tomatoes", run.state = RunState::Complete;
+    run.seed = static_cast<long long>(k), run.path = run_dir.string(), run.selected_epoch = selected[k];
+    results.runs.push_back(run);
+  }
+  const auto charts = learning_charts(results);
+  REQUIRE(charts.size() == 3);
+  CHECK(charts[0].name == "marks_rotten_tomatoes_loss");
+  CHECK(charts[1].name == "marks_rotten_tomatoes_accuracy");
+  CHECK(charts[2].name == "marks_rotten_tomatoes_val_accuracy");
+  using Marks = std::vector<std::pair<double, double>>;
+  const auto& loss = charts[0].chart.series;
+  REQUIRE(loss.size() == 2);
+  CHECK(loss[0].marks.empty());                              // training loss: not marked
+  CHECK((loss[1].marks == Marks{{2, 0.60}, {3, 0.66}}));     // validation loss at each run's selected epoch
+  REQUIRE(charts[1].chart.series.size() == 1);
+  CHECK((charts[1].chart.series[0].marks == Marks{{2, 71}, {3, 73}}));  // test accuracy there
+  CHECK((charts[1].chart.series[0].y == std::vector<double>{59.5, 67.5, 71}));  // the means are unchanged
+  CHECK((charts[2].chart.series[0].marks == Marks{{2, 72}, {3, 74}}));  // validation accuracy there
+  CHECK_THAT(charts[1].chart.subtitle, Contains("open diamonds: each run's selected epoch"));
+  CHECK_THAT(chart_csv(charts[1].chart), Contains("A [selected epoch (one per run)],2,71,,1\n") &&
+                                             Contains("A [selected epoch (one per run)],3,73,,1\n"));
+  // A run whose record names no selected epoch gets no mark.
+  results.runs[1].selected_epoch = 0;
+  CHECK((learning_charts(results)[1].chart.series[0].marks == Marks{{2, 71}}));
+#if REPRO_HAS_CAIRO
+  // Drawn: the marks change the picture.
+  Chart unmarked = charts[1].chart;
+  unmarked.series[0].marks.clear();
+  write_chart(charts[1].chart, dir.path() / "marked.png", ChartFormat::Png);
+  write_chart(unmarked, dir.path() / "unmarked.png", ChartFormat::Png);
+  CHECK(read_file(dir.path() / "marked.png") != read_file(dir.path() / "unmarked.png"));
+#endif
+}
 
 TEST_CASE("robustness charts: one curve per model, the clean run at level 0; test-noise rows not in learning curves",
           "[report]") {
@@ -240,7 +297,7 @@ TEST_CASE("robustness charts: one curve per model, the clean run at level 0; tes
   const auto learning = learning_charts(results);
   REQUIRE(learning.size() == 2);
   REQUIRE(learning[1].chart.series.size() == 2);
-  CHECK(learning[1].chart.series[1].label == "B clean (test)");
+  CHECK(learning[1].chart.series[1].label == "B clean");  // test accuracy; no validation chart without val_acc
   CHECK_THAT(chart_csv(charts[0].chart), Contains("A clean,0.2,50,,1\n"));
 }
 

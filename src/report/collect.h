@@ -5,6 +5,7 @@
 // is shown as such with its path instead of aborting the report; two folders
 // claiming the same (experiment, profile, model configuration, dataset, seed)
 // are an error, so no cell counts a seed twice.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -33,6 +34,7 @@ struct RunResult {
   RunState state = RunState::Pending;  // what its folder shows (record/lifecycle.h): counted only when Complete
   MetricGap gap = MetricGap::None;      // a complete run without the value the table asks for
   double value = 0;  // the metric at the selected (or, report --epoch final, the last) epoch (complete runs)
+  int64_t selected_epoch = 0;  // the epoch its selection rule picked (summary.json's selected; 0: none)
   bool partial = false;
   std::vector<std::string> notes;
   std::string path;     // the run folder ("" when not read from disk)

@@ -99,8 +99,11 @@ std::string csv_text(const std::string& text) {
 
 // row -> metric -> epoch -> values
 using RowCurves = std::map<std::string, std::map<std::string, EpochValues>>;
+// row -> metric -> (selected epoch, the run's value there), one per run
+using RowMarks = std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>>;
 
 constexpr size_t kRowsPerChart = 8;  // the palette's colours
+constexpr const char* kMarksLabel = "selected epoch (one per run)";
 
 // A row with noise on the test images only trains exactly like its clean row (same seed, same clean data): its
 // learning curves would repeat that row's, so the learning charts leave it out (the robustness charts show it).
@@ -109,36 +112,48 @@ bool trains_like_another_row(const RunResult& run) {
   return noise_of(run).split == "test";  // "" when spec.resolved.yaml is missing or unreadable
 }
 
-// The loss and accuracy charts of `rows` on `dataset`: training loss solid, validation loss dashed (a model that
-// overfits shows it there first); test accuracy solid, validation accuracy dashed.
-std::vector<NamedChart> learning_pair(const ExperimentResults& results, const std::string& dataset,
-                                      const std::vector<std::string>& rows, RowCurves& by_row) {
-  Chart loss, accuracy;
+std::string learning_subtitle(const Chart& chart) {
+  const bool dashed = std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return s.dashed; });
+  const bool marks = std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return !s.marks.empty(); });
+  return spread_note(chart, "band") + (dashed ? "; dashed: validation" : "") +
+         (marks ? "; open diamonds: each run's selected epoch" : "");
+}
+
+// The learning charts of `rows` on `dataset`, one colour per row:
+//   loss: training loss solid, validation loss dashed (a model that overfits shows it there first);
+//   accuracy: test accuracy; val_accuracy: validation accuracy (apart, so that 7 rows stay readable).
+// Each run's selected epoch is marked on its row's validation loss, test and validation accuracy.
+std::vector<NamedChart> learning_set(const ExperimentResults& results, const std::string& dataset,
+                                     const std::vector<std::string>& rows, RowCurves& by_row, RowMarks& marks) {
+  Chart loss, test, val;
   loss.title = title_of(results) + ": " + dataset + ", loss";
-  accuracy.title = title_of(results) + ": " + dataset + ", accuracy";
-  loss.x_label = accuracy.x_label = "epoch";
+  test.title = title_of(results) + ": " + dataset + ", test accuracy";
+  val.title = title_of(results) + ": " + dataset + ", validation accuracy";
+  loss.x_label = test.x_label = val.x_label = "epoch";
   loss.y_label = "loss (cross-entropy)";
-  accuracy.y_label = "accuracy (%)";
-  loss.integer_x = accuracy.integer_x = true;
+  test.y_label = "test accuracy (%)";
+  val.y_label = "validation accuracy (%)";
+  loss.integer_x = test.integer_x = val.integer_x = true;
+  loss.marks_label = test.marks_label = val.marks_label = kMarksLabel;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string& row = rows[i];
     auto& metrics = by_row[row];
     const int colour = static_cast<int>(i);
-    loss.series.push_back(series_from(row + " (train)", metrics["train_loss"], colour, false));
-    if (!metrics["val_loss"].empty())
-      loss.series.push_back(series_from(row + " (val)", metrics["val_loss"], colour, true));
-    accuracy.series.push_back(series_from(row + " (test)", metrics["test_acc"], colour, false));
-    if (!metrics["val_acc"].empty())
-      accuracy.series.push_back(series_from(row + " (val)", metrics["val_acc"], colour, true));
+    const auto series = [&](const std::string& label, const char* metric, bool dashed, bool marked) {
+      ChartSeries s = series_from(label, metrics[metric], colour, dashed);
+      if (marked) s.marks = marks[row][metric];
+      return s;
+    };
+    loss.series.push_back(series(row + " (train)", "train_loss", false, false));
+    if (!metrics["val_loss"].empty()) loss.series.push_back(series(row + " (val)", "val_loss", true, true));
+    test.series.push_back(series(row, "test_acc", false, true));
+    if (!metrics["val_acc"].empty()) val.series.push_back(series(row, "val_acc", false, true));
   }
-  const auto dashed_note = [](const Chart& chart) {
-    const bool any = std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return s.dashed; });
-    return spread_note(chart, "band") + (any ? "; dashed: validation" : "");
-  };
-  loss.subtitle = dashed_note(loss);
-  accuracy.subtitle = dashed_note(accuracy);
   const std::string stem = stem_of(results) + "_" + safe_name(dataset);
-  return {{stem + "_loss", loss}, {stem + "_accuracy", accuracy}};
+  std::vector<NamedChart> charts{{stem + "_loss", loss}, {stem + "_accuracy", test}};
+  if (!val.series.empty()) charts.push_back({stem + "_val_accuracy", val});
+  for (auto& [name, chart] : charts) chart.subtitle = learning_subtitle(chart);
+  return charts;
 }
 
 }  // namespace
@@ -154,12 +169,16 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
   std::vector<NamedChart> charts;
   for (const auto& dataset : results.datasets) {
     RowCurves by_row;
+    RowMarks marks;
     for (const auto& run : results.runs) {
       if (run.dataset != dataset || trains_like_another_row(run)) continue;
       for (const auto& row : history_of(run))
         for (const char* metric : {"train_loss", "val_loss", "test_acc", "val_acc"}) {
           const double v = metric_value(row, metric);
-          if (std::isfinite(v)) by_row[run.model_config][metric][row.epoch].push_back(v);
+          if (!std::isfinite(v)) continue;
+          by_row[run.model_config][metric][row.epoch].push_back(v);
+          if (row.epoch == run.selected_epoch)
+            marks[run.model_config][metric].emplace_back(static_cast<double>(row.epoch), v);
         }
     }
     // Rows in groups of at most one palette's worth of colours: more lines than colours cannot be told apart.
@@ -171,7 +190,7 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
       const std::vector<std::string> group(rows.begin() + g * kRowsPerChart,
                                            rows.begin() + std::min(rows.size(), (g + 1) * kRowsPerChart));
       const std::string part = groups > 1 ? "_part" + std::to_string(g + 1) : "";
-      for (auto& chart : learning_pair(results, dataset, group, by_row)) {
+      for (auto& chart : learning_set(results, dataset, group, by_row, marks)) {
         chart.name += part;
         if (groups > 1) chart.chart.title += " (" + std::to_string(g + 1) + "/" + std::to_string(groups) + ")";
         charts.push_back(chart);
@@ -349,6 +368,12 @@ std::string chart_csv(const Chart& chart) {
         line += numbers;
       }
       out += csv_text(s.label) + "," + line + "," + std::to_string(i < s.n.size() ? s.n[i] : 0) + "\n";
+    }
+  for (const auto& s : chart.series)
+    for (const auto& [x, y] : s.marks) {
+      char numbers[128];
+      std::snprintf(numbers, sizeof numbers, ",%.10g,%.10g,,1\n", x, y);
+      out += csv_text(s.label + " [" + chart.marks_label + "]") + numbers;
     }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// The figures of `repro report --plots`: learning curves (training loss; test
-// and validation accuracy per epoch; one colour per model row, mean ± 1 std
-// band over seeds) per experiment and dataset, and robustness curves (test
+// The figures of `repro report --plots`: learning curves (training and
+// validation loss; test accuracy; validation accuracy: three charts against epoch,
+// one colour per model row, mean ± 1 std band over seeds, each run's selected
+// epoch marked) per experiment and dataset, and robustness curves (test
 // accuracy against noise level per model, error bars) where an experiment has
 // runs with data.noise. Each figure is written as PNG and/or SVG with a CSV of
 // its series beside it; the returned markdown embeds them.
@@ -44,7 +45,8 @@ std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results)
 // spaced in the spec's order and labelled as written (src/report/sweep_charts.cpp).
 std::vector<NamedChart> sweep_charts(const ExperimentResults& results);
 
-// "series,x,mean,std,n" rows of a chart (n: the seeds behind each point).
+// "series,x,mean,std,n" rows of a chart (n: the seeds behind each point), then one row per mark:
+// "<series> [<marks_label>]", its x and y, no std, n 1.
 std::string chart_csv(const Chart& chart);
 
 }  // namespace repro

@@ -74,6 +74,12 @@ Range data_range(const Chart& chart) {
       r.x_low = std::min(r.x_low, s.x[i]), r.x_high = std::max(r.x_high, s.x[i]);
       r.y_low = std::min(r.y_low, s.y[i] - spread), r.y_high = std::max(r.y_high, s.y[i] + spread);
     }
+  for (const auto& s : chart.series)
+    for (const auto& [x, y] : s.marks) {
+      if (!has(x) || !has(y)) continue;
+      r.x_low = std::min(r.x_low, x), r.x_high = std::max(r.x_high, x);
+      r.y_low = std::min(r.y_low, y), r.y_high = std::max(r.y_high, y);
+    }
   if (!has(r.x_low)) r = {0, 1, 0, 1};
   if (r.x_high == r.x_low) r.x_low -= 1, r.x_high += 1;
   if (r.y_high == r.y_low) r.y_low -= 1, r.y_high += 1;
@@ -201,6 +207,32 @@ void draw_line(cairo_t* cr, const ChartSeries& s, const Frame& f) {
   cairo_fill(cr);
 }
 
+void diamond_path(cairo_t* cr, double x, double y, double radius) {
+  cairo_move_to(cr, x, y - radius), cairo_line_to(cr, x + radius, y);
+  cairo_line_to(cr, x, y + radius), cairo_line_to(cr, x - radius, y);
+  cairo_close_path(cr);
+}
+
+// An open diamond: white inside, the series' colour around.
+void draw_diamond(cairo_t* cr, const Rgb& colour, double x, double y) {
+  diamond_path(cr, x, y, 6);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_fill_preserve(cr);
+  set_colour(cr, colour, 1);
+  cairo_set_line_width(cr, 1.75);
+  cairo_stroke(cr);
+}
+
+// The series' marks, drawn over every line.
+void draw_marks(cairo_t* cr, const ChartSeries& s, const Frame& f) {
+  for (const auto& [x, y] : s.marks)
+    if (has(x) && has(y)) draw_diamond(cr, colour_of(s.colour), f.px(x), f.py(y));
+}
+
+bool any_marks(const Chart& chart) {
+  return std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return !s.marks.empty(); });
+}
+
 void draw_legend(cairo_t* cr, const Chart& chart, double x, double top) {
   cairo_set_font_size(cr, 13);
   double y = top + 10;
@@ -217,6 +249,11 @@ void draw_legend(cairo_t* cr, const Chart& chart, double x, double top) {
     draw_text(cr, s.label, x + 34, y, 0);
     y += 22;
   }
+  if (any_marks(chart) && !chart.marks_label.empty()) {
+    draw_diamond(cr, {0.35, 0.35, 0.35}, x + 13, y - 4.5);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    draw_text(cr, chart.marks_label, x + 34, y, 0);
+  }
 }
 
 void draw_chart(cairo_t* cr, const Chart& chart) {
@@ -226,6 +263,7 @@ void draw_chart(cairo_t* cr, const Chart& chart) {
   cairo_set_font_size(cr, 13);
   double legend_width = 0;
   for (const auto& s : chart.series) legend_width = std::max(legend_width, 34 + text_width(cr, s.label));
+  if (any_marks(chart)) legend_width = std::max(legend_width, 34 + text_width(cr, chart.marks_label));
   legend_width = std::min(legend_width, chart.width * 0.45);
   Frame f{84, chart.subtitle.empty() ? 48.0 : 66.0, chart.width - legend_width - 36, chart.height - 62.0,
           data_range(chart)};
@@ -245,6 +283,7 @@ void draw_chart(cairo_t* cr, const Chart& chart) {
   for (size_t k = 0; k < count; ++k)
     draw_spread(cr, chart.series[k], f, 4.0 * (static_cast<double>(k) - (static_cast<double>(count) - 1) / 2));
   for (const auto& s : chart.series) draw_line(cr, s, f);
+  for (const auto& s : chart.series) draw_marks(cr, s, f);
   cairo_restore(cr);
   draw_legend(cr, chart, f.right + 18, f.top);
 }

@@ -21,6 +21,7 @@ struct ChartSeries {
   int colour = 0;            // index into the palette (colour-blind safe, 8 colours, then repeats)
   bool dashed = false;
   SpreadStyle spread = SpreadStyle::Band;
+  std::vector<std::pair<double, double>> marks;  // single points (x, y) drawn as open diamonds: each run's selected epoch
 };
 
 struct Chart {
@@ -31,6 +32,7 @@ struct Chart {
   // When set, these x ticks and labels instead of numeric ones (a sweep axis: its values at 0, 1, 2, ...).
   std::vector<std::pair<double, std::string>> x_tick_labels;
   int width = 960, height = 560;
+  std::string marks_label;  // the legend's entry for the series' marks (drawn when any series has marks)
 };
 
 enum class ChartFormat { Png, Svg };
