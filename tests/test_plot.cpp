@@ -90,6 +90,15 @@ bool well_formed_xml(const std::string& text) {
   return open.empty() && elements > 0;
 }
 
+// An experiment's results to fill with hand-made runs.
+ExperimentResults hand_made(const std::string& name, const std::string& dataset, std::vector<std::string> rows = {}) {
+  ExperimentResults results;
+  results.name = name;
+  results.datasets = {dataset};
+  results.model_configs = std::move(rows);
+  return results;
+}
+
 }  // namespace
 
 TEST_CASE("nice ticks are 1, 2 or 5 x 10^k apart and stay inside the range", "[report]") {
@@ -200,10 +209,7 @@ TEST_CASE("without cairo, --plots fails naming REPRO_WITH_CAIRO", "[report]") {
 
 TEST_CASE("learning charts mark each run's selected epoch with its own values; hand-made records", "[report]") {
   test::TempDir dir("plot-marks");
-  ExperimentResults results;
-  results.name = "marks";
-  results.datasets = {"rotten_tomatoes"};
-  results.model_configs = {"A"};
+  ExperimentResults results = hand_made("marks", "rotten_tomatoes", {"A"});
   // Two seeds of row A, three epochs each; seed 0 selected epoch 2, seed 1 epoch 3.
   const std::vector<std::string> histories = {
       "1,10,0.001,0.9,50,0.80,60,0.85,58,1\n2,20,0.001,0.5,70,0.60,72,0.65,71,1\n3,30,0.001,0.2,90,0.90,70,0.95,69,1\n",
@@ -252,9 +258,7 @@ TEST_CASE("learning charts mark each run's selected epoch with its own values; h
 TEST_CASE("robustness charts: one curve per model, the clean run at level 0; test-noise rows not in learning curves",
           "[report]") {
   test::TempDir dir("plot-robustness");
-  ExperimentResults results;
-  results.name = "robustness";
-  results.datasets = {"fashion_mnist"};
+  ExperimentResults results = hand_made("robustness", "fashion_mnist");
   struct Row {
     std::string name, split;
     double level;
@@ -303,10 +307,7 @@ TEST_CASE("robustness charts: one curve per model, the clean run at level 0; tes
 
 TEST_CASE("robustness charts from repro eval --levels: accuracy against the level per row, over seeds", "[report]") {
   test::TempDir dir("plot-eval");
-  ExperimentResults results;
-  results.name = "table1";
-  results.datasets = {"fashion_mnist"};
-  results.model_configs = {"ViT"};
+  ExperimentResults results = hand_made("table1", "fashion_mnist", {"ViT"});
   for (long long seed = 0; seed < 2; ++seed) {
     const auto run_dir = dir.path() / ("seed_" + std::to_string(seed));
     std::filesystem::create_directories(run_dir / "eval");
