@@ -102,6 +102,47 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
   CHECK(test::run_repro("run " + common + broken + " --requeue-signal HUP").exit_code == 2);
 }
 
+TEST_CASE("--checkpoint-minutes: a mid-epoch checkpoint on a timer; a SIGKILL after it resumes to the same numbers",
+          "[cli]") {
+  test::TempDir dir("checkpoint-timer");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  test::write_text(dir.path() / "interrupt.yaml", kInterruptSpec);
+  const std::string common = (dir.path() / "interrupt.yaml").string() + " --data-root " +
+                             (dir.path() / "data").string() + " --device cpu --out ";
+  const auto out = [&](const char* name) { return (dir.path() / name).string(); };
+  REQUIRE(test::run_repro("run " + common + out("calm")).exit_code == 0);
+
+  // Due after every step (a billionth of a minute): the SIGKILL at step 8 (batch 3 of epoch 2) comes before that
+  // step's checkpoint, so the disk holds step 7's, batch 2 of epoch 2; the next start resumes from it.
+  const auto killed = test::run_repro_faults("run " + common + out("timer") + " --checkpoint-minutes 1e-9 --kill-at-step 8");
+  CHECK(killed.exit_code != 0);
+  CHECK_THAT(killed.output, Contains("checkpoint written in epoch 2 after batch 2 of 5 (step 7; --checkpoint-minutes)"));
+  CHECK(mid_epoch_batches(interrupt_run(dir, "timer") / "checkpoint.pt") == 2);
+  const auto resumed = test::run_repro("run " + common + out("timer"));
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(read_file(interrupt_run(dir, "timer") / "log.txt"), Contains("resuming epoch 2 after batch 2"));
+  test::check_resumed_records(interrupt_run(dir, "timer"), interrupt_run(dir, "calm"));
+
+  // Checkpoints after every step and no kill: the same numbers as the calm run (saving draws nothing).
+  REQUIRE(test::run_repro("run " + common + out("often") + " --checkpoint-minutes 1e-9").exit_code == 0);
+  test::check_resumed_records(interrupt_run(dir, "often"), interrupt_run(dir, "calm"));
+
+  // The default (30 minutes) and 0: the same kill leaves epoch 1's end-of-epoch checkpoint.
+  for (const char* minutes : {"", " --checkpoint-minutes 0"}) {
+    const std::string name = *minutes ? "off" : "default";
+    CHECK(test::run_repro_faults("run " + common + out(name.c_str()) + minutes + " --kill-at-step 8").exit_code != 0);
+    CHECK(mid_epoch_batches(interrupt_run(dir, name) / "checkpoint.pt") == 0);
+  }
+  for (const char* bad : {"-1", "nan", "inf", "soon", "''"}) {
+    const auto refused = test::run_repro("run " + common + out("bad") + " --checkpoint-minutes " + bad);
+    INFO(bad);
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.output, Contains("--checkpoint-minutes"));
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "bad"));
+}
+
 TEST_CASE("the requeue decision: only the requeue signal, under SLURM, below --max-restarts, after progress",
           "[train]") {
   InterruptPolicy policy;  // USR1, 3 restarts

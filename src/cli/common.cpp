@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -34,6 +35,20 @@ CLI::Validator whole_number_at_least(int64_t minimum) {
 }
 
 namespace {
+
+// --checkpoint-minutes: a finite number ≥ 0 (minutes may be fractional).
+CLI::Validator minutes_at_least_zero() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
+          return "got '" + text + "', expected a number of minutes ≥ 0";
+        return value < 0 ? "got " + text + ": must be ≥ 0" : std::string();
+      },
+      "MINUTES ≥ 0");
+}
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
   args.command = command.get_name();
@@ -80,7 +95,8 @@ std::vector<std::string> child_arguments(const RunArguments& args) {
   std::vector<std::string> out{"--log-level", log_level_name(), args.command, args.spec_path};
   out.insert(out.end(), args.overrides.begin(), args.overrides.end());
   out.insert(out.end(), {"--out", args.out, "--device", args.device, "--requeue-signal", args.requeue_signal,
-                         "--max-restarts", std::to_string(args.max_restarts)});
+                         "--max-restarts", std::to_string(args.max_restarts), "--checkpoint-minutes",
+                         args.checkpoint_minutes});
   if (!args.profile.empty()) out.insert(out.end(), {"--profile", args.profile});
   if (!args.datasets.empty()) out.insert(out.end(), {"--datasets", join(args.datasets, ",")});
   if (!args.rows.empty()) out.insert(out.end(), {"--rows", join(args.rows, ",")});
@@ -157,6 +173,12 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command
       .add_option("--max-restarts", args.max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
       ->check(whole_number_at_least(0));
+  command
+      .add_option("--checkpoint-minutes", args.checkpoint_minutes,
+                  "Also write a mid-epoch checkpoint when this many minutes of training have passed since the last "
+                  "checkpoint, so that a SIGKILL loses at most that much (default 30; 0: only at epoch ends and on "
+                  "SIGTERM/SIGINT/the requeue signal)")
+      ->check(minutes_at_least_zero());
   command.add_option("--manifest", args.manifest,
                      "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
   if (args.extension) args.extension->add_options(command);
@@ -243,6 +265,7 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.live_progress = ::isatty(STDOUT_FILENO);
   options.interrupt.requeue_signal = parse_requeue_signal(args.requeue_signal);
   options.interrupt.max_restarts = args.max_restarts;
+  options.checkpoint_seconds = 60 * std::stod(args.checkpoint_minutes);  // checked by minutes_at_least_zero
   if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
   options.manifest = args.manifest;
   plan_parallel(args, options);

@@ -142,7 +142,8 @@ RunState execute_one(const RunAt& at, Command& command) {
                        command.progress,
                        at.position,
                        record_hooks(run, folder, command.said),
-                       command.options.observer};
+                       command.options.observer,
+                       command.options.checkpoint_seconds};
   const TrainOptions& train_settings = run.options.train;
   const std::string profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   const ModelFileInfo owner{0, "", run_identity(run.experiment, profile, run.dataset, run.model_config, run.seed),

@@ -28,6 +28,9 @@ struct RunnerOptions {
   std::filesystem::path manifest;
   // --jobs N > 1: each run in its own child process (run/parallel.h), N at once.
   ParallelOptions parallel;
+  // --checkpoint-minutes × 60: a mid-epoch checkpoint once this long has passed since the last one (0: only at epoch
+  // ends and on a signal).
+  double checkpoint_seconds = 1800;
   // Watches every run from inside the trainer: null in repro; the tests' fault injector (tests/fault_injector.h).
   const RunObserver* observer = nullptr;
 };

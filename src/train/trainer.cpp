@@ -71,7 +71,7 @@ class Training {
         spdlog::info("resuming epoch {} after batch {}", epoch, start.batch);
         state.mid_epoch = MidEpoch{};
       }
-      const EpochResult result = run_epoch(epoch, start, totals);
+      const EpochResult result = run_epoch(epoch, start, totals, started);
       outcome.steps_this_start = state.step - first_step;
       const double seconds = start.seconds + seconds_since(started);
       if (result.diverged) return finish(RunState::Diverged, state.wall_seconds + seconds, result.message);
@@ -110,7 +110,7 @@ class Training {
   // One epoch of optimizer steps, from its first batch or where a mid-epoch checkpoint stopped. On the CPU the
   // loss is read every step (free there): the progress line shows it and a NaN stops the run at once. On a GPU
   // only a steps.csv row (every train.log_every steps) is read inside the epoch; the epoch's sums at its end.
-  EpochResult run_epoch(int64_t epoch, const EpochStart& start, StepTotals& totals) {
+  EpochResult run_epoch(int64_t epoch, const EpochStart& start, StepTotals& totals, Clock::time_point started) {
     const Split& train = data.train;
     const int64_t n = train.size(), batch_size = options.batch_size;
     auto order = torch::randperm(n, torch::kInt64);  // (n,): drawn first, so a resumed epoch sees the same order
@@ -128,6 +128,7 @@ class Training {
         return {b, /*diverged=*/true, false, divergence_message(loss_value, epoch, state.step)};
       c.progress.step(epoch, b, loss_value, indices.size(0));
       if (interrupt_requested()) return {b, false, /*interrupted=*/true, ""};
+      if (checkpoint_due()) checkpoint_and_go_on(epoch, b, totals, start.seconds + seconds_since(started));
     }
     if (const double loss_sum = totals.loss_sum.item<double>(); !std::isfinite(loss_sum))  // a GPU's one read
       return {result.batches_done, /*diverged=*/true, false, divergence_message(loss_sum, epoch, 0)};
@@ -155,14 +156,30 @@ class Training {
     first_step = state.step;
   }
 
-  // An interrupted epoch: a mid-epoch checkpoint (position, partial sums, generators) so the resumed run replays
-  // the rest exactly.
-  void checkpoint_mid_epoch(int64_t epoch, const EpochResult& result, const StepTotals& totals, double seconds) {
-    state.mid_epoch = mid_epoch_state(result.batches_done, totals, seconds, c.device);
+  // A mid-epoch checkpoint: position, partial sums and generator states, so that a resumed run replays the rest of
+  // the epoch exactly. Saving reads them, it draws nothing: the run's numbers do not change.
+  void save_mid_epoch(int64_t batches, const StepTotals& totals, double seconds) {
+    state.mid_epoch = mid_epoch_state(batches, totals, seconds, c.device);
     save(/*epoch_end=*/false);
+    state.mid_epoch = MidEpoch{};
     c.progress.clear_line();
+  }
+
+  // An interrupted epoch: its mid-epoch checkpoint, then the run stops.
+  void checkpoint_mid_epoch(int64_t epoch, const EpochResult& result, const StepTotals& totals, double seconds) {
+    save_mid_epoch(result.batches_done, totals, seconds);
     spdlog::info("interrupted: checkpoint written in epoch {} after batch {} of {} (step {})", epoch,
                  result.batches_done, steps_per_epoch, state.step);
+  }
+
+  // TrainContext::checkpoint_seconds since the last checkpoint: a mid-epoch checkpoint, and the epoch goes on.
+  bool checkpoint_due() const {
+    return c.checkpoint_seconds > 0 && seconds_since(last_checkpoint) >= c.checkpoint_seconds;
+  }
+  void checkpoint_and_go_on(int64_t epoch, int64_t batches, const StepTotals& totals, double seconds) {
+    save_mid_epoch(batches, totals, seconds);
+    spdlog::info("checkpoint written in epoch {} after batch {} of {} (step {}; --checkpoint-minutes)", epoch,
+                 batches, steps_per_epoch, state.step);
   }
 
   // A finished epoch: its training sums, validation and test metrics as one history row (its seconds include the
@@ -200,6 +217,7 @@ class Training {
     state.steps_json = steps_to_json(outcome.steps).dump();
     if (options.log_every > 0) state.steps_window = window.sums();
     save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+    last_checkpoint = Clock::now();
     if (epoch_end && c.hooks.history_changed) c.hooks.history_changed(outcome.history);
     if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
   }
@@ -227,6 +245,7 @@ class Training {
   TrainOutcome outcome;
   StepWindow window;       // the steps since the last steps.csv row
   int64_t first_step = 0;  // state.step when this start began
+  Clock::time_point last_checkpoint = Clock::now();  // or this start's beginning (checkpoint_due)
 };
 
 }  // namespace

@@ -51,11 +51,14 @@ struct TrainContext {
   const PlannedRun& run;
   const RunData& data;
   torch::Device device;
-  std::filesystem::path checkpoint_path;  // resumed from when it exists, written after every epoch
+  std::filesystem::path checkpoint_path;  // resumed from when it exists, written after every epoch (and below)
   Progress& progress;
   int64_t position = 0;  // index of the run in the plan
   TrainHooks hooks;
   const RunObserver* observer = nullptr;  // RunnerOptions::observer: null in repro (train/observer.h)
+  // A mid-epoch checkpoint after the step at which this long has passed since the last checkpoint, and training
+  // goes on (a SIGKILL then loses at most about this much); 0: only at epoch ends and on interrupt_requested.
+  double checkpoint_seconds = 0;
 };
 
 struct TrainOutcome {
