@@ -196,6 +196,16 @@ TEST_CASE("repro report --plots on the smoke run: figures, CSVs, report.md, stat
   CHECK(std::count(loss_csv.begin(), loss_csv.end(), '\n') == 1 + 2 * 2 * 2 + 4);  // 2 rows x (train, val) x 2 epochs
   const test::Result bad = test::run_repro("report " + (runs / "smoke").string() + " --plots --plot-format gif");
   CHECK(bad.exit_code != 0);
+  // --against: the same folder twice pairs every run with itself (4 runs: 2 rows x 2 seeds), Δ 0.
+  const test::Result twins = test::run_repro("report " + (runs / "smoke").string() + " --against " + runs.string());
+  INFO(twins.output);
+  CHECK(twins.exit_code == 0);
+  CHECK_THAT(twins.output, Contains("| +0.00 | ") && Contains("4 pairs: 4 within seed noise, 0 outside") &&
+                               Contains("| cpu, LibTorch "));
+  const test::Result nowhere = test::run_repro("report " + (runs / "smoke").string() + " --against " +
+                                               (dir.path() / "absent").string());
+  CHECK(nowhere.exit_code != 0);
+  CHECK_THAT(nowhere.output, Contains("--against") && Contains("no such folder"));
 }
 
 #else

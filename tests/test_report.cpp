@@ -2,6 +2,7 @@
 #include "catch.h"
 #include <cmath>
 
+#include "report/against.h"
 #include "report/paper.h"
 #include "report/stats.h"
 #include "report/table.h"
@@ -118,4 +119,30 @@ TEST_CASE("corrupt and inconsistent records are listed below the table with thei
                           "- inconsistent: runs/seed_2/metrics.csv has 3 epochs"));
   r.heading = "t (profile short)";
   CHECK_THAT(render_markdown(r, "test_acc"), Contains("### t (profile short): test_acc (%)"));
+}
+
+TEST_CASE("--against: seed-by-seed pairs, Δ, the 2 × std seed-noise rule, unpaired runs counted", "[report]") {
+  ExperimentResults cpu, gpu;
+  cpu.name = gpu.name = "t";
+  cpu.profile = gpu.profile = "paper";
+  cpu.model_configs = {"A", "B"};
+  gpu.model_configs = {"A"};
+  cpu.datasets = gpu.datasets = {"newsgroups"};
+  // The other side's cell A: 71, 75, 73 (std 2, so 2 × std = 4); ours: seed 0 at -1, seed 1 at +5.
+  cpu.runs = {result("A", "newsgroups", 0, "complete", 70, 0), result("A", "newsgroups", 1, "complete", 80, 0),
+              result("A", "newsgroups", 3, "complete", 60, 0), result("A", "newsgroups", 4, "failed", 0, 0),
+              result("B", "newsgroups", 0, "complete", 50, 1)};
+  gpu.runs = {result("A", "newsgroups", 0, "complete", 71, 0), result("A", "newsgroups", 1, "complete", 75, 0),
+              result("A", "newsgroups", 2, "complete", 73, 0), result("A", "newsgroups", 4, "complete", 74, 0)};
+  cpu.runs[0].selected_epoch = 9, gpu.runs[0].selected_epoch = 10;
+  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", "test_acc");
+  INFO(text);
+  // std of {71, 75, 73, 74} = 1.708; 2 × std = 3.42.
+  CHECK_THAT(text, Contains("### cpu-runs against gpu-runs, seed by seed (test_acc)"));
+  CHECK_THAT(text, Contains("| A | newsgroups | 0 | 70.00 | 71.00 | -1.00 | 9 / 10 | ? / ? | 3.42 | within seed noise |"));
+  CHECK_THAT(text, Contains("| A | newsgroups | 1 | 80.00 | 75.00 | +5.00 | 0 / 0 | ? / ? | 3.42 | **outside** |"));
+  // Seed 3 only here, seed 2 only there, seed 4 failed here (not counted), row B only here.
+  CHECK_THAT(text, Contains("2 pairs: 1 within seed noise, 1 outside, 0 without a std. Not paired: 2 complete run(s) "
+                            "only in cpu-runs, 2 only in gpu-runs."));
+  CHECK_THAT(against_report({cpu}, {}, "a", "b", "test_acc"), Contains("(no run is in both)"));
 }

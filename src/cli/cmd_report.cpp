@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "report/against.h"
 #include "report/claims.h"
 #include "report/eval_table.h"
 #include "report/figures.h"
@@ -33,6 +34,7 @@ struct ReportCommand {
   bool select_given = false;               // --select was on the command line (an empty value is refused)
   SelectOptions selection;                 // from them
   std::string epoch = "selected";          // --epoch selected | final
+  std::string against;                     // --against OTHER: the same runs elsewhere, seed by seed (against.h)
 };
 
 // The records' results: collected once; with --select, each experiment's sweep axes collapsed (select.h).
@@ -103,6 +105,13 @@ void run_report(ReportCommand c) {
   std::string text = c.eval.empty() ? render_report(collected.tables, c.options)
                                     : render_eval_report(c.dir, split(c.eval, ','), c.options.metric);
   if (!c.compare.empty()) text += compare_text(c, collected.tables);
+  if (!c.against.empty()) {
+    if (!c.eval.empty()) throw Error("--against " + c.against + ": not with --eval (it pairs training records)");
+    if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
+    const RecordEpoch epoch = enum_from_name<RecordEpoch>(c.epoch, "--epoch");
+    text += against_report(collected.tables, collect_results(c.against, c.options.metric, epoch), c.dir, c.against,
+                           c.options.metric);
+  }
   if (c.plots) {
     // Figures go beside the report: -o's folder, or RUNS_DIR with report.md there.
     if (c.output.empty()) c.output = (std::filesystem::path(c.dir) / "report.md").string();
@@ -147,6 +156,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--eval", c->eval,
                       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
                       "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->add_option("--against", c->against,
+                      "Another folder of the same runs (e.g. trained on a GPU): each run beside its twin (same "
+                      "experiment, profile, row, dataset, seed), Δ and whether it is within the seed noise");
   command->add_option("--epoch", c->epoch,
                       "selected (default): each run's selected epoch (best validation accuracy, the earliest on a "
                       "tie) | final: its last epoch, to see which conclusions survive the other choice")

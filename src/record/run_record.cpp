@@ -79,6 +79,14 @@ void read_training(const JsonFields& s, RunRecord& r) {
 
 }  // namespace
 
+std::string environment_summary(const RunRecord& record) {
+  const auto text = [&](const char* key) {
+    const auto it = record.environment.find(key);
+    return it != record.environment.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  };
+  return text("device") + ", LibTorch " + text("libtorch");
+}
+
 RunRecord read_run_record(const std::filesystem::path& summary_path) {
   const json parsed = read_json_object(summary_path);
   const JsonFields s(parsed, summary_path);

@@ -62,6 +62,9 @@ struct RunRecord {
   std::optional<ModelFileRecord> model_file;   // null without a model.pt
 };
 
+// "cpu, LibTorch 1.13.0" / "cuda:0, LibTorch 2.11.0": the environment's device and LibTorch ("?" for what it lacks).
+std::string environment_summary(const RunRecord& record);
+
 // Throws RecordError naming the file and field, repro::Error when the file cannot be read.
 RunRecord read_run_record(const std::filesystem::path& summary_path);
 // nullopt when the file does not exist.

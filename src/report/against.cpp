@@ -1,0 +1,117 @@
+#include "report/against.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "record/folder.h"
+#include "record/run_record.h"
+#include "report/stats.h"
+
+namespace repro {
+
+namespace {
+
+// (experiment, profile, model configuration, dataset): one cell of a table.
+using CellKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+struct Counted {
+  std::map<CellKey, std::map<long long, const RunResult*>> by_cell;  // cell -> seed -> its counted run
+  std::vector<CellKey> order;                                         // cells in table order
+};
+
+Counted counted_runs(const std::vector<ExperimentResults>& all) {
+  Counted out;
+  for (const auto& results : all)
+    for (const auto& row : results.model_configs)
+      for (const auto& dataset : results.datasets)
+        for (const auto& run : results.runs) {
+          if (run.model_config != row || run.dataset != dataset || !is_counted(run)) continue;
+          const CellKey key{results.name, results.profile, row, dataset};
+          if (!out.by_cell.count(key)) out.order.push_back(key);
+          out.by_cell[key][run.seed] = &run;
+        }
+  return out;
+}
+
+double seed_std(const std::map<long long, const RunResult*>& seeds) {
+  std::vector<double> values;
+  for (const auto& [seed, run] : seeds) values.push_back(run->value);
+  return sample_std(values);  // NaN below 2 seeds
+}
+
+// "cpu, LibTorch 1.13.0" from the run's summary.json ("?" when it cannot be read).
+std::string device_of(const RunResult& run) {
+  try {
+    return environment_summary(read_run_record(RunFolder(run.path).summary_path()));
+  } catch (const std::exception&) {
+    return "?";
+  }
+}
+
+std::string two_decimals(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  return buffer;
+}
+
+std::string signed_number(double value) { return (value >= 0 ? "+" : "") + two_decimals(value); }
+
+}  // namespace
+
+std::string against_report(const std::vector<ExperimentResults>& ours, const std::vector<ExperimentResults>& other,
+                           const std::string& ours_name, const std::string& other_name, const std::string& metric) {
+  const Counted a = counted_runs(ours), b = counted_runs(other);
+  std::string out = "\n### " + ours_name + " against " + other_name + ", seed by seed (" + metric + ")\n\n";
+  out += "Δ = " + ours_name + " − " + other_name +
+         ". Within seed noise: |Δ| ≤ 2 × the sample std over the seeds of the other's cell (this side's when the "
+         "other has fewer than 2 seeds).\n\n";
+  out += "| model | dataset | seed | ours | other | Δ | selected epoch (ours / other) | device (ours / other) | 2 × std "
+         "| |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  int pairs = 0, within = 0, outside = 0, unjudged = 0, only_ours = 0, only_other = 0;
+  for (const auto& key : a.order) {
+    const auto& ours_seeds = a.by_cell.at(key);
+    const auto match = b.by_cell.find(key);
+    if (match == b.by_cell.end()) {
+      only_ours += static_cast<int>(ours_seeds.size());
+      continue;
+    }
+    double spread = seed_std(match->second);
+    if (!std::isfinite(spread)) spread = seed_std(ours_seeds);
+    const auto& [experiment, profile, row, dataset] = key;
+    for (const auto& [seed, run] : ours_seeds) {
+      const auto twin = match->second.find(seed);
+      if (twin == match->second.end()) {
+        ++only_ours;
+        continue;
+      }
+      ++pairs;
+      const double delta = run->value - twin->second->value;
+      std::string verdict = "no std (n < 2)";
+      if (std::isfinite(spread)) {
+        const bool near = std::abs(delta) <= 2 * spread;
+        verdict = near ? "within seed noise" : "**outside**";
+        ++(near ? within : outside);
+      } else {
+        ++unjudged;
+      }
+      out += "| " + row + " | " + dataset + " | " + std::to_string(seed) + " | " + two_decimals(run->value) + " | " +
+             two_decimals(twin->second->value) + " | " + signed_number(delta) + " | " +
+             std::to_string(run->selected_epoch) + " / " + std::to_string(twin->second->selected_epoch) + " | " +
+             device_of(*run) + " / " + device_of(*twin->second) + " | " +
+             (std::isfinite(spread) ? two_decimals(2 * spread) : "—") + " | " + verdict + " |\n";
+    }
+  }
+  for (const auto& [key, seeds] : b.by_cell)
+    for (const auto& [seed, run] : seeds)
+      if (!a.by_cell.count(key) || !a.by_cell.at(key).count(seed)) ++only_other;
+  if (pairs == 0) out += "| (no run is in both) | | | | | | | | | |\n";
+  out += "\n" + std::to_string(pairs) + " pairs: " + std::to_string(within) + " within seed noise, " +
+         std::to_string(outside) + " outside, " + std::to_string(unjudged) + " without a std. Not paired: " +
+         std::to_string(only_ours) + " complete run(s) only in " + ours_name + ", " + std::to_string(only_other) +
+         " only in " + other_name + ".\n";
+  return out;
+}
+
+}  // namespace repro
