@@ -159,23 +159,16 @@ std::string drop_quote_lines(const std::string& body) {
   return kept;
 }
 
-// Python's str.strip(chars): drop these characters from both ends.
-std::string strip_chars(const std::string& text, const char* chars) {
-  const auto begin = text.find_first_not_of(chars);
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(chars) - begin + 1);
-}
-
 constexpr const char* kAsciiSpace = " \t\n\r\v\f";  // str.strip()'s whitespace, within ASCII
 
 // scikit-learn's strip_newsgroup_footer: cut at the last line that is blank or
 // dashes only (line.strip().strip("-") == ""), unless that is the first line or
 // there is none.
 std::string sklearn_strip_footer(const std::string& text) {
-  const auto lines = split(strip_chars(text, kAsciiSpace), '\n');
+  const auto lines = split(trim(text, kAsciiSpace), '\n');
   size_t cut = 0;
   for (size_t i = lines.size(); i-- > 0;)
-    if (strip_chars(strip_chars(lines[i], kAsciiSpace), "-").empty()) {
+    if (trim(trim(lines[i], kAsciiSpace), "-").empty()) {
       cut = i;
       break;
     }

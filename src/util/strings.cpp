@@ -7,10 +7,10 @@
 
 namespace repro {
 
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
+std::string trim(const std::string& text, const char* chars) {
+  const auto first = text.find_first_not_of(chars);
   if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(chars);
   return text.substr(first, last - first + 1);
 }
 

@@ -5,7 +5,8 @@
 
 namespace repro {
 
-std::string trim(const std::string& text);
+// Without the `chars` at either end (default: ASCII space, tab, CR, LF).
+std::string trim(const std::string& text, const char* chars = " \t\r\n");
 std::vector<std::string> split(const std::string& text, char separator);
 // Lines without their newline characters; no empty last line.
 std::vector<std::string> split_lines(const std::string& text);
