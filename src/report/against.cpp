@@ -5,8 +5,6 @@
 #include <map>
 #include <tuple>
 
-#include "record/folder.h"
-#include "record/run_record.h"
 #include "report/stats.h"
 
 namespace repro {
@@ -41,14 +39,7 @@ double seed_std(const std::map<long long, const RunResult*>& seeds) {
   return sample_std(values);  // NaN below 2 seeds
 }
 
-// "cpu, LibTorch 1.13.0" from the run's summary.json ("?" when it cannot be read).
-std::string device_of(const RunResult& run) {
-  try {
-    return environment_summary(read_run_record(RunFolder(run.path).summary_path()));
-  } catch (const std::exception&) {
-    return "?";
-  }
-}
+std::string text_or_unknown(const std::string& text) { return text.empty() ? "?" : text; }
 
 std::string two_decimals(double value) {
   char buffer[32];
@@ -99,7 +90,7 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
       out += "| " + row + " | " + dataset + " | " + std::to_string(seed) + " | " + two_decimals(run->value) + " | " +
              two_decimals(twin->second->value) + " | " + signed_number(delta) + " | " +
              std::to_string(run->selected_epoch) + " / " + std::to_string(twin->second->selected_epoch) + " | " +
-             device_of(*run) + " / " + device_of(*twin->second) + " | " +
+             text_or_unknown(run->device) + " / " + text_or_unknown(twin->second->device) + " | " +
              (std::isfinite(spread) ? two_decimals(2 * spread) : "—") + " | " + verdict + " |\n";
     }
   }

@@ -85,6 +85,7 @@ void take_record(const RunFolder& folder, const RunRecord& s, const std::string&
   r.state = s.status;
   if (s.status == RunState::Failed) return;
   if (s.selected) r.selected_epoch = s.selected->epoch;
+  r.device = environment_summary(s);
   double value = NAN;
   const std::string key = name_of(epoch);  // "selected" | "final": summary.json's object of that epoch
   const std::optional<RecordedEpoch>& picked = epoch == RecordEpoch::Selected ? s.selected : s.final;
