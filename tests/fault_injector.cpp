@@ -1,12 +1,15 @@
 #include "fault_injector.h"
 
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 namespace repro::test {
 
 void FaultInjector::after_step(int64_t position, int64_t step) const {
   if (step == kill_step && (kill_position < 0 || kill_position == position)) std::raise(SIGKILL);
   if (step == interrupt_step) std::raise(requeue_signal);
+  if (step_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_delay_ms));
 }
 
 bool FaultInjector::stop_after_epoch(int64_t epoch) const { return epoch == stop_epoch; }
@@ -22,6 +25,9 @@ void FaultInjector::add_options(CLI::App& command) {
   command.add_option("--kill-run", kill_position, "--kill-at-step only in the run at this plan position")
       ->check(whole_number_at_least(0))
       ->group("");
+  command.add_option("--step-delay-ms", step_delay_ms, "Sleep this long after every optimizer step (a slow run)")
+      ->check(whole_number_at_least(0))
+      ->group("");
 }
 
 std::vector<std::string> FaultInjector::child_arguments() const {
@@ -33,6 +39,7 @@ std::vector<std::string> FaultInjector::child_arguments() const {
   given("--kill-at-step", kill_step, 0);
   given("--interrupt-at-step", interrupt_step, 0);
   given("--kill-run", kill_position, -1);
+  given("--step-delay-ms", step_delay_ms, 0);
   return out;
 }
 

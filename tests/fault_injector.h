@@ -1,6 +1,6 @@
 #pragma once
 // Faults a test asks a run for, kept out of repro: set in-process on a FaultInjector (RunnerOptions::observer), or
-// by the hidden options --stop-after-epoch, --kill-at-step, --interrupt-at-step and --kill-run of the repro-faults
+// by the hidden options --stop-after-epoch, --kill-at-step, --interrupt-at-step, --kill-run and --step-delay-ms of the repro-faults
 // binary (tests/faults_main.cpp: repro's command line with these options added to run and sweep; its --jobs
 // children are repro-faults again, given the same options).
 #include <csignal>
@@ -19,6 +19,7 @@ class FaultInjector : public RunObserver, public RunExtension {
   int64_t kill_step = 0;         // SIGKILL the process at this optimizer step (die mid-epoch)
   int64_t interrupt_step = 0;    // raise the requeue signal at this optimizer step (as if SLURM signalled)
   int64_t kill_position = -1;    // kill_step only in the run at this plan position (with --jobs: in its child)
+  int64_t step_delay_ms = 0;     // sleep this long after every optimizer step (a slow run, for --time-limit)
   int requeue_signal = SIGUSR1;  // the command's (--requeue-signal)
 
   // RunObserver

@@ -36,18 +36,19 @@ CLI::Validator whole_number_at_least(int64_t minimum) {
 
 namespace {
 
-// --checkpoint-minutes: a finite number ≥ 0 (minutes may be fractional).
-CLI::Validator minutes_at_least_zero() {
+// --checkpoint-minutes (≥ 0) and --time-limit (> 0): a finite number of minutes (may be fractional).
+CLI::Validator minutes(bool zero_allowed) {
+  const std::string bound = zero_allowed ? "≥ 0" : "> 0";
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [zero_allowed, bound](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double value = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-          return "got '" + text + "', expected a number of minutes ≥ 0";
-        return value < 0 ? "got " + text + ": must be ≥ 0" : std::string();
+          return "got '" + text + "', expected a number of minutes " + bound;
+        return value < 0 || (value == 0 && !zero_allowed) ? "got " + text + ": must be " + bound : std::string();
       },
-      "MINUTES ≥ 0");
+      "MINUTES " + bound);
 }
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
@@ -178,7 +179,14 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
                   "Also write a mid-epoch checkpoint when this many minutes of training have passed since the last "
                   "checkpoint, so that a SIGKILL loses at most that much (default 30; 0: only at epoch ends and on "
                   "SIGTERM/SIGINT/the requeue signal)")
-      ->check(minutes_at_least_zero());
+      ->check(minutes(/*zero_allowed=*/true));
+  command
+      .add_option("--time-limit", args.time_limit_minutes,
+                  "Minutes this command may take: no run starts that is expected to take longer than what is left "
+                  "(the longest complete run of the same configuration, else dataset), and at the limit the runs "
+                  "still training write a checkpoint and stop (exit 142; the same command resumes them; exit 3 when "
+                  "runs were left unstarted). Default: none")
+      ->check(minutes(/*zero_allowed=*/false));
   command.add_option("--manifest", args.manifest,
                      "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
   if (args.extension) args.extension->add_options(command);
@@ -265,7 +273,9 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.live_progress = ::isatty(STDOUT_FILENO);
   options.interrupt.requeue_signal = parse_requeue_signal(args.requeue_signal);
   options.interrupt.max_restarts = args.max_restarts;
-  options.checkpoint_seconds = 60 * std::stod(args.checkpoint_minutes);  // checked by minutes_at_least_zero
+  options.checkpoint_seconds = 60 * std::stod(args.checkpoint_minutes);  // checked by minutes(true)
+  if (!args.time_limit_minutes.empty())
+    options.time_limit = TimeLimit(60 * std::stod(args.time_limit_minutes));  // checked by minutes(false)
   if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
   options.manifest = args.manifest;
   plan_parallel(args, options);

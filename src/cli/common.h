@@ -35,6 +35,7 @@ struct RunArguments {
   std::string requeue_signal = "USR1";  // run/interrupt.h
   int max_restarts = 3;
   std::string checkpoint_minutes = "30";  // --checkpoint-minutes: as given (its children get the same text)
+  std::string time_limit_minutes;         // --time-limit: "" none; the parent's alone (children get no limit)
   std::string manifest;  // --manifest M (repro launch slurm's tasks): --index is the manifest's task
   // Parallel runs (run/parallel.h)
   std::string command = "run";  // the subcommand, repeated on the children's command line

@@ -62,12 +62,14 @@ std::string signal_name(int signal) {
       return "SIGUSR1";
     case SIGUSR2:
       return "SIGUSR2";
+    case SIGALRM:
+      return "the time limit (--time-limit)";
     default:
       return "signal " + std::to_string(signal);
   }
 }
 
-InterruptHandlers::InterruptHandlers(int requeue_signal) : signals_{SIGTERM, SIGINT, requeue_signal} {
+InterruptHandlers::InterruptHandlers(int requeue_signal) : signals_{SIGTERM, SIGINT, requeue_signal, SIGALRM} {
   g_signal = 0;
   struct sigaction action {};
   action.sa_handler = on_interrupt_signal;

@@ -7,8 +7,9 @@
 //   - requeue signal under SLURM ($SLURM_JOB_ID set), $SLURM_RESTART_COUNT below
 //     --max-restarts, at least one optimizer step made and no run failed since this start:
 //     `scontrol requeue <array job>_<task>` (or <job>) and exit 0;
-//   - otherwise (SIGTERM, SIGINT, the requeue signal outside SLURM or past the
-//     guards): exit 128 + the signal's number (143 TERM, 130 INT, 138 USR1, 140 USR2);
+//   - otherwise (SIGTERM, SIGINT, SIGALRM of --time-limit, the requeue signal outside SLURM or
+//     past the guards): exit 128 + the signal's number (143 TERM, 130 INT, 142 ALRM, 138 USR1,
+//     140 USR2);
 //     the next start resumes from the checkpoint.
 // A second SIGTERM/SIGINT while the first is being handled ends the process at once.
 #include <csignal>
@@ -27,7 +28,7 @@ struct InterruptPolicy {
 int parse_requeue_signal(const std::string& name);
 std::string signal_name(int signal);  // SIGUSR1 -> "SIGUSR1"
 
-// While alive: handlers for SIGTERM, SIGINT and the requeue signal that set the flag
+// While alive: handlers for SIGTERM, SIGINT, the requeue signal and SIGALRM (--time-limit: run/time_limit.h) that set the flag
 // (cleared when installed). The previous handlers are restored on destruction.
 class InterruptHandlers {
  public:
@@ -37,7 +38,7 @@ class InterruptHandlers {
   InterruptHandlers& operator=(const InterruptHandlers&) = delete;
 
  private:
-  static constexpr int kCount = 3;
+  static constexpr int kCount = 4;
   int signals_[kCount];
   struct sigaction previous_[kCount];
 };

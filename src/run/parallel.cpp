@@ -17,6 +17,7 @@
 #include "record/folder.h"
 #include "record/run_record.h"
 #include "run/runner.h"
+#include "run/time_limit.h"
 #include "spec/options.h"
 #include "train/progress.h"
 #include "util/error.h"
@@ -45,16 +46,6 @@ std::string error_message(const std::vector<std::string>& tail) {
   return tail.empty() ? "no message" : tail.back();
 }
 
-int64_t epochs_recorded(const RunFolder& folder) {
-  std::error_code error;
-  if (!std::filesystem::exists(folder.metrics_path(), error)) return 0;
-  try {
-    return std::max<int64_t>(0, static_cast<int64_t>(split_lines(read_file(folder.metrics_path())).size()) - 1);
-  } catch (const std::exception&) {
-    return 0;  // being replaced right now: read it next time
-  }
-}
-
 struct Active {
   ChildProcess child;
   size_t position;
@@ -67,16 +58,19 @@ struct Active {
 class Scheduler {
  public:
   Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path out,
-            const ParallelOptions& options)
+            const ParallelOptions& options, const TimeLimit& limit)
       : runs_(runs),
         waiting_(positions.begin(), positions.end()),
         out_(std::move(out)),
         options_(options),
         slots_(options.devices, options.runs_per_device),
-        display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress) {}
+        display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress),
+        limit_(limit),
+        durations_(limit.active() ? RunDurations::from_folders(runs, out_) : RunDurations{}) {}
 
   int run() {
     const InterruptHandlers handlers(options_.interrupt.requeue_signal);
+    const TimeLimit::Alarm alarm(limit_);  // SIGALRM at the limit: stopped below as on SIGTERM
     while (!waiting_.empty() || !active_.empty()) {
       if (interrupt_requested() && forwarded_ == 0) forward_stop();
       if (forwarded_ == 0 && !fatal_) launch_what_fits();
@@ -90,7 +84,8 @@ class Scheduler {
     if (fatal_) throw Error(*fatal_);
     if (forwarded_ != 0) return finish_interrupted(launched_ > 0 ? 1 : 0, options_.interrupt);
     if (stopped_ > 0) return kRunStopped;
-    return failed_ > 0 ? 1 : 0;
+    if (failed_ > 0) return 1;
+    return not_started_ > 0 ? kRunStopped : 0;
   }
 
  private:
@@ -118,8 +113,23 @@ class Scheduler {
         if (device) slots_.release(*device);
         continue;
       }
+      if (!starts_in_time(position, folder)) {
+        display_.run_ended(0, /*trained=*/false);
+        if (device) slots_.release(*device);
+        continue;
+      }
       launch(position, folder, device);
     }
+  }
+
+  // --time-limit: false (and one line) when the run is expected to take longer than the time left.
+  bool starts_in_time(size_t position, const RunFolder& folder) {
+    if (!limit_.active()) return true;
+    const std::optional<double> expected = durations_.expected_seconds(runs_[position], epochs_recorded(folder));
+    if (limit_.allows(expected)) return true;
+    display_.log(spdlog::level::warn, label(position) + ": " + not_started_reason(expected, limit_.seconds_left()));
+    ++not_started_;
+    return false;
   }
 
   void launch(size_t position, const RunFolder& folder, std::optional<int> device) {
@@ -188,6 +198,7 @@ class Scheduler {
     }
     const bool trained = !exit.signaled && exit.code == 0 && status && is_finished(*status);
     display_.run_ended(seconds, trained);
+    if (trained && limit_.active()) durations_.add(*summary);
     if (trained) {
       display_.log(status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
                    label(a.position) + " " + name_of(*status) + took + ", " +
@@ -211,10 +222,10 @@ class Scheduler {
     }
   }
 
-  // Only the parent may requeue a SLURM task: the children get SIGTERM for the requeue signal.
+  // Only the parent may requeue a SLURM task: the children get SIGTERM for the requeue signal (and the time limit).
   void forward_stop() {
     const int signal = interrupt_signal();
-    forwarded_ = signal == options_.interrupt.requeue_signal ? SIGTERM : signal;
+    forwarded_ = signal == options_.interrupt.requeue_signal || signal == SIGALRM ? SIGTERM : signal;
     display_.log(spdlog::level::warn, signal_name(signal) + ": " + signal_name(forwarded_) + " passed to " +
                                           std::to_string(active_.size()) + " running run(s); no new run starts");
     for (const auto& a : active_) a.child.send_signal(forwarded_);
@@ -237,6 +248,7 @@ class Scheduler {
       spdlog::warn("{} of {} runs are being trained by other processes and are not in this table yet: {}", held_.size(),
                    runs_.size(), join(held_, "; "));
     if (failed_ > 0) spdlog::error("{} of {} runs failed (see their log.txt)", failed_, runs_.size());
+    if (not_started_ > 0) spdlog::warn("{}", not_started_summary(not_started_, runs_.size()));
   }
 
   const std::vector<PlannedRun>& runs_;
@@ -245,11 +257,14 @@ class Scheduler {
   const ParallelOptions& options_;
   DeviceSlots slots_;
   GridProgress display_;
+  const TimeLimit& limit_;
+  RunDurations durations_;  // read only with a time limit
   std::set<std::string> warned_;  // warning texts shown already
   std::list<Active> active_;
   std::vector<std::string> held_;
   int failed_ = 0;
   int stopped_ = 0;
+  int not_started_ = 0;  // --time-limit: expected to take longer than the time left
   int launched_ = 0;
   int forwarded_ = 0;  // the stop signal passed to the children, 0 while none
   std::optional<std::string> fatal_;
@@ -258,8 +273,8 @@ class Scheduler {
 }  // namespace
 
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options) {
-  return Scheduler(runs, positions, out, options).run();
+                    const std::filesystem::path& out, const ParallelOptions& options, const TimeLimit& limit) {
+  return Scheduler(runs, positions, out, options, limit).run();
 }
 
 DeviceSlots::DeviceSlots(std::vector<int> devices, int per_device)

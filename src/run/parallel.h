@@ -11,6 +11,7 @@
 
 #include "run/interrupt.h"
 #include "run/plan.h"
+#include "run/time_limit.h"
 #include "spec/grid.h"
 
 namespace repro {
@@ -34,10 +35,12 @@ struct ParallelOptions {
 // new run starts, and the parent ends as run/interrupt.h's finish_interrupted says
 // (128 + the signal, or requeued under SLURM). Otherwise returns 0 when every child ended
 // with its run complete, diverged or held elsewhere, 1 when a run failed (a child exited
-// 1 or was killed), 3 (kRunStopped) when a child's RunObserver stopped it. Throws repro::Error with the child's message when
+// 1 or was killed), 3 (kRunStopped) when a child's RunObserver stopped it or `limit` left a run
+// unstarted (run/time_limit.h; at the limit itself the children stop as on SIGTERM). Throws repro::Error with the child's message when
 // a child hit an error that would stop every run (exit 2: a write error), after the others ended.
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options);
+                    const std::filesystem::path& out, const ParallelOptions& options,
+                    const TimeLimit& limit = TimeLimit());
 
 // Hands out GPUs to children: round robin over `devices`, at most `per_device` children on each.
 class DeviceSlots {

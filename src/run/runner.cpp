@@ -173,6 +173,7 @@ struct Tally {
   int finished_before = 0;     // skipped: complete or diverged when the plan was checked
   int finished_elsewhere = 0;  // skipped: another process finished it while this one worked
   int failed = 0;
+  int not_started = 0;            // --time-limit: expected to take longer than the time left
   std::vector<std::string> held;  // skipped: "folder (held by host:pid)"
 };
 
@@ -200,6 +201,14 @@ std::optional<RunLock> claim(const PlannedRun& run, int64_t position, const RunF
   return std::nullopt;
 }
 
+// A run that just completed tells --time-limit how long such runs take.
+void add_duration(RunDurations& durations, const RunFolder& folder) {
+  try {
+    if (const auto record = read_run_record_if_any(folder.summary_path())) durations.add(*record);
+  } catch (const std::exception&) {  // its record is checked where it is read for the table
+  }
+}
+
 void log_tally(const Tally& tally, size_t total) {
   if (tally.finished_before > 0)
     spdlog::info("{} of {} runs were already finished and were skipped", tally.finished_before, total);
@@ -209,6 +218,7 @@ void log_tally(const Tally& tally, size_t total) {
     spdlog::warn("{} of {} runs are being trained by other processes and are not in this table yet: {}",
                  tally.held.size(), total, join(tally.held, "; "));
   if (tally.failed > 0) spdlog::error("{} of {} runs failed (see their summary.json and log.txt)", tally.failed, total);
+  if (tally.not_started > 0) spdlog::warn("{}", not_started_summary(tally.not_started, total));
 }
 
 }  // namespace
@@ -221,11 +231,22 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
                      const RunnerOptions& options, Tally& tally) {
   Command command{options, resolve_device(options.device), DataLoader(resolve_data_root(options.data_root)),
                   Progress(static_cast<int64_t>(runs.size()), options.live_progress)};
-  const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)
+  const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)/ALRM
+  const TimeLimit::Alarm alarm(options.time_limit);                    // ALRM at --time-limit
+  RunDurations durations =
+      options.time_limit.active() ? RunDurations::from_folders(runs, options.out) : RunDurations{};
   for (const size_t i : positions) {
     if (interrupt_requested())
       return finish_interrupted(command.steps_made, options.interrupt, tally.failed);  // between runs
     const RunAt at{runs[i], static_cast<int64_t>(i), RunFolder(options.out / runs[i].relative_dir())};
+    if (options.time_limit.active()) {
+      const std::optional<double> expected = durations.expected_seconds(at.run, epochs_recorded(at.folder));
+      if (!options.time_limit.allows(expected)) {
+        spdlog::warn("run {}: {}", i + 1, not_started_reason(expected, options.time_limit.seconds_left()));
+        ++tally.not_started;
+        continue;
+      }
+    }
     const std::optional<RunLock> lock = claim(at.run, at.position, at.folder, options.out, tally);
     if (!lock) continue;
     RunState status = RunState::Failed;
@@ -241,9 +262,11 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     if (status == RunState::Interrupted)
       return finish_interrupted(command.steps_made, options.interrupt, tally.failed);
     if (status == RunState::Failed) ++tally.failed;
+    if (status == RunState::Complete && options.time_limit.active()) add_duration(durations, at.folder);
   }
   log_tally(tally, runs.size());
-  return tally.failed > 0 ? 1 : 0;
+  if (tally.failed > 0) return 1;
+  return tally.not_started > 0 ? kRunStopped : 0;
 }
 
 // What the plan would do that the user may not expect, said before anything trains (also by --dry-run).
@@ -317,7 +340,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
       to_train.push_back(i);
   if (options.parallel.jobs <= 1) return train_in_process(runs, to_train, options, tally);
   log_tally(tally, runs.size());  // the runs skipped before any child starts
-  return run_in_children(runs, to_train, options.out, options.parallel);
+  return run_in_children(runs, to_train, options.out, options.parallel, options.time_limit);
 }
 
 }  // namespace repro

@@ -8,6 +8,7 @@
 
 #include "run/interrupt.h"
 #include "run/parallel.h"
+#include "run/time_limit.h"
 #include "spec/experiment.h"
 #include "train/observer.h"
 
@@ -31,13 +32,17 @@ struct RunnerOptions {
   // --checkpoint-minutes × 60: a mid-epoch checkpoint once this long has passed since the last one (0: only at epoch
   // ends and on a signal).
   double checkpoint_seconds = 1800;
+  // --time-limit: no run starts that is expected to outlast it; at the limit the runs stop with a checkpoint
+  // (run/time_limit.h). Counted from when the command started; none by default.
+  TimeLimit time_limit;
   // Watches every run from inside the trainer: null in repro; the tests' fault injector (tests/fault_injector.h).
   const RunObserver* observer = nullptr;
 };
 
 // Returns the process exit code: 0 when every run is complete or diverged (or held
-// by another process), 1 when a run failed, 3 when its RunObserver stopped a run (no signal); after a
-// signal (run/interrupt.h) 0 when the SLURM task was requeued, else 128 + the signal.
+// by another process), 1 when a run failed, 3 when its RunObserver stopped a run (no signal) or
+// --time-limit left a run unstarted; after a signal (run/interrupt.h; the time limit's SIGALRM
+// included) 0 when the SLURM task was requeued, else 128 + the signal.
 constexpr int kRunStopped = 3;
 int run_experiment(const Experiment& experiment, const RunnerOptions& options);
 
