@@ -12,6 +12,7 @@
 #include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
+#include "run/device.h"
 #include "spec/config.h"
 #include "train/optimizer.h"
 #include "train/step.h"
@@ -148,4 +149,14 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
     last = loss;
   }
   CHECK(last < 0.3 * first);
+}
+
+TEST_CASE("a run record on CUDA names the GPU (the driver's name and memory)", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  const nlohmann::json environment = environment_record(torch::Device(torch::kCUDA, 0));
+  INFO(environment.dump());
+  REQUIRE(environment["gpu"].is_string());
+  const std::string gpu = environment["gpu"].get<std::string>();
+  CHECK(gpu.find(" MiB") != std::string::npos);
+  CHECK(gpu.size() > 8);
 }

@@ -16,6 +16,7 @@
 #include "record/lock_record.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "run/device.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -93,6 +94,20 @@ TEST_CASE("run records round-trip through the one writer and reader, complete an
   CHECK_FALSE(failed_read.trained);
   CHECK(failed_read.message == "data: missing file");
   CHECK_FALSE(json::parse(read_file(path)).contains("selected"));  // a failed run has no training fields
+}
+
+TEST_CASE("a record's environment names its device, and its GPU where one was recorded", "[report]") {
+  RunRecord record;
+  record.environment = {{"device", "cuda:0"}, {"gpu", "NVIDIA H100 80GB HBM3, 81559 MiB"}, {"libtorch", "2.11.0"}};
+  CHECK(environment_summary(record) == "cuda:0 (NVIDIA H100 80GB HBM3, 81559 MiB), LibTorch 2.11.0");
+  record.environment = {{"device", "cuda:0"}, {"libtorch", "2.11.0"}};  // before 0.7.0
+  CHECK(environment_summary(record) == "cuda:0, LibTorch 2.11.0");
+  record.environment = {{"device", "cpu"}, {"gpu", nullptr}};
+  CHECK(environment_summary(record) == "cpu, LibTorch ?");
+  const nlohmann::json here = environment_record(torch::kCPU);  // the CPU: no GPU to name
+  REQUIRE(here.contains("gpu"));
+  CHECK(here["gpu"].is_null());
+  CHECK(here["device"] == "cpu");
 }
 
 TEST_CASE("a lock file's holder round-trips; an empty or damaged one is an unknown holder", "[report]") {

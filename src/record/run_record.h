@@ -62,7 +62,8 @@ struct RunRecord {
   std::optional<ModelFileRecord> model_file;   // null without a model.pt
 };
 
-// "cpu, LibTorch 1.13.0" / "cuda:0, LibTorch 2.11.0": the environment's device and LibTorch ("?" for what it lacks).
+// "cpu, LibTorch 1.13.0" / "cuda:0 (NVIDIA H100 80GB HBM3, 81559 MiB), LibTorch 2.11.0": the environment's device,
+// its GPU where recorded, and LibTorch ("?" for what it lacks).
 std::string environment_summary(const RunRecord& record);
 
 // Throws RecordError naming the file and field, repro::Error when the file cannot be read.

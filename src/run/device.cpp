@@ -1,5 +1,6 @@
 #include "run/device.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -41,12 +42,42 @@ nlohmann::json slurm_job() {
   return id;
 }
 
+// The GPU's name and memory as the CUDA driver reports them ("NVIDIA H100 80GB HBM3, 81559 MiB"), asked through
+// libcuda (already loaded by a CUDA LibTorch; no CUDA headers at build time); null on the CPU or when the driver
+// does not answer.
+nlohmann::json gpu_description(torch::Device device) {
+  if (!device.is_cuda()) return nullptr;
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver) return nullptr;
+  using Init = int (*)(unsigned);
+  using Get = int (*)(int*, int);
+  using Name = int (*)(char*, int, int);
+  using Memory = int (*)(size_t*, int);
+  const auto init = reinterpret_cast<Init>(::dlsym(driver, "cuInit"));
+  const auto get = reinterpret_cast<Get>(::dlsym(driver, "cuDeviceGet"));
+  const auto name = reinterpret_cast<Name>(::dlsym(driver, "cuDeviceGetName"));
+  const auto memory = reinterpret_cast<Memory>(::dlsym(driver, "cuDeviceTotalMem_v2"));
+  nlohmann::json result = nullptr;
+  int handle = 0;
+  char text[256] = {0};
+  if (init && get && name && init(0) == 0 && get(&handle, device.has_index() ? device.index() : 0) == 0 &&
+      name(text, static_cast<int>(sizeof text - 1), handle) == 0) {
+    std::string description = text;
+    size_t bytes = 0;
+    if (memory && memory(&bytes, handle) == 0) description += ", " + std::to_string(bytes >> 20) + " MiB";
+    result = description;
+  }
+  ::dlclose(driver);
+  return result;
+}
+
 }  // namespace
 
 nlohmann::json environment_record(torch::Device device) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   return {{"device", device.str()},
+          {"gpu", gpu_description(device)},  // the CUDA device's name and memory; null on the CPU
           {"threads", torch::get_num_threads()},
           {"kernel_threads", kernel_threads()},  // threads repro's own CPU kernels reach (1: built without OpenMP)
           {"blas", blas_in_use()},
