@@ -194,6 +194,14 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+std::string fashion_cli(const TempDir& dir, const std::string& spec_file, const std::string& spec_text,
+                        const std::string& extra) {
+  write_fashion_fixture(dir.path() / "data", 96, 32);
+  write_text(dir.path() / spec_file, spec_text);
+  return (dir.path() / spec_file).string() + " --data-root " + (dir.path() / "data").string() + " --device cpu" +
+         extra + " --out ";
+}
+
 RunnerOptions runner_options(const TempDir& dir, const std::string& out, const RunObserver* observer) {
   RunnerOptions options;
   options.observer = observer;

@@ -84,6 +84,11 @@ void write_svhn_mat(const std::filesystem::path& path, int64_t count);
 
 // Writes a text file (for specs).
 void write_text(const std::filesystem::path& path, const std::string& text);
+// An end-to-end CLI run's setting: a 96/32-image Fashion-MNIST fixture in <dir>/data and the spec text in
+// <dir>/<spec_file>. Returns the command line's middle, "<spec> --data-root <data> --device cpu<extra> --out ",
+// for the test to append the output folder to.
+std::string fashion_cli(const TempDir& dir, const std::string& spec_file, const std::string& spec_text,
+                        const std::string& extra = "");
 
 // The runner's options for a CPU run into <dir>/<out> with the data in <dir>/data, watched by `observer`
 // (tests/fault_injector.h) when given.

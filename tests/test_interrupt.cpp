@@ -83,10 +83,7 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
           "[cli]") {
   ::unsetenv("SLURM_JOB_ID");  // the child inherits it: no requeue from inside a test
   test::TempDir dir("interrupt-cli");
-  test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "interrupt.yaml", kInterruptSpec);
-  const std::string common = (dir.path() / "interrupt.yaml").string() + " --data-root " +
-                             (dir.path() / "data").string() + " --device cpu --out ";
+  const std::string common = test::fashion_cli(dir, "interrupt.yaml", kInterruptSpec);
   const std::string calm = (dir.path() / "calm").string(), broken = (dir.path() / "broken").string();
   REQUIRE(test::run_repro("run " + common + calm).exit_code == 0);
   const auto stopped =
@@ -105,10 +102,7 @@ TEST_CASE("repro run on the requeue signal outside SLURM: checkpoint, exit 128 +
 TEST_CASE("--checkpoint-minutes: a mid-epoch checkpoint on a timer; a SIGKILL after it resumes to the same numbers",
           "[cli]") {
   test::TempDir dir("checkpoint-timer");
-  test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "interrupt.yaml", kInterruptSpec);
-  const std::string common = (dir.path() / "interrupt.yaml").string() + " --data-root " +
-                             (dir.path() / "data").string() + " --device cpu --out ";
+  const std::string common = test::fashion_cli(dir, "interrupt.yaml", kInterruptSpec);
   const auto out = [&](const char* name) { return (dir.path() / name).string(); };
   REQUIRE(test::run_repro("run " + common + out("calm")).exit_code == 0);
 

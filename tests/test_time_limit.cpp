@@ -87,10 +87,7 @@ TEST_CASE("a time limit allows a run whose expected time fits, or is unknown, un
 TEST_CASE("--time-limit: a run expected to outlast it is not started (exit 3), in one process and with --jobs",
           "[cli]") {
   test::TempDir dir("time-limit-start");
-  test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "limit.yaml", kTwoSeeds);
-  const std::string common = (dir.path() / "limit.yaml").string() + " --data-root " +
-                             (dir.path() / "data").string() + " --device cpu --out ";
+  const std::string common = test::fashion_cli(dir, "limit.yaml", kTwoSeeds);
   for (const std::string jobs : {"", " --jobs 2"}) {
     const std::string name = jobs.empty() ? "serial" : "jobs";
     const std::string out = (dir.path() / name).string();
@@ -132,10 +129,7 @@ TEST_CASE("--time-limit: at the limit the runs checkpoint and stop (exit 142); t
           "[cli]") {
   ::unsetenv("SLURM_JOB_ID");
   test::TempDir dir("time-limit-stop");
-  test::write_fashion_fixture(dir.path() / "data", 96, 32);
-  test::write_text(dir.path() / "limit.yaml", kTwoSeeds);
-  const std::string common = (dir.path() / "limit.yaml").string() + " --data-root " +
-                             (dir.path() / "data").string() + " --device cpu --threads 1 --out ";
+  const std::string common = test::fashion_cli(dir, "limit.yaml", kTwoSeeds, " --threads 1");
   REQUIRE(test::run_repro("run " + common + (dir.path() / "calm").string()).exit_code == 0);
   for (const std::string jobs : {"", " --jobs 2"}) {
     const std::string name = jobs.empty() ? "serial" : "jobs";
