@@ -76,6 +76,9 @@ TEST_CASE("a time limit allows a run whose expected time fits, or is unknown, un
   CHECK(hour.allows(std::nullopt));
   CHECK(hour.allows(3000));
   CHECK_FALSE(hour.allows(4000));
+  const TimeLimit forever(6e301);  // --time-limit 1e300: clamped, not overflowed
+  CHECK(forever.seconds_left() > 1e9);
+  CHECK(forever.allows(1e9));
   const TimeLimit passed(1, TimeLimit::Clock::now() - std::chrono::seconds(5));
   CHECK(passed.seconds_left() < 0);
   CHECK_FALSE(passed.allows(std::nullopt));

@@ -56,8 +56,11 @@ std::optional<double> RunDurations::expected_seconds(const PlannedRun& run, int6
   return whole * static_cast<double>(left) / static_cast<double>(epochs);
 }
 
+// Beyond 1e10 s (three centuries) a limit changes nothing; clamped so that the conversion to the clock's
+// nanoseconds cannot overflow (--time-limit 1e300 is a valid number of minutes).
 TimeLimit::TimeLimit(double seconds, Clock::time_point start)
-    : end_(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds))) {}
+    : end_(start + std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double>(std::clamp(seconds, -1e10, 1e10)))) {}
 
 double TimeLimit::seconds_left() const {
   if (!end_) return std::numeric_limits<double>::infinity();
