@@ -1,9 +1,9 @@
 // --time-limit: no run starts that is expected to outlast the time left (the longest complete run
 // of the same configuration, else dataset, scaled by the epochs still to train), and at the limit
 // the runs still training checkpoint and stop (exit 142), in one process and under --jobs.
-#include "catch.h"
 #include <csignal>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "record/run_record.h"
 #include "run/time_limit.h"
@@ -57,7 +57,7 @@ TEST_CASE("run durations: the longest complete run of the configuration, else th
   durations.add(finished("A", "x", 80));
   durations.add(finished("B", "x", 300));
   durations.add(finished("A", "x", 900, RunState::Complete, /*resumed_from_epoch=*/4));  // its last start only
-  durations.add(finished("A", "x", 5000, RunState::Diverged));                             // stopped early
+  durations.add(finished("A", "x", 5000, RunState::Diverged));                           // stopped early
   durations.add(finished("A", "x", 7000, RunState::Failed));
   CHECK(durations.expected_seconds(planned("A", "x", 10), 0) == Approx(100));
   CHECK(durations.expected_seconds(planned("A", "x", 10), 4) == Approx(60));  // 6 of 10 epochs left
@@ -127,9 +127,10 @@ TEST_CASE("--time-limit: a run expected to outlast it is not started (exit 3), i
   CHECK_FALSE(fs::exists(dir.path() / "bad"));
 }
 
-TEST_CASE("--time-limit: at the limit the runs checkpoint and stop (exit 142); the same command resumes them to the "
-          "undisturbed numbers",
-          "[cli]") {
+TEST_CASE(
+    "--time-limit: at the limit the runs checkpoint and stop (exit 142); the same command resumes them to the "
+    "undisturbed numbers",
+    "[cli]") {
   ::unsetenv("SLURM_JOB_ID");
   test::TempDir dir("time-limit-stop");
   const std::string common = test::fashion_cli(dir, "limit.yaml", kTwoSeeds, " --threads 1");
@@ -151,6 +152,7 @@ TEST_CASE("--time-limit: at the limit the runs checkpoint and stop (exit 142); t
     const auto resumed = test::run_repro("run " + common + out + jobs);
     INFO(resumed.output);
     REQUIRE(resumed.exit_code == 0);
-    for (const int seed : {3, 4}) test::check_resumed_records(seed_folder(dir, name, seed), seed_folder(dir, "calm", seed));
+    for (const int seed : {3, 4})
+      test::check_resumed_records(seed_folder(dir, name, seed), seed_folder(dir, "calm", seed));
   }
 }

@@ -85,7 +85,8 @@ std::string environment_summary(const RunRecord& record) {
     return it != record.environment.end() && it->is_string() ? it->get<std::string>() : std::string("?");
   };
   const auto gpu = record.environment.find("gpu");  // 0.7.0 and later, on a GPU: "NVIDIA H100 80GB HBM3, 81559 MiB"
-  const std::string name = gpu != record.environment.end() && gpu->is_string() ? " (" + gpu->get<std::string>() + ")" : "";
+  const std::string name =
+      gpu != record.environment.end() && gpu->is_string() ? " (" + gpu->get<std::string>() + ")" : "";
   return text("device") + name + ", LibTorch " + text("libtorch");
 }
 

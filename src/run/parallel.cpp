@@ -66,7 +66,7 @@ class Scheduler {
         slots_(options.devices, options.runs_per_device),
         display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress),
         limit_(limit),
-        durations_(limit.active() ? RunDurations::from_folders(runs, out_) : RunDurations{}) {}
+        start_rule_(limit, runs, out_) {}
 
   int run() {
     const InterruptHandlers handlers(options_.interrupt.requeue_signal);
@@ -113,23 +113,15 @@ class Scheduler {
         if (device) slots_.release(*device);
         continue;
       }
-      if (!starts_in_time(position, folder)) {
+      if (const auto why = start_rule_.refusal(runs_[position], folder)) {
+        display_.log(spdlog::level::warn, label(position) + ": " + *why);
+        ++not_started_;
         display_.run_ended(0, /*trained=*/false);
         if (device) slots_.release(*device);
         continue;
       }
       launch(position, folder, device);
     }
-  }
-
-  // --time-limit: false (and one line) when the run is expected to take longer than the time left.
-  bool starts_in_time(size_t position, const RunFolder& folder) {
-    if (!limit_.active()) return true;
-    const std::optional<double> expected = durations_.expected_seconds(runs_[position], epochs_recorded(folder));
-    if (limit_.allows(expected)) return true;
-    display_.log(spdlog::level::warn, label(position) + ": " + not_started_reason(expected, limit_.seconds_left()));
-    ++not_started_;
-    return false;
   }
 
   void launch(size_t position, const RunFolder& folder, std::optional<int> device) {
@@ -198,7 +190,7 @@ class Scheduler {
     }
     const bool trained = !exit.signaled && exit.code == 0 && status && is_finished(*status);
     display_.run_ended(seconds, trained);
-    if (trained && limit_.active()) durations_.add(*summary);
+    if (trained && status == RunState::Complete) start_rule_.completed(*summary);
     if (trained) {
       display_.log(status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
                    label(a.position) + " " + name_of(*status) + took + ", " +
@@ -257,8 +249,8 @@ class Scheduler {
   const ParallelOptions& options_;
   DeviceSlots slots_;
   GridProgress display_;
-  const TimeLimit& limit_;
-  RunDurations durations_;  // read only with a time limit
+  const TimeLimit& limit_;  // its alarm
+  StartRule start_rule_;     // --time-limit: which run may start
   std::set<std::string> warned_;  // warning texts shown already
   std::list<Active> active_;
   std::vector<std::string> held_;

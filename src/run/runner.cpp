@@ -202,9 +202,9 @@ std::optional<RunLock> claim(const PlannedRun& run, int64_t position, const RunF
 }
 
 // A run that just completed tells --time-limit how long such runs take.
-void add_duration(RunDurations& durations, const RunFolder& folder) {
+void count_completed(StartRule& rule, const RunFolder& folder) {
   try {
-    if (const auto record = read_run_record_if_any(folder.summary_path())) durations.add(*record);
+    if (const auto record = read_run_record_if_any(folder.summary_path())) rule.completed(*record);
   } catch (const std::exception&) {  // its record is checked where it is read for the table
   }
 }
@@ -233,19 +233,15 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
                   Progress(static_cast<int64_t>(runs.size()), options.live_progress)};
   const InterruptHandlers handlers(options.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)/ALRM
   const TimeLimit::Alarm alarm(options.time_limit);                    // ALRM at --time-limit
-  RunDurations durations =
-      options.time_limit.active() ? RunDurations::from_folders(runs, options.out) : RunDurations{};
+  StartRule start_rule(options.time_limit, runs, options.out);
   for (const size_t i : positions) {
     if (interrupt_requested())
       return finish_interrupted(command.steps_made, options.interrupt, tally.failed);  // between runs
     const RunAt at{runs[i], static_cast<int64_t>(i), RunFolder(options.out / runs[i].relative_dir())};
-    if (options.time_limit.active()) {
-      const std::optional<double> expected = durations.expected_seconds(at.run, epochs_recorded(at.folder));
-      if (!options.time_limit.allows(expected)) {
-        spdlog::warn("run {}: {}", i + 1, not_started_reason(expected, options.time_limit.seconds_left()));
-        ++tally.not_started;
-        continue;
-      }
+    if (const auto why = start_rule.refusal(at.run, at.folder)) {
+      spdlog::warn("run {}: {}", i + 1, *why);
+      ++tally.not_started;
+      continue;
     }
     const std::optional<RunLock> lock = claim(at.run, at.position, at.folder, options.out, tally);
     if (!lock) continue;
@@ -262,7 +258,7 @@ int train_in_process(const std::vector<PlannedRun>& runs, const std::vector<size
     if (status == RunState::Interrupted)
       return finish_interrupted(command.steps_made, options.interrupt, tally.failed);
     if (status == RunState::Failed) ++tally.failed;
-    if (status == RunState::Complete && options.time_limit.active()) add_duration(durations, at.folder);
+    if (status == RunState::Complete && options.time_limit.active()) count_completed(start_rule, at.folder);
   }
   log_tally(tally, runs.size());
   if (tally.failed > 0) return 1;

@@ -87,9 +87,24 @@ TimeLimit::Alarm::~Alarm() {
 }
 
 std::string not_started_reason(std::optional<double> expected_seconds, double seconds_left) {
-  if (!expected_seconds || seconds_left <= 0) return "not started: the time limit has passed (--time-limit); the same command starts it later";
+  if (!expected_seconds || seconds_left <= 0)
+    return "not started: the time limit has passed (--time-limit); the same command starts it later";
   return "not started: about " + format_duration(*expected_seconds) + " expected (the longest finished run like it), " +
          format_duration(std::max(0.0, seconds_left)) + " left (--time-limit); the same command starts it later";
+}
+
+StartRule::StartRule(const TimeLimit& limit, const std::vector<PlannedRun>& runs, const std::filesystem::path& out)
+    : limit_(limit), durations_(limit.active() ? RunDurations::from_folders(runs, out) : RunDurations{}) {}
+
+std::optional<std::string> StartRule::refusal(const PlannedRun& run, const RunFolder& folder) const {
+  if (!limit_.active()) return std::nullopt;
+  const std::optional<double> expected = durations_.expected_seconds(run, epochs_recorded(folder));
+  if (limit_.allows(expected)) return std::nullopt;
+  return not_started_reason(expected, limit_.seconds_left());
+}
+
+void StartRule::completed(const RunRecord& record) {
+  if (limit_.active()) durations_.add(record);
 }
 
 std::string not_started_summary(int not_started, size_t total) {

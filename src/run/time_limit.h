@@ -71,6 +71,20 @@ class TimeLimit {
 // Why a run did not start: "not started: about 4m30s expected (…), 2m10s left (--time-limit); …", or that the
 // limit has passed.
 std::string not_started_reason(std::optional<double> expected_seconds, double seconds_left);
+
+// The start rule of one command, where runs are started (run/runner.cpp in one process, run/parallel.cpp's
+// scheduler): the limit, and how long the plan's complete runs took (read only when there is a limit).
+class StartRule {
+ public:
+  StartRule(const TimeLimit& limit, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+  // Why `run` (its folder `folder`) must not start now, in one line; nullopt when it may.
+  std::optional<std::string> refusal(const PlannedRun& run, const RunFolder& folder) const;
+  void completed(const RunRecord& record);  // a run of this command completed: its time counts from now on
+
+ private:
+  const TimeLimit& limit_;
+  RunDurations durations_;
+};
 // "2 of 35 runs were not started: …": the tally line at the end.
 std::string not_started_summary(int not_started, size_t total);
 
