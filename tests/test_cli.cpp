@@ -3,8 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 
 #include "cli/common.h"
+#include "data/registry.h"
+#include "record/plan_record.h"
+#include "run/plan.h"
 #include "fixtures.h"
 #include "run/lock.h"
 #include "run_repro.h"
@@ -14,6 +19,7 @@
 
 using namespace repro;
 using repro::test::Contains;
+namespace fs = std::filesystem;
 
 using test::Result;
 using test::run_repro;
@@ -322,6 +328,45 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   CHECK(plan["runs"][3]["row_index"] == 1);
   // The whole grid is now finished: nothing trains.
   CHECK_THAT(run_repro("run " + smoke).output, Contains("4 of 4 runs were already finished"));
+}
+
+// `repro sweep --seeds` and `--set` plan a part of the grid too: seeds and sweep values added by later commands join
+// the plan (results/table2/weight_decay lost its seed-0 entries to a --seeds 1,2,3,4 sweep before 0.7.1). A command
+// that plans the whole grid still rewrites it, and a selected part drops its own stale entries.
+TEST_CASE("sweep --seeds and --set keep the earlier plan's other seeds and sweep values in plan.json", "[cli]") {
+  test::TempDir dir("cli-plan-seeds");
+  test::write_text(dir.path() / "grid.yaml", R"(experiment: grid
+datasets: [fashion_mnist]
+seeds: [0, 1, 2]
+models:
+  - {name: a, model: {preset: vit, dim: 16, depth: 1, heads: 2, patch: 7}}
+  - {name: b, model: {preset: vit, dim: 16, depth: 1, heads: 2, patch: 7}}
+)");
+  const fs::path out = dir.path() / "runs";
+  const auto plan_with = [&](const std::optional<std::string>& seeds, const std::vector<std::string>& axes,
+                             const std::vector<std::string>& rows) {
+    Experiment experiment = load_spec((dir.path() / "grid.yaml").string(), {}, "", {}, rows);
+    apply_sweep_arguments(experiment, seeds, axes);
+    write_plan(experiment, expand_grid(experiment, dataset_catalog()), out);
+    std::set<std::string> dirs;
+    for (const auto& entry : read_plan_record(out / "grid/plan.json").runs) dirs.insert(entry.dir);
+    return dirs;
+  };
+  const std::string a_x1 = "fashion_mnist/a+lr=0.001/seed_", a_x2 = "fashion_mnist/a+lr=0.002/seed_";
+  CHECK(plan_with("0", {"train.lr=0.001"}, {"a"}) == std::set<std::string>{a_x1 + "0"});
+  // Other seeds, then another sweep value: both earlier entries stay.
+  CHECK(plan_with("1,2", {"train.lr=0.001"}, {"a"}) ==
+        std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2"});
+  CHECK(plan_with("1", {"train.lr=0.002"}, {"a"}) ==
+        std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2", a_x2 + "1"});
+  // The spec's seeds with the same value: a selection by its --set, so the other value's seed stays.
+  CHECK(plan_with(std::nullopt, {"train.lr=0.001"}, {"a"}) ==
+        std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2", a_x2 + "1"});
+  // The whole grid (no --rows, --seeds or --set): rewritten with its own 6 runs.
+  const auto whole = plan_with(std::nullopt, {}, {});
+  CHECK(whole.size() == 6);
+  CHECK(whole.count("fashion_mnist/b/seed_2"));
+  CHECK_FALSE(whole.count(a_x1 + "0"));
 }
 
 // 12 runs used to repeat the same data notes 12 times; now each is said once per command, and every run's

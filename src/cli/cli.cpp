@@ -57,6 +57,7 @@ int cli_main(int argc, char** argv, RunExtension* extension) {
   add_bench_command(app, exit_code);
   add_launch_command(app, exit_code);
   add_status_command(app, exit_code);
+  add_collect_command(app, exit_code);
   add_eval_command(app, exit_code);
   add_rollout_command(app, exit_code);
   try {

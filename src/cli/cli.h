@@ -23,5 +23,6 @@ void add_eval_command(CLI::App& app, int& exit_code);
 void add_rollout_command(CLI::App& app, int& exit_code);
 void add_launch_command(CLI::App& app, int& exit_code);
 void add_status_command(CLI::App& app, int& exit_code);
+void add_collect_command(CLI::App& app, int& exit_code);
 
 }  // namespace repro

@@ -231,8 +231,10 @@ void apply_sweep_arguments(Experiment& experiment, const std::optional<std::stri
   if (seeds) {
     experiment.seeds_where = "--seeds '" + *seeds + "'";
     experiment.seeds = parse_seeds(*seeds, experiment.seeds_where);
+    experiment.seeds_selected = true;
   }
   for (const auto& axis : axes) experiment.axes.push_back(parse_axis(axis));
+  experiment.axes_selected = !axes.empty();
 }
 
 CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const std::string& description,

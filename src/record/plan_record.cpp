@@ -1,6 +1,12 @@
 #include "record/plan_record.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
 #include "record/json_fields.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace repro {
@@ -70,6 +76,33 @@ void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
                      {"spec_file", p.spec_file},       {"description", p.description},
                      {"report", {{"baseline", p.report_baseline}}}, {"runs", runs}};
   write_file_atomic(path, plan.dump(2) + "\n");
+}
+
+PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer) {
+  const auto name = [](const PlanRecord& p) {
+    return p.profile.empty() ? p.experiment : p.experiment + "/" + p.profile;
+  };
+  if (name(earlier) != name(newer))
+    throw Error("the plans are of different experiments (" + name(earlier) + " and " + name(newer) + ")");
+  PlanRecord merged = newer;
+  std::set<std::string> dirs;
+  std::map<std::string, int64_t> row_index;  // a configuration's place in the newer plan (sweeps shift it)
+  for (const auto& entry : newer.runs) dirs.insert(entry.dir), row_index.emplace(entry.model_config, entry.row_index);
+  for (PlanEntry entry : earlier.runs) {
+    if (!dirs.insert(entry.dir).second) continue;
+    if (const auto it = row_index.find(entry.model_config); it != row_index.end()) entry.row_index = it->second;
+    merged.runs.push_back(entry);
+  }
+  std::vector<std::string> datasets;  // in order of appearance, the newer plan's first
+  for (const auto& entry : merged.runs)
+    if (std::find(datasets.begin(), datasets.end(), entry.dataset) == datasets.end()) datasets.push_back(entry.dataset);
+  const auto order = [&](const PlanEntry& e) {
+    return std::make_tuple(e.row_index, std::find(datasets.begin(), datasets.end(), e.dataset) - datasets.begin(),
+                           e.seed);
+  };
+  std::stable_sort(merged.runs.begin(), merged.runs.end(),
+                   [&](const PlanEntry& a, const PlanEntry& b) { return order(a) < order(b); });
+  return merged;
 }
 
 }  // namespace repro

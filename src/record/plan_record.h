@@ -31,4 +31,10 @@ struct PlanRecord {
 PlanRecord read_plan_record(const std::filesystem::path& path);
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& plan);
 
+// One plan of two plans of the same experiment and profile (records gathered from several --out folders into one
+// results folder): `newer`'s header and runs, then `earlier`'s runs of other folders (taking the newer plan's
+// row_index where it has their configuration), in grid order (row, dataset in order of appearance, seed). Throws
+// repro::Error when the experiments or profiles differ.
+PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer);
+
 }  // namespace repro

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "data/registry.h"
@@ -115,18 +116,26 @@ std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std:
 
 namespace {
 
-// The entries of an earlier plan.json of this experiment that a --datasets / --rows selection does not cover
-// (another column or row planned by another command); none when it cannot be read.
-std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::filesystem::path& path) {
+// The entries of an earlier plan.json of this experiment that this command's selection does not cover: another
+// column (--datasets), row (--rows), seed (sweep --seeds) or configuration (sweep --set) planned by another
+// command. None when the command plans the whole grid or the plan cannot be read.
+std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::vector<PlannedRun>& runs,
+                                       const std::filesystem::path& path) {
   std::vector<PlanEntry> kept;
   if (!experiment.is_selection() || !std::filesystem::exists(path)) return kept;
+  std::set<std::string> planned_dirs, planned_configurations;
+  for (const auto& run : runs) planned_dirs.insert(run.run_subdir()), planned_configurations.insert(run.model_config);
+  const auto outside = [&](const PlanEntry& entry) {
+    const std::string& row = entry.row.empty() ? entry.model_config : entry.row;
+    return !experiment.dataset_selected(entry.dataset) || !experiment.row_selected(row) ||
+           !experiment.seed_selected(entry.seed) ||
+           (experiment.axes_selected && !planned_configurations.count(entry.model_config));
+  };
   try {
     const PlanRecord earlier = read_plan_record(path);
     if (earlier.experiment != experiment.name || earlier.profile != experiment.profile) return kept;
-    for (const auto& entry : earlier.runs) {
-      const std::string& row = entry.row.empty() ? entry.model_config : entry.row;
-      if (!experiment.dataset_selected(entry.dataset) || !experiment.row_selected(row)) kept.push_back(entry);
-    }
+    for (const auto& entry : earlier.runs)
+      if (!planned_dirs.count(entry.dir) && outside(entry)) kept.push_back(entry);
   } catch (const std::exception& e) {
     spdlog::warn("{}: not readable ({}): rewritten with this command's runs only", path.string(), e.what());
   }
@@ -139,7 +148,7 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
   const std::filesystem::path path = plan_path_in(out / experiment.folder());
   sweep_stale_temp_files(path.parent_path());  // plan.json.tmp-PID of a process killed in its rename
   PlanRecord plan{experiment.name, experiment.profile, experiment.source_file, experiment.description,
-                  experiment.report_baseline, entries_outside(experiment, path)};
+                  experiment.report_baseline, entries_outside(experiment, runs, path)};
   for (const auto& run : runs)
     plan.runs.push_back(
         {run.run_subdir(), run.model_config, run.row, run.sweep, run.row_index, run.dataset, run.seed});

@@ -26,8 +26,9 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // Writes <out>/<experiment folder>/plan.json listing every planned run (folders
-// relative to the plan's own folder). Under --datasets / --rows, the earlier plan's
-// runs outside the selection are kept: a table run column by column lists them all.
+// relative to the plan's own folder). Under --datasets / --rows / sweep --seeds / sweep --set, the earlier plan's
+// runs outside the selection are kept: a table run column by column, or seeds and sweep values added by later
+// commands, lists them all. A command that plans the whole grid rewrites the plan.
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // The dry-run listing: each model configuration x dataset with its settings

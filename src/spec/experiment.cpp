@@ -557,4 +557,8 @@ bool Experiment::row_selected(const std::string& row_name) const {
          std::find(selected_rows.begin(), selected_rows.end(), row_name) != selected_rows.end();
 }
 
+bool Experiment::seed_selected(int64_t seed) const {
+  return !seeds_selected || std::find(seeds.begin(), seeds.end(), seed) != seeds.end();
+}
+
 }  // namespace repro

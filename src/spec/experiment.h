@@ -55,6 +55,9 @@ struct Experiment {
   // --datasets / --rows: only these columns / rows of the grid are planned (empty = all). Rows keep their
   // position (row_index) in the spec, so a table assembled column by column keeps the spec's row order.
   std::vector<std::string> selected_datasets, selected_rows;
+  // `repro sweep --seeds` / `--set`: this command plans these seeds / these axis values only. Like --datasets and
+  // --rows they make the command a selection: an earlier plan's runs of other seeds or configurations stay planned.
+  bool seeds_selected = false, axes_selected = false;
   // `report: {baseline: ROW}`: the row `repro report --stats` compares the others with ("" = the first row);
   // a report setting, so not part of any run's spec (changing it re-runs nothing).
   std::string report_baseline;
@@ -66,9 +69,12 @@ struct Experiment {
   // Keeps only these datasets (after the profile's) and rows of the grid; throws naming the option, the name
   // and what the spec has. Call after choose_profile.
   void select(const std::vector<std::string>& datasets, const std::vector<std::string>& rows);
-  bool is_selection() const { return !selected_datasets.empty() || !selected_rows.empty(); }
+  bool is_selection() const {
+    return !selected_datasets.empty() || !selected_rows.empty() || seeds_selected || axes_selected;
+  }
   bool dataset_selected(const std::string& dataset) const;
   bool row_selected(const std::string& row_name) const;
+  bool seed_selected(int64_t seed) const;  // true unless --seeds chose others
 };
 
 // Parses and validates a spec file (every key and value is checked here, so a
