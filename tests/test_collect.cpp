@@ -1,9 +1,9 @@
 // `repro collect FROM TO` (record/copy_records.h): finished runs' record files copied, never checkpoints, weights
 // or unfinished runs; plan.json merged with the one TO holds; a different record in TO, a link on either side and a
 // damaged summary.json refused one line each, with nothing overwritten or written through a link.
-#include "catch.h"
 #include <filesystem>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "record/copy_records.h"
 #include "record/folder.h"
@@ -107,13 +107,19 @@ TEST_CASE("collect refuses a different record, links and damaged records, and ov
   const std::string other_summary = read_file(other.summary_path());
   fs::create_directories(dir.path() / "elsewhere");
   fs::create_directory_symlink(dir.path() / "elsewhere", results / "grid/fashion_mnist/a/seed_1");
+  // In the out folder: seed 4's eval/ a link to a folder of evaluations outside the run.
+  const RunFolder linked_eval = finished_run(out, 4, 74.5);
+  fs::rename(linked_eval.eval_dir(), dir.path() / "outside-eval");
+  fs::create_directory_symlink(dir.path() / "outside-eval", linked_eval.eval_dir());
 
   const CollectTally tally = collect_records(out, results);
-  REQUIRE(tally.refused.size() == 3);
+  REQUIRE(tally.refused.size() == 4);
   CHECK(tally.copied == 1);  // seed 2
   CHECK_THAT(tally.refused[0], Contains("seed_0 holds a different record of this run") && Contains("not overwritten"));
   CHECK_THAT(tally.refused[1], Contains("seed_1 is a symbolic link (to ") && Contains("nothing is written through"));
   CHECK_THAT(tally.refused[2], Contains("seed_3/summary.json"));
+  CHECK_THAT(tally.refused[3], Contains("seed_4/eval is a symbolic link"));
+  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_4"));
   CHECK(read_file(other.summary_path()) == other_summary);
   CHECK(fs::is_empty(dir.path() / "elsewhere"));
   CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_3"));
@@ -144,6 +150,6 @@ TEST_CASE("repro collect prints its tally, one line per refusal, and exits 1 whe
   const test::Result second = test::run_repro("collect " + out.string() + " " + results.string());
   INFO(second.output);
   CHECK(second.exit_code == 1);
-  CHECK_THAT(second.output, Contains("holds a different record of this run") && Contains("1 already there") &&
-                                Contains("1 refused"));
+  CHECK_THAT(second.output,
+             Contains("holds a different record of this run") && Contains("1 already there") && Contains("1 refused"));
 }

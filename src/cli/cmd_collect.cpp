@@ -11,8 +11,9 @@ namespace repro {
 
 void add_collect_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand(
-      "collect", "Copy the records of finished runs (no checkpoints or weights) from an --out folder into a results "
-                 "folder, merging plan.json");
+      "collect",
+      "Copy the records of finished runs (no checkpoints or weights) from an --out folder into a results "
+      "folder, merging plan.json");
   auto from = std::make_shared<std::string>(), to = std::make_shared<std::string>();
   command->add_option("from", *from, "An --out folder, or a folder below it (e.g. runs/table2/paper)")->required();
   command->add_option("to", *to, "The results folder (e.g. results/table2/paper); created when absent")->required();

@@ -33,8 +33,8 @@ std::optional<std::string> file_content(const fs::path& path) {
 // The record files of a run folder, relative to it, summary.json last: a copy is a record once it has one.
 std::vector<fs::path> record_files(const RunFolder& run) {
   std::vector<fs::path> files;
-  for (const fs::path& path : {run.spec_path(), run.metrics_path(), run.steps_path(), run.events_path(),
-                               run.log_path()})
+  for (const fs::path& path :
+       {run.spec_path(), run.metrics_path(), run.steps_path(), run.events_path(), run.log_path()})
     files.push_back(path.filename());
   std::vector<fs::path> evals;
   std::error_code ec;
@@ -50,16 +50,16 @@ std::vector<fs::path> record_files(const RunFolder& run) {
 std::string refusal(const fs::path& from, const fs::path& to, const fs::path& relative,
                     const std::vector<fs::path>& files) {
   for (const auto& file : files) {
-    if (is_link(from / relative / file))
-      return (from / relative / file).string() + " is a symbolic link: a record's own files are copied, not what a "
-                                                 "link names";
+    if (const auto link = first_link_below(from / relative, file))
+      return link->string() + " is a symbolic link: a record's own files are copied, not what a link names";
     if (const auto link = first_link_below(to, relative / file))
       return link->string() + " is a symbolic link (to " + link_target(*link) + "): nothing is written through it";
   }
   const auto there = file_content(to / relative / kSummaryFile);
   if (there && *there != read_file(from / relative / kSummaryFile))
-    return (to / relative).string() + " holds a different record of this run (its summary.json differs): not "
-                                      "overwritten; move one of them away to keep both";
+    return (to / relative).string() +
+           " holds a different record of this run (its summary.json differs): not "
+           "overwritten; move one of them away to keep both";
   return "";
 }
 
