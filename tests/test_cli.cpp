@@ -359,9 +359,13 @@ models:
         std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2"});
   CHECK(plan_with("1", {"train.lr=0.002"}, {"a"}) ==
         std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2", a_x2 + "1"});
+  // Two values at once shift b's row_index (a has two configurations now); b's other seed takes the new one.
+  plan_with("0", {"train.lr=0.001"}, {"b"});
+  plan_with("1", {"train.lr=0.001,0.002"}, {"b"});
+  for (const auto& entry : read_plan_record(out / "grid/plan.json").runs)
+    if (entry.model_config == "b+lr=0.001") CHECK(entry.row_index == 2);
   // The spec's seeds with the same value: a selection by its --set, so the other value's seed stays.
-  CHECK(plan_with(std::nullopt, {"train.lr=0.001"}, {"a"}) ==
-        std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2", a_x2 + "1"});
+  CHECK(plan_with(std::nullopt, {"train.lr=0.001"}, {"a"}).count(a_x2 + "1"));
   // The whole grid (no --rows, --seeds or --set): rewritten with its own 6 runs.
   const auto whole = plan_with(std::nullopt, {}, {});
   CHECK(whole.size() == 6);

@@ -123,8 +123,10 @@ std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::
                                        const std::filesystem::path& path) {
   std::vector<PlanEntry> kept;
   if (!experiment.is_selection() || !std::filesystem::exists(path)) return kept;
-  std::set<std::string> planned_dirs, planned_configurations;
-  for (const auto& run : runs) planned_dirs.insert(run.run_subdir()), planned_configurations.insert(run.model_config);
+  std::set<std::string> planned_dirs;
+  std::map<std::string, int64_t> planned_configurations;  // -> row_index (sweeps shift it: other seeds take this one)
+  for (const auto& run : runs)
+    planned_dirs.insert(run.run_subdir()), planned_configurations.emplace(run.model_config, run.row_index);
   const auto outside = [&](const PlanEntry& entry) {
     const std::string& row = entry.row.empty() ? entry.model_config : entry.row;
     return !experiment.dataset_selected(entry.dataset) || !experiment.row_selected(row) ||
@@ -134,8 +136,12 @@ std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::
   try {
     const PlanRecord earlier = read_plan_record(path);
     if (earlier.experiment != experiment.name || earlier.profile != experiment.profile) return kept;
-    for (const auto& entry : earlier.runs)
-      if (!planned_dirs.count(entry.dir) && outside(entry)) kept.push_back(entry);
+    for (PlanEntry entry : earlier.runs) {
+      if (planned_dirs.count(entry.dir) || !outside(entry)) continue;
+      if (const auto it = planned_configurations.find(entry.model_config); it != planned_configurations.end())
+        entry.row_index = it->second;
+      kept.push_back(entry);
+    }
   } catch (const std::exception& e) {
     spdlog::warn("{}: not readable ({}): rewritten with this command's runs only", path.string(), e.what());
   }
