@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "fixtures.h"
+#include "record/plan_record.h"
 #include "run/lock.h"
 #include "run/parallel.h"
 #include "run/threads.h"
@@ -230,6 +231,9 @@ TEST_CASE("repro run --index trains one run of the plan and prints no table; a p
   CHECK_THAT(read_file(runs / "vit-mlp4/seed_0/summary.json"), Contains("\"status\": \"complete\""));
   CHECK_FALSE(std::filesystem::exists(runs / "vit/seed_0"));
   CHECK_FALSE(std::filesystem::exists(runs / "vit-mlp4/seed_1"));
+  // The plan lists the whole grid, so that report and status show the three runs not started as pending.
+  CHECK(read_plan_record(dir.path() / "runs/grid/plan.json").runs.size() == 4);
+  CHECK_THAT(test::run_repro("status " + (dir.path() / "runs").string()).output, Contains("4 runs: 1 complete"));
   const test::Result again = test::run_repro("run " + spec + out + " --index 2");
   CHECK(again.exit_code == 0);
   CHECK_THAT(again.output, Contains("already finished: skipped"));

@@ -289,6 +289,7 @@ int run_positions(const Experiment& experiment, const std::vector<size_t>& posit
   }
   validate_plan(selected);
   const std::vector<RunState> statuses = check_plan(selected, options.out);  // throws on a changed spec
+  write_plan(experiment, runs, options.out);  // the whole plan: runs started one by one still make one table
   Tally tally;
   std::vector<size_t> to_train;
   for (size_t k = 0; k < positions.size(); ++k) {
