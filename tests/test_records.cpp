@@ -30,7 +30,8 @@ namespace {
 RunRecord complete_record() {
   RunRecord r;
   r.status = RunState::Complete;
-  r.experiment = "table2", r.profile = "paper", r.model_config = "DGT x2", r.dataset = "rotten_tomatoes";
+  r.experiment = "table2", r.profile = "paper", r.model_config = "DGT x2+lr=0.001", r.dataset = "rotten_tomatoes";
+  r.row = "DGT x2", r.sweep = {{"lr", "0.001"}};
   r.row_index = 4, r.seed = 3;
   r.environment = {{"git_commit", "abc"}, {"device", "cpu"}};
   r.git_commit = "abc";
@@ -54,6 +55,8 @@ void check_same(const RunRecord& a, const RunRecord& b) {
   CHECK(b.status == a.status);
   CHECK(b.seed == a.seed);
   CHECK(b.profile == a.profile);
+  CHECK(b.row == a.row);
+  CHECK((b.sweep == a.sweep));
   CHECK(b.selected.has_value() == a.selected.has_value());
   if (a.selected && b.selected) {
     CHECK(b.selected->epoch == a.selected->epoch);

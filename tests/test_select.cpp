@@ -239,4 +239,16 @@ TEST_CASE("report --select end to end: a real lr sweep collapsed per row, the We
   const auto bad = test::run_repro("report " + out.string() + " --select model.dim");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Contains("--select model.dim: not a sweep axis of experiment 'lrsweep' (its axes: lr)"));
+
+  // Without plan.json (runs collected from elsewhere, or a plan lost) the records name their row and sweep values
+  // themselves (0.7.1): the same selection and the same axis figure.
+  fs::remove(out / "lrsweep/plan.json");
+  const auto unplanned = test::run_repro("report " + out.string() + " --format csv --select lr");
+  INFO(unplanned.output);
+  REQUIRE(unplanned.exit_code == 0);
+  CHECK(unplanned.output == selected.output);
+  const auto unplanned_plots =
+      test::run_repro("report " + out.string() + " --plots -o " + (dir.path() / "unplanned/report.md").string());
+  REQUIRE(unplanned_plots.exit_code == 0);
+  CHECK(read_file(dir.path() / "unplanned/figures/lrsweep_fashion_mnist_sweep_lr.csv") == axis_csv);
 }

@@ -115,4 +115,23 @@ int64_t record_version(const JsonFields& fields, int64_t known) {
   return version;
 }
 
+nlohmann::json sweep_json(const SweepValues& sweep) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& [label, value] : sweep) pairs.push_back({label, value});
+  return pairs;
+}
+
+SweepValues read_sweep_values(const JsonFields& fields, const std::string& key) {
+  SweepValues sweep;
+  if (!fields.has(key)) return sweep;
+  const nlohmann::json& pairs = fields.required(key);
+  if (!pairs.is_array()) fields.wrong(key, pairs, "expected a list of [axis label, value] pairs");
+  for (const auto& pair : pairs) {  // [[label, value], ...]
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+      fields.wrong(key, pairs, "expected a list of [axis label, value] pairs");
+    sweep.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  }
+  return sweep;
+}
+
 }  // namespace repro

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/error.h"
@@ -46,6 +47,12 @@ class JsonFields {
   std::filesystem::path file_;
   std::string where_;
 };
+
+// A run's sweep values, (axis label, value) in axis order: [[label, value], ...] in plan.json and summary.json.
+using SweepValues = std::vector<std::pair<std::string, std::string>>;
+nlohmann::json sweep_json(const SweepValues& sweep);
+// The pairs under `key`; empty when absent; throws RecordError on anything but a list of two-text lists.
+SweepValues read_sweep_values(const JsonFields& fields, const std::string& key);
 
 // A number, or null when absent or not finite (JSON has no NaN).
 nlohmann::json json_number(std::optional<double> value);

@@ -15,25 +15,13 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::pair<std::string, std::string>> read_sweep(const JsonFields& entry) {
-  std::vector<std::pair<std::string, std::string>> sweep;
-  if (!entry.has("sweep")) return sweep;
-  const json& pairs = entry.required("sweep");
-  for (const auto& pair : pairs) {  // [[label, value], ...]
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-      entry.wrong("sweep", pairs, "expected a list of [axis label, value] pairs");
-    sweep.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
-  }
-  return sweep;
-}
-
 PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t index) {
   const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
   PlanEntry e;
   e.dir = entry.text("dir");
   e.model_config = entry.text("model_config");
   e.row = entry.optional_text("row").value_or("");
-  e.sweep = read_sweep(entry);
+  e.sweep = read_sweep_values(entry, "sweep");
   e.row_index = entry.optional_integer("row_index").value_or(0);
   e.dataset = entry.text("dataset");
   e.seed = entry.integer("seed");
@@ -62,12 +50,10 @@ PlanRecord read_plan_record(const std::filesystem::path& path) {
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
   json runs = json::array();
   for (const auto& e : p.runs) {
-    json sweep = json::array();
-    for (const auto& [label, value] : e.sweep) sweep.push_back({label, value});
     runs.push_back({{"dir", e.dir},
                     {"model_config", e.model_config},
                     {"row", e.row},
-                    {"sweep", sweep},
+                    {"sweep", sweep_json(e.sweep)},
                     {"row_index", e.row_index},
                     {"dataset", e.dataset},
                     {"seed", e.seed}});

@@ -103,6 +103,8 @@ RunRecord read_run_record(const std::filesystem::path& summary_path) {
   r.message = s.optional_text("message").value_or("");
   r.profile = s.has("profile") && s.raw().at("profile").is_string() ? s.text("profile") : "";
   r.row_index = s.has("row_index") && s.raw().at("row_index").is_number_integer() ? s.integer("row_index") : 0;
+  r.row = s.optional_text("row").value_or("");  // absent before 0.7.1
+  r.sweep = read_sweep_values(s, "sweep");
   r.environment = s.has("environment") ? s.raw().at("environment") : json();
   r.git_commit = s.has("git_commit") && s.raw().at("git_commit").is_string() ? s.text("git_commit") : "";
   read_training(s, r);
@@ -121,6 +123,8 @@ json run_record_json(const RunRecord& r) {
               {"experiment", r.experiment},
               {"profile", r.profile},
               {"model_config", r.model_config},
+              {"row", r.row},
+              {"sweep", sweep_json(r.sweep)},
               {"row_index", r.row_index},
               {"dataset", r.dataset},
               {"seed", r.seed},

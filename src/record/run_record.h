@@ -45,6 +45,8 @@ struct RunRecord {
   RunState status = RunState::Complete;  // complete | diverged | failed
   std::string message;                   // why it diverged or failed
   std::string experiment, profile, model_config, dataset;
+  std::string row;                                          // the spec row ("" in records before 0.7.1)
+  std::vector<std::pair<std::string, std::string>> sweep;  // its sweep values (axis label, value), axis order
   int64_t row_index = 0, seed = 0;
   nlohmann::json environment;  // run/device's environment record: shown, not interpreted
   std::string git_commit;

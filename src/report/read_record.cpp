@@ -73,6 +73,7 @@ void take_record(const RunFolder& folder, const RunRecord& s, const std::string&
   if (!planned) {
     out.experiment = s.experiment, out.profile = s.profile;
     r.model_config = s.model_config, r.dataset = s.dataset, r.seed = s.seed;
+    r.row = s.row, r.sweep = s.sweep;  // a record of 0.7.1 or later says its row and sweep values itself
     r.row_index = static_cast<int>(s.row_index);
   } else if (s.model_config != planned->model_config || s.dataset != planned->dataset || s.seed != planned->seed) {
     throw BadRecord{RunState::Inconsistent, file.string() + " holds " + s.model_config + " on " + s.dataset +

@@ -26,6 +26,8 @@ RunRecord record_of(const PlannedRun& run, const nlohmann::json& environment) {
   r.experiment = run.experiment;
   r.profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
   r.model_config = run.model_config;
+  r.row = run.row;
+  r.sweep = run.sweep;
   r.row_index = run.row_index;
   r.dataset = run.dataset;
   r.seed = run.seed;
