@@ -30,6 +30,13 @@ std::optional<std::string> file_content(const fs::path& path) {
   return read_file(path);
 }
 
+// Why writing `to`/`relative` would go through a symbolic link; "" when it would not.
+std::string written_through_link(const fs::path& to, const fs::path& relative) {
+  const auto link = first_link_below(to, relative);
+  return link ? link->string() + " is a symbolic link (to " + link_target(*link) + "): nothing is written through it"
+              : "";
+}
+
 // The record files of a run folder, relative to it, summary.json last: a copy is a record once it has one.
 std::vector<fs::path> record_files(const RunFolder& run) {
   std::vector<fs::path> files;
@@ -52,8 +59,7 @@ std::string refusal(const fs::path& from, const fs::path& to, const fs::path& re
   for (const auto& file : files) {
     if (const auto link = first_link_below(from / relative, file))
       return link->string() + " is a symbolic link: a record's own files are copied, not what a link names";
-    if (const auto link = first_link_below(to, relative / file))
-      return link->string() + " is a symbolic link (to " + link_target(*link) + "): nothing is written through it";
+    if (const std::string why = written_through_link(to, relative / file); !why.empty()) return why;
   }
   const auto there = file_content(to / relative / kSummaryFile);
   if (there && *there != read_file(from / relative / kSummaryFile))
@@ -107,9 +113,8 @@ void collect_plan(const fs::path& from, const fs::path& to, const fs::path& rela
     tally.refused.push_back(source.string() + " is a symbolic link: not a plan of this folder");
     return;
   }
-  if (const auto link = first_link_below(to, relative)) {
-    tally.refused.push_back(link->string() + " is a symbolic link (to " + link_target(*link) +
-                            "): nothing is written through it");
+  if (const std::string why = written_through_link(to, relative); !why.empty()) {
+    tally.refused.push_back(why);
     return;
   }
   try {
