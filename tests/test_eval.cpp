@@ -15,6 +15,7 @@
 #include "run/eval_run.h"
 #include "run/model_file.h"
 #include "run/runner.h"
+#include "run/selection.h"
 #include "run_repro.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
@@ -120,13 +121,24 @@ TEST_CASE("model.pt follows the selected epoch: written when an epoch becomes th
   CHECK(read_model_file_info(path).epoch == 3);
   CHECK(torch::equal(stored_weight(path), model->weight.detach()));
 
-  CHECK(epoch_to_keep(SaveModel::Last, SelectRule::Auto, true, history) == 3);
-  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Last, true, {row(1, 50), row(2, 40)}) == 2);
-  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Auto, false, {row(1, 50), row(2, 40)}) == 2);
-  CHECK(epoch_to_keep(SaveModel::None, SelectRule::Auto, true, history) == 0);
+  CHECK(epoch_to_keep(SaveModel::Last, SelectRule::Auto, true, history).epoch == 3);
+  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Last, true, {row(1, 50), row(2, 40)}).epoch == 2);
+  CHECK(epoch_to_keep(SaveModel::Selected, SelectRule::Auto, false, {row(1, 50), row(2, 40)}).epoch == 2);
+  CHECK(epoch_to_keep(SaveModel::None, SelectRule::Auto, true, history).epoch == 0);
   CHECK_THROWS_WITH(read_model_file_info(dir.path() / "absent.pt"), Contains("absent.pt: no such file"));
   test::write_text(dir.path() / "bad.pt", "not an archive");
   CHECK_THROWS_WITH(read_model_file_info(dir.path() / "bad.pt"), Contains("bad.pt: unreadable model file"));
+}
+
+TEST_CASE("train.select: the earliest best validation epoch, else the last; the rule used is named", "[train]") {
+  const std::vector<EpochRow> tied = {row(1, 50), row(2, 60), row(3, 60), row(4, 55)};
+  CHECK(selected_epoch(tied, SelectRule::Auto, true).epoch == 2);  // a tie goes to the earlier epoch
+  CHECK(selected_epoch(tied, SelectRule::Auto, true).rule == SelectRule::BestVal);
+  CHECK(selected_epoch(tied, SelectRule::BestVal, true).epoch == 2);
+  CHECK(selected_epoch(tied, SelectRule::Last, true).epoch == 4);
+  CHECK(selected_epoch(tied, SelectRule::Auto, false).epoch == 4);  // no validation split: the last epoch
+  CHECK(selected_epoch(tied, SelectRule::BestVal, false).rule == SelectRule::Last);
+  CHECK(selected_epoch({}, SelectRule::Auto, true).epoch == 0);
 }
 
 TEST_CASE("train.save_model: the option and its values", "[spec]") {

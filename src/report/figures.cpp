@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -70,24 +71,21 @@ std::string spread_note(const Chart& chart, const std::string& what) {
   return "mean ± 1 std (" + what + ") over up to " + std::to_string(n) + " seeds";
 }
 
-// The noise setting a run's spec.resolved.yaml records: {split, kind, level}; split "none" = clean.
-struct Noise {
-  std::string split = "none", kind;
-  double level = 0;
-  std::string model;  // the resolved model section, as YAML text: one curve per model
+// The noise setting a run's spec.resolved.yaml records, with its model section; nullopt when that file is missing
+// or unreadable (the run is then placed on no robustness curve).
+struct RunNoise {
+  NoiseOptions noise;  // split none = clean
+  std::string model;   // the resolved model section, as YAML text: one curve per model
 };
 
-Noise noise_of(const RunResult& run) {
-  Noise noise;
+std::optional<RunNoise> noise_of(const RunResult& run) {
   try {
     const RunSpec spec = read_run_spec(RunFolder(run.path).spec_path());
-    const NoiseOptions n = data_options(spec.config).noise;  // the data settings only: converted as runs do
-    noise.split = name_of(n.split), noise.kind = name_of(n.kind), noise.level = n.level;
-    noise.model = spec.config.section_text({"model."});
+    // The data settings only: converted as runs do.
+    return RunNoise{data_options(spec.config).noise, spec.config.section_text({"model."})};
   } catch (const std::exception&) {
-    noise.split = "";  // unreadable: not placed on a robustness curve
+    return std::nullopt;
   }
-  return noise;
 }
 
 std::string csv_text(const std::string& text) {
@@ -109,7 +107,8 @@ constexpr const char* kMarksLabel = "selected epoch (one per run)";
 // learning curves would repeat that row's, so the learning charts leave it out (the robustness charts show it).
 bool trains_like_another_row(const RunResult& run) {
   if (run.path.empty()) return false;
-  return noise_of(run).split == "test";  // "" when spec.resolved.yaml is missing or unreadable
+  const std::optional<RunNoise> noise = noise_of(run);
+  return noise && noise->noise.split == NoiseSplit::Test;
 }
 
 std::string learning_subtitle(const Chart& chart) {
@@ -200,10 +199,22 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
   return charts;
 }
 
+std::string noised_images(NoiseSplit split) {
+  switch (split) {
+    case NoiseSplit::Test: return "test images only";
+    case NoiseSplit::Train: return "training images";
+    case NoiseSplit::Both: return "train and test";
+    case NoiseSplit::None: break;
+  }
+  return "none";
+}
+
 std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
   // (dataset, split, kind) -> model -> level -> values; clean runs (split none) go to level 0 of every chart.
   struct Key {
-    std::string dataset, split, kind;
+    std::string dataset;
+    NoiseSplit split;
+    NoiseKind kind;
     bool operator<(const Key& o) const { return std::tie(dataset, split, kind) < std::tie(o.dataset, o.split, o.kind); }
   };
   std::map<Key, std::map<std::string, std::map<double, std::vector<double>>>> noisy;
@@ -213,27 +224,25 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
   for (const auto& row : results.model_configs)
     for (const auto& run : results.runs) {
       if (run.model_config != row || !is_counted(run)) continue;
-      const Noise noise = noise_of(run);
-      if (noise.split.empty()) continue;
-      if (std::find(model_order.begin(), model_order.end(), noise.model) == model_order.end())
-        model_order.push_back(noise.model);
-      if (noise.split == "none") {
-        label_of[noise.model] = row;  // the clean row names the model
-        clean[run.dataset][noise.model].push_back(run.value);
+      const std::optional<RunNoise> of_run = noise_of(run);
+      if (!of_run) continue;
+      const NoiseOptions& noise = of_run->noise;
+      const std::string& model = of_run->model;
+      if (std::find(model_order.begin(), model_order.end(), model) == model_order.end()) model_order.push_back(model);
+      if (noise.split == NoiseSplit::None) {
+        label_of[model] = row;  // the clean row names the model
+        clean[run.dataset][model].push_back(run.value);
       } else {
-        if (!label_of.count(noise.model)) label_of[noise.model] = row;
-        noisy[{run.dataset, noise.split, noise.kind}][noise.model][noise.level].push_back(run.value);
+        if (!label_of.count(model)) label_of[model] = row;
+        noisy[{run.dataset, noise.split, noise.kind}][model][noise.level].push_back(run.value);
       }
     }
   std::vector<NamedChart> charts;
   for (const auto& [key, models] : noisy) {
     Chart chart;
-    chart.title = title_of(results) + ": " + key.dataset + ", " + key.kind + " noise (" +
-                  (key.split == "test"    ? "test images only"
-                   : key.split == "train" ? "training images"
-                                          : "train and test") +
-                  ")";
-    chart.x_label = key.kind + " level (0 = clean)";
+    const std::string kind = name_of(key.kind);
+    chart.title = title_of(results) + ": " + key.dataset + ", " + kind + " noise (" + noised_images(key.split) + ")";
+    chart.x_label = kind + " level (0 = clean)";
     chart.y_label = "test accuracy (%)";
     for (size_t m = 0; m < model_order.size(); ++m) {
       const std::string& model = model_order[m];
@@ -251,8 +260,8 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
     }
     if (chart.series.empty()) continue;
     chart.subtitle = spread_note(chart, "error bars");
-    charts.push_back({stem_of(results) + "_" + safe_name(key.dataset) + "_robustness_" + safe_name(key.split) + "_" +
-                          safe_name(key.kind),
+    charts.push_back({stem_of(results) + "_" + safe_name(key.dataset) + "_robustness_" + name_of(key.split) + "_" +
+                          kind,
                       chart});
   }
   return charts;

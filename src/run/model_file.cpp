@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "run/summary.h"
+#include "run/selection.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/sha256.h"
@@ -116,19 +116,6 @@ std::optional<ModelFileRecord> model_file_record(const std::filesystem::path& ru
   return ModelFileRecord{path.filename().string(), info.epoch, info.rule};
 }
 
-int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, const std::vector<EpochRow>& history,
-                      std::string* rule_used) {
-  if (save == SaveModel::None || history.empty()) {
-    if (rule_used) *rule_used = "";
-    return 0;
-  }
-  if (save == SaveModel::Last) {
-    if (rule_used) *rule_used = "last";
-    return history.back().epoch;
-  }
-  return selected_epoch(history, name_of(select), has_validation, rule_used);
-}
-
 std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model_hook(std::filesystem::path path,
                                                                                       SaveModel save, SelectRule select,
                                                                                       bool has_validation,
@@ -140,9 +127,8 @@ std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model
       *held = 0;
       return;
     }
-    std::string rule;
-    const int64_t keep = epoch_to_keep(save, select, has_validation, history, &rule);
-    if (keep == 0 || keep != history.back().epoch) return;  // the weights at hand are not the ones kept
+    const EpochChoice keep = epoch_to_keep(save, select, has_validation, history);
+    if (keep.epoch == 0 || keep.epoch != history.back().epoch) return;  // the weights at hand are not the ones kept
     if (*held < 0) {
       try {
         *held = std::filesystem::exists(path) ? read_model_file_info(path).epoch : 0;
@@ -150,9 +136,9 @@ std::function<void(torch::nn::Module&, const std::vector<EpochRow>&)> keep_model
         *held = 0;  // unreadable (a damaged file): rewritten below
       }
     }
-    if (*held == keep) return;
-    write_model_file(path, model, {keep, rule, owner.run, owner.spec_sha256});
-    *held = keep;
+    if (*held == keep.epoch) return;
+    write_model_file(path, model, {keep.epoch, name_of(keep.rule), owner.run, owner.spec_sha256});
+    *held = keep.epoch;
   };
 }
 

@@ -49,10 +49,6 @@ ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Modu
 // summary.json's "model_file": model.pt's epoch and rule; nullopt without a model.pt.
 std::optional<ModelFileRecord> model_file_record(const std::filesystem::path& run_dir);
 
-// The epoch whose weights the run keeps after `history` (0 = none): the reported epoch under
-// train.select (`select`, with or without a validation split), the last epoch, or none.
-int64_t epoch_to_keep(SaveModel save, SelectRule select, bool has_validation, const std::vector<EpochRow>& history,
-                      std::string* rule_used = nullptr);
 
 // The trainer's model_changed hook for a run folder: an empty history (a fresh start) removes a
 // stale model.pt; when the history's last epoch is the epoch to keep and the file does not hold

@@ -38,29 +38,16 @@ RunRecord record_of(const PlannedRun& run, const nlohmann::json& environment) {
 
 }  // namespace
 
-int64_t selected_epoch(const std::vector<EpochRow>& history, const std::string& rule, bool has_validation,
-                       std::string* rule_used) {
-  const bool best = rule == "best_val" || (rule == "auto" && has_validation);
-  if (rule_used) *rule_used = best && has_validation ? "best_val" : "last";
-  if (history.empty()) return 0;
-  if (!best || !has_validation) return history.back().epoch;
-  const EpochRow* chosen = &history.front();
-  for (const auto& row : history)  // first epoch with the highest validation accuracy
-    if (row.val_acc > chosen->val_acc) chosen = &row;
-  return chosen->epoch;
-}
-
 RunRecord make_summary(const PlannedRun& run, const TrainOutcome& outcome, const RunData& data,
                        const ParamBreakdown& params, const nlohmann::json& environment) {
-  std::string rule;
-  const int64_t epoch = selected_epoch(outcome.history, name_of(run.options.train.select), data.val.size() > 0, &rule);
+  const EpochChoice chosen = selected_epoch(outcome.history, run.options.train.select, data.val.size() > 0);
   RunRecord r = record_of(run, environment);
   r.status = outcome.status;
   r.message = outcome.message;
   r.trained = true;
   r.epochs_planned = run.options.train.epochs;
   r.epochs_run = static_cast<int64_t>(outcome.history.size());
-  r.selection = {rule, epoch};
+  r.selection = {name_of(chosen.rule), chosen.epoch};
   r.params = params.total;
   r.param_breakdown.assign(params.parts.begin(), params.parts.end());
   r.data = {static_cast<int64_t>(data.train.size()), static_cast<int64_t>(data.val.size()),
@@ -68,7 +55,7 @@ RunRecord make_summary(const PlannedRun& run, const TrainOutcome& outcome, const
   r.wall_seconds = outcome.wall_seconds;
   r.resumed_from_epoch = outcome.resumed_from_epoch;
   r.finished_at = utc_now();
-  if (epoch > 0) r.selected = recorded_epoch(outcome.history[epoch - 1]);
+  if (chosen.epoch > 0) r.selected = recorded_epoch(outcome.history[chosen.epoch - 1]);
   if (!outcome.history.empty()) r.final = recorded_epoch(outcome.history.back());
   return r;
 }

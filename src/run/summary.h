@@ -6,14 +6,11 @@
 #include "data/dataset.h"
 #include "models/param_count.h"
 #include "record/run_record.h"
+#include "run/selection.h"
 #include "spec/grid.h"
 #include "train/trainer.h"
 
 namespace repro {
-
-// The epoch reported for the run under train.select (1-based; 0 when none ran).
-int64_t selected_epoch(const std::vector<EpochRow>& history, const std::string& rule, bool has_validation,
-                       std::string* rule_used);
 
 // The record of a run that trained (complete or diverged); model_file is left for the runner.
 RunRecord make_summary(const PlannedRun& run, const TrainOutcome& outcome, const RunData& data,
