@@ -55,6 +55,23 @@ TEST_CASE("markdown table: mean ± std, bold best, missing and diverged runs sho
   CHECK_THAT(csv, Contains("t,DGViT,fashion_mnist,test_acc,0,,,1,\"1 diverged, 1 failed\",false"));
 }
 
+TEST_CASE("the caption's n is the most common cell size, the larger on a tie; the other cells are marked", "[report]") {
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"A", "B"};
+  r.datasets = {"rt", "ng"};
+  for (long long seed = 0; seed < 3; ++seed) {  // rt: n = 3 twice; ng: n = 1 twice
+    r.runs.push_back(result("A", "rt", seed, "complete", 70.0 + seed, 0));
+    r.runs.push_back(result("B", "rt", seed, "complete", 72.0 + seed, 1));
+  }
+  r.runs.push_back(result("A", "ng", 0, "complete", 60.0, 0));
+  r.runs.push_back(result("B", "ng", 0, "complete", 61.0, 1));
+  const std::string md = render_markdown(r, "test_acc");
+  CHECK_THAT(md, Contains("over n = 3 seeds per cell"));
+  CHECK_THAT(md, Contains("| A | 71.00 ± 1.00 | 60.00 ± n/a (n=1) |"));
+  CHECK_THAT(md, Contains("| B | **73.00 ± 1.00** | **61.00 ± n/a** (n=1) |"));
+}
+
 TEST_CASE("for losses the lowest mean is bold", "[report]") {
   ExperimentResults r;
   r.name = "t";

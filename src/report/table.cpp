@@ -81,7 +81,7 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
 
 std::string render_markdown(const ExperimentResults& results, const std::string& metric) {
   const int digits = lower_is_better(metric) ? 4 : 2;
-  // The most common n across cells is stated in the caption; others are marked.
+  // The most common n across cells (the larger on a tie) is stated in the caption; others are marked.
   std::map<size_t, int> n_counts;
   std::map<std::string, std::map<std::string, Cell>> cells;
   for (const auto& config : results.model_configs)
@@ -92,7 +92,7 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   size_t common_n = 0;
   int most = -1;
   for (const auto& [n, count] : n_counts)
-    if (count > most) common_n = n, most = count;
+    if (count >= most) common_n = n, most = count;
 
   std::string out = "### " + (results.heading.empty() ? results.name : results.heading) + ": " + metric +
                     (lower_is_better(metric) ? "" : " (%)") + "\n\n";
