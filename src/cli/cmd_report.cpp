@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 
 struct ReportCommand {
   std::string dir, output, compare, plot_format = "png";
+  std::string format = "md";  // --format: ReportFormat's names
   std::string eval;  // --eval NAME[,NAME...]: repro eval's tables instead of the training records' (eval_table.h)
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
@@ -84,8 +85,10 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
 
 void run_report(ReportCommand c) {
   if (c.stats && c.no_stats) throw Error("--stats and --no-stats: give one of them");
-  c.options.stats = c.stats ? "on" : c.no_stats ? "off" : "auto";
-  if (c.plots && c.options.format != "md") throw Error("--plots writes report.md: use it with --format md");
+  c.options.stats = c.stats ? StatsChoice::On : c.no_stats ? StatsChoice::Off : StatsChoice::Auto;
+  c.options.format = enum_from_name<ReportFormat>(c.format, "--format");
+  if (c.plots && c.options.format != ReportFormat::Markdown)
+    throw Error("--plots writes report.md: use it with --format md");
   if (!c.eval.empty() && (!c.compare.empty() || c.stats))
     throw Error("--eval " + c.eval + ": not with " + (c.stats ? "--stats" : "--compare") +
                 " (they judge the training records' metrics; run repro report without --eval for them)");
@@ -137,7 +140,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command
       ->add_option("--metric", c->options.metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
       ->check(CLI::IsMember({"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"}));
-  command->add_option("--format", c->options.format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
+  command->add_option("--format", c->format, "md | csv")->check(CLI::IsMember(names_of<ReportFormat>()));
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
                       "A paper's numbers and claims (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ, the paper's "
@@ -162,7 +165,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--epoch", c->epoch,
                       "selected (default): each run's selected epoch (best validation accuracy, the earliest on a "
                       "tie) | final: its last epoch, to see which conclusions survive the other choice")
-      ->check(CLI::IsMember({"selected", "final"}));
+      ->check(CLI::IsMember(names_of<RecordEpoch>()));
   command->add_option("--select", c->select,
                       "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
                       "--by metric, the reported metric there, the chosen values listed under the table");

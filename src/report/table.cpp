@@ -146,16 +146,23 @@ std::string render_csv(const std::vector<ExperimentResults>& all, const std::str
   return out;
 }
 
+const EnumNames<ReportFormat>& enum_names(ReportFormat) {
+  static const EnumNames<ReportFormat> names = {{ReportFormat::Markdown, "md"}, {ReportFormat::Csv, "csv"}};
+  return names;
+}
+
+const EnumNames<StatsChoice>& enum_names(StatsChoice) {
+  static const EnumNames<StatsChoice> names = {
+      {StatsChoice::Auto, "auto"}, {StatsChoice::On, "on"}, {StatsChoice::Off, "off"}};
+  return names;
+}
+
 std::string render_report(const std::filesystem::path& dir, const ReportOptions& options) {
-  if (options.format != "md" && options.format != "csv")
-    throw Error("--format: got '" + options.format + "', expected md or csv");
   return render_report(collect_results(dir, options.metric), options);
 }
 
 std::string render_report(const std::vector<ExperimentResults>& all, const ReportOptions& options) {
-  if (options.format != "md" && options.format != "csv")
-    throw Error("--format: got '" + options.format + "', expected md or csv");
-  if (options.format == "csv") {  // no room for paths in the CSV: they go to stderr
+  if (options.format == ReportFormat::Csv) {  // no room for paths in the CSV: they go to stderr
     for (const auto& results : all)
       for (const auto& run : results.runs)
         if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", name_of(run.state), run.problem);
@@ -179,7 +186,8 @@ std::string render_report(const std::vector<ExperimentResults>& all, const Repor
   std::string out;
   for (size_t i = 0; i < all.size(); ++i) {
     out += (i ? "\n" : "") + render_markdown(all[i], options.metric) + all[i].selection_note;
-    const bool stats = options.stats == "on" || (options.stats == "auto" && stats_by_default(all[i]));
+    const bool stats =
+        options.stats == StatsChoice::On || (options.stats == StatsChoice::Auto && stats_by_default(all[i]));
     if (!stats || all[i].model_configs.size() < 2) continue;
     const bool has_requested = !options.baseline.empty() && names_a_row(all[i]);
     try {

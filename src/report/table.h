@@ -11,11 +11,16 @@
 
 namespace repro {
 
+enum class ReportFormat { Markdown, Csv };  // --format md | csv
+const EnumNames<ReportFormat>& enum_names(ReportFormat);
+enum class StatsChoice { Auto, On, Off };  // the Welch table under each table (md): auto = when every cell has n >= 2
+const EnumNames<StatsChoice>& enum_names(StatsChoice);
+
 struct ReportOptions {
   std::string metric = "test_acc";
-  std::string format = "md";   // md | csv
-  std::string stats = "auto";  // auto (when every cell has n >= 2) | on | off: the Welch table under each table (md)
-  std::string baseline;        // the row the stats table compares with ("" = the spec's report.baseline or row 1)
+  ReportFormat format = ReportFormat::Markdown;
+  StatsChoice stats = StatsChoice::Auto;
+  std::string baseline;  // the row the stats table compares with ("" = the spec's report.baseline or row 1)
 };
 
 struct Cell {

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ReportOptions options;
   static const char* const kMetrics[] = {"test_acc", "val_acc", "train_loss", "test_loss"};
   options.metric = kMetrics[data[0] % 4];
-  options.format = (data[0] / 4) % 2 ? "csv" : "md";
+  options.format = (data[0] / 4) % 2 ? ReportFormat::Csv : ReportFormat::Markdown;
   const auto parts = fuzz::split_parts(std::string(reinterpret_cast<const char*>(data) + 1, size - 1), 4);
   const auto root = fuzz::fresh_scratch();
   const char* files[] = {"exp/plan.json", "exp/ds/m/seed_0/summary.json", "exp/ds/m/seed_0/metrics.csv",
