@@ -139,9 +139,11 @@ TEST_CASE(
     const std::string name = jobs.empty() ? "serial" : "jobs";
     const std::string out = (dir.path() / name).string();
     INFO(name);
-    // 300 ms after each of a run's 15 steps: 4.5 s a run, stopped by a limit of 1.2 s (the alarm rounds up to 2 s).
+    // 1 s after each of a run's 15 steps: 15 s a run, stopped by a limit of 6 s. The runs must be training by then:
+    // a child still loading LibTorch has no handler yet and dies without a checkpoint. A 2 s limit was too short
+    // for that on a loaded 2-core machine (the Debian 13 lane's LibTorch 2.6, CI beside two trainings).
     const auto stopped =
-        test::run_repro_faults("run " + common + out + " --time-limit 0.02 --step-delay-ms 300" + jobs);
+        test::run_repro_faults("run " + common + out + " --time-limit 0.1 --step-delay-ms 1000" + jobs);
     INFO(stopped.output);
     CHECK(stopped.exit_code == 128 + SIGALRM);
     CHECK_THAT(stopped.output, Contains("the time limit (--time-limit)") && Contains("stopped with a checkpoint"));
