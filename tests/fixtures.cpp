@@ -207,7 +207,7 @@ RunnerOptions runner_options(const TempDir& dir, const std::string& out, const R
   options.observer = observer;
   options.out = dir.path() / out;
   options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
+  options.device = DeviceChoice::Cpu;
   return options;
 }
 

@@ -156,7 +156,7 @@ models:
   RunnerOptions options;
   options.out = dir.path() / "runs";
   options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
+  options.device = DeviceChoice::Cpu;
   REQUIRE(run_experiment(load_experiment((dir.path() / "tiny.yaml").string()), options) == 0);
   const auto runs = dir.path() / "runs/tiny/fashion_mnist";
   const auto out = dir.path() / "figures";
@@ -310,7 +310,7 @@ models:
   RunnerOptions options;
   options.out = dir.path() / "runs";
   options.data_root = (dir.path() / "data").string();
-  options.device = "cpu";
+  options.device = DeviceChoice::Cpu;
   REQUIRE(run_experiment(load_experiment((dir.path() / "text.yaml").string()), options) == 0);
   const auto runs = dir.path() / "runs/text/ag_news";
   const std::string both = (runs / "Transformer/seed_0").string() + " " + (runs / "DGT/seed_0").string();

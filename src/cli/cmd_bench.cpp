@@ -26,7 +26,8 @@ namespace repro {
 namespace {
 
 struct BenchArguments {
-  std::string spec_path, profile, device = "auto", out = "bench.json", only, data_root;
+  std::string spec_path, profile, out = "bench.json", only, data_root;
+  DeviceChoice device = DeviceChoice::Auto;
   std::vector<std::string> overrides, datasets, rows;  // --datasets / --rows: as `repro run`
   int threads = 0;
   int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
@@ -64,7 +65,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
       ->check(whole_number_at_least(0));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
-  command->add_option("--device", args->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  add_device_option(*command, args->device);
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
   command->add_option("--data-root", args->data_root,

@@ -26,7 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LaunchCommand {
-  std::string spec_path, profile, out = "runs", data_root, device = "auto";
+  std::string spec_path, profile, out = "runs", data_root;
+  DeviceChoice device = DeviceChoice::Auto;
   std::vector<std::string> arguments;       // overrides, then (after --) sbatch options
   std::vector<std::string> datasets, rows;  // --datasets / --rows
   LaunchOptions launch;
@@ -58,7 +59,7 @@ std::vector<std::string> task_run_arguments(const LaunchCommand& c, const std::v
   if (!c.rows.empty()) args.insert(args.end(), {"--rows", join(c.rows, ",")});
   args.insert(args.end(), {"--out", fs::absolute(c.out).lexically_normal().string()});
   if (!c.data_root.empty()) args.insert(args.end(), {"--data-root", fs::absolute(c.data_root).string()});
-  if (c.device != "auto") args.insert(args.end(), {"--device", c.device});
+  if (c.device != DeviceChoice::Auto) args.insert(args.end(), {"--device", name_of(c.device)});
   if (c.max_restarts != 3) args.insert(args.end(), {"--max-restarts", std::to_string(c.max_restarts)});
   return args;
 }
@@ -192,7 +193,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   add_selection_options(*slurm, c->datasets, c->rows);
   slurm->add_option("--out", c->out, "Folder of run records (default runs/; must be shared with the nodes)");
   slurm->add_option("--data-root", c->data_root, "Dataset folder as the nodes see it (default $REPRO_DATA there)");
-  slurm->add_option("--device", c->device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  add_device_option(*slurm, c->device);
   slurm->add_option("--partition", c->launch.partition, "SLURM partition(s), comma-separated");
   slurm->add_option("--time", c->launch.time,
                     "Time limit of each array task: minutes, minutes:seconds, hours:minutes:seconds, days-hours, "

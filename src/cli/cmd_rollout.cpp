@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RolloutArguments : TrainedRunArguments {  // targets: run folders and KEY=VALUE data overrides
-  RolloutArguments() { device = "cpu"; }
+  RolloutArguments() { device = DeviceChoice::Cpu; }
   std::vector<std::string> matches;  // --match TEXT (text runs)
   int64_t examples = 4;
   std::string indices, method = "rollout", out = "rollout";

@@ -95,7 +95,7 @@ std::string log_level_name() {
 std::vector<std::string> child_arguments(const RunArguments& args) {
   std::vector<std::string> out{"--log-level", log_level_name(), args.command, args.spec_path};
   out.insert(out.end(), args.overrides.begin(), args.overrides.end());
-  out.insert(out.end(), {"--out", args.out, "--device", args.device, "--requeue-signal", args.requeue_signal,
+  out.insert(out.end(), {"--out", args.out, "--device", name_of(args.device), "--requeue-signal", args.requeue_signal,
                          "--max-restarts", std::to_string(args.max_restarts), "--checkpoint-minutes",
                          args.checkpoint_minutes});
   if (!args.profile.empty()) out.insert(out.end(), {"--profile", args.profile});
@@ -112,13 +112,13 @@ std::vector<std::string> child_arguments(const RunArguments& args) {
 // --devices, or every visible CUDA device unless --device cpu; none on the CPU.
 std::vector<int> chosen_devices(const RunArguments& args) {
   if (!args.devices.empty()) {
-    if (args.device == "cpu") throw Error("--devices " + args.devices + ": not with --device cpu");
+    if (args.device == DeviceChoice::Cpu) throw Error("--devices " + args.devices + ": not with --device cpu");
     if (!torch::cuda::is_available())
       throw Error("--devices " + args.devices + ": no CUDA device is available to this build (see repro --version)");
     return parse_devices(args.devices, "--devices");
   }
   std::vector<int> all;
-  if (args.device != "cpu" && torch::cuda::is_available())
+  if (args.device != DeviceChoice::Cpu && torch::cuda::is_available())
     for (int id = 0; id < static_cast<int>(torch::cuda::device_count()); ++id) all.push_back(id);
   return all;
 }
@@ -154,6 +154,12 @@ void plan_parallel(const RunArguments& args, RunnerOptions& options) {
 
 }  // namespace
 
+CLI::Option* add_device_option(CLI::App& command, DeviceChoice& device) {
+  const auto set = [&device](const std::string& name) { device = enum_from_name<DeviceChoice>(name, "--device"); };
+  return command.add_option_function<std::string>("--device", set, join(names_of<DeviceChoice>(), " | "))
+      ->check(CLI::IsMember(names_of<DeviceChoice>()));
+}
+
 void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
   command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
@@ -161,7 +167,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   add_selection_options(command, args.datasets, args.rows);
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  add_device_option(command, args.device);
   command
       .add_option("--threads", args.threads,
                   "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
@@ -246,7 +252,7 @@ CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const 
 
 void add_trained_run_resources(CLI::App& command, TrainedRunArguments& args) {
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  command.add_option("--device", args.device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  add_device_option(command, args.device);
   command.add_option("--threads", args.threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
 }

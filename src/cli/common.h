@@ -29,7 +29,7 @@ struct RunArguments {
   std::string profile;
   std::vector<std::string> datasets, rows;  // --datasets / --rows: a part of the grid
   std::string data_root;
-  std::string device = "auto";
+  DeviceChoice device = DeviceChoice::Auto;
   int threads = 0;
   bool dry_run = false;
   std::string requeue_signal = "USR1";  // run/interrupt.h
@@ -48,6 +48,8 @@ struct RunArguments {
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
+// --device auto | cpu | cuda (DeviceChoice's names), checked and stored as the enum.
+CLI::Option* add_device_option(CLI::App& command, DeviceChoice& device);
 // Every whole-number option's check, one rule: CLI11 prefixes the option's name, the validator says the value and
 // what is allowed ("--steps: got 0: must be ≥ 1", "--steps: got 'many', expected a whole number ≥ 1").
 CLI::Validator whole_number_at_least(int64_t minimum);
@@ -75,7 +77,7 @@ int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options)
 struct TrainedRunArguments {
   std::vector<std::string> targets;  // run folders (or folders of runs) and KEY=VALUE data overrides, mixed
   std::string data_root;             // "": $REPRO_DATA, else ./datasets
-  std::string device = "auto";       // auto | cpu | cuda
+  DeviceChoice device = DeviceChoice::Auto;
   int threads = 0;                   // 0: the usable CPUs
 };
 // The subcommand `name` with its required positional `targets` (help: targets_doc); its own options follow.

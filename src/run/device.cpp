@@ -12,17 +12,23 @@
 
 namespace repro {
 
-torch::Device resolve_device(const std::string& choice) {
-  if (choice == "cpu") return torch::kCPU;
-  if (choice == "cuda") {
-    if (!torch::cuda::is_available())
-      throw Error("--device cuda: no CUDA device is available to this LibTorch " + torch_version() +
-                  " build (use --device cpu or auto)");
-    return torch::Device(torch::kCUDA, 0);
+const EnumNames<DeviceChoice>& enum_names(DeviceChoice) {
+  static const EnumNames<DeviceChoice> names = {
+      {DeviceChoice::Auto, "auto"}, {DeviceChoice::Cpu, "cpu"}, {DeviceChoice::Cuda, "cuda"}};
+  return names;
+}
+
+torch::Device resolve_device(DeviceChoice choice) {
+  switch (choice) {
+    case DeviceChoice::Cpu: return torch::kCPU;
+    case DeviceChoice::Cuda:
+      if (!torch::cuda::is_available())
+        throw Error("--device cuda: no CUDA device is available to this LibTorch " + torch_version() +
+                    " build (use --device cpu or auto)");
+      return torch::Device(torch::kCUDA, 0);
+    case DeviceChoice::Auto: break;
   }
-  if (choice == "auto")
-    return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-  throw Error("--device: got '" + choice + "', expected auto, cpu or cuda");
+  return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
 }
 
 namespace {

@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "run/device_choice.h"
+
 namespace repro {
 
-torch::Device resolve_device(const std::string& choice);
+// Throws repro::Error for cuda when this build or machine has no CUDA device.
+torch::Device resolve_device(DeviceChoice choice);
 // Device, threads, BLAS, LibTorch, repro version and commit, host name.
 nlohmann::json environment_record(torch::Device device);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "run/device_choice.h"
 #include "run/interrupt.h"
 #include "run/parallel.h"
 #include "run/time_limit.h"
@@ -17,7 +18,7 @@ namespace repro {
 struct RunnerOptions {
   std::filesystem::path out = "runs";
   std::string data_root;  // "" -> $REPRO_DATA -> ./datasets
-  std::string device = "auto";
+  DeviceChoice device = DeviceChoice::Auto;
   bool dry_run = false;
   bool live_progress = false;  // stdout is a terminal
   InterruptPolicy interrupt;   // SIGTERM/SIGINT/requeue signal: mid-epoch checkpoint, requeue under SLURM
