@@ -230,7 +230,7 @@ TEST_CASE("the protocol ledger loads from the paper file and prints under the ex
   CHECK_THAT(text, Contains("### Protocol ledger of table2 (profile paper)") &&
                        Contains("8 / 7 / 3 items, from the `ledger:` of dgsa.yaml") &&
                        Contains("| pooling | not stated | mean over real tokens (`model.pool: mean`) | *open* |") &&
-                       Contains("| *differs*: the hardware; the precision is open. The Transformer's 20NG seed 0 on the CPU"));
+                       Contains("| *differs*: the hardware; the precision is open. On 20NG, seed 0 on the CPU"));
   CHECK(ledger_report("table1", "paper", "table1", ledger, kPaper).empty());  // no item is about table1
   CHECK(ledger_report("table2", "short", "table2", ledger, kPaper).empty());  // they describe the paper profile
 
