@@ -12,6 +12,7 @@
 
 #include "bench/bench.h"
 #include "cli/cli.h"
+#include "cli/enum_option.h"
 #include "cli/common.h"
 #include "data/registry.h"
 #include "run/device.h"
@@ -65,7 +66,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
       ->check(whole_number_at_least(0));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
-  add_device_option(*command, args->device);
+  add_enum_option(*command, "--device", args->device);
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
   command->add_option("--data-root", args->data_root,

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "cli/cli.h"
+#include "cli/enum_option.h"
 #include "cli/common.h"
 #include "data/registry.h"
 #include "run/plan.h"
@@ -193,7 +194,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   add_selection_options(*slurm, c->datasets, c->rows);
   slurm->add_option("--out", c->out, "Folder of run records (default runs/; must be shared with the nodes)");
   slurm->add_option("--data-root", c->data_root, "Dataset folder as the nodes see it (default $REPRO_DATA there)");
-  add_device_option(*slurm, c->device);
+  add_enum_option(*slurm, "--device", c->device);
   slurm->add_option("--partition", c->launch.partition, "SLURM partition(s), comma-separated");
   slurm->add_option("--time", c->launch.time,
                     "Time limit of each array task: minutes, minutes:seconds, hours:minutes:seconds, days-hours, "

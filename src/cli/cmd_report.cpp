@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/enum_option.h"
 #include "report/against.h"
 #include "report/claims.h"
 #include "report/eval_table.h"
@@ -27,15 +28,14 @@ namespace fs = std::filesystem;
 
 struct ReportCommand {
   std::string dir, output, compare, plot_format = "png";
-  std::string format = "md";  // --format: ReportFormat's names
   std::string eval;  // --eval NAME[,NAME...]: repro eval's tables instead of the training records' (eval_table.h)
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
-  std::string select, select_on = "mean";  // --select AXIS[,AXIS...], --select-on
-  bool select_given = false;               // --select was on the command line (an empty value is refused)
-  SelectOptions selection;                 // from them
-  std::string epoch = "selected";          // --epoch selected | final
-  std::string against;                     // --against OTHER: the same runs elsewhere, seed by seed (against.h)
+  std::string select, select_on = "mean";     // --select AXIS[,AXIS...], --select-on
+  bool select_given = false;                  // --select was on the command line (an empty value is refused)
+  SelectOptions selection;                    // from them
+  RecordEpoch epoch = RecordEpoch::Selected;  // --epoch selected | final
+  std::string against;                        // --against OTHER: the same runs elsewhere, seed by seed (against.h)
 };
 
 // The records' results: collected once; with --select, each experiment's sweep axes collapsed (select.h).
@@ -45,13 +45,12 @@ struct Collected {
 };
 
 Collected collect(const ReportCommand& c) {
-  const RecordEpoch epoch = enum_from_name<RecordEpoch>(c.epoch, "--epoch");
-  Collected out{collect_results(c.dir, c.options.metric, epoch), {}};
+  Collected out{collect_results(c.dir, c.options.metric, c.epoch), {}};
   if (c.select.empty()) {
     out.tables = out.swept;
     return out;
   }
-  const auto by = collect_results(c.dir, c.selection.by, epoch);
+  const auto by = collect_results(c.dir, c.selection.by, c.epoch);
   for (const auto& results : out.swept) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
@@ -86,7 +85,6 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
 void run_report(ReportCommand c) {
   if (c.stats && c.no_stats) throw Error("--stats and --no-stats: give one of them");
   c.options.stats = c.stats ? StatsChoice::On : c.no_stats ? StatsChoice::Off : StatsChoice::Auto;
-  c.options.format = enum_from_name<ReportFormat>(c.format, "--format");
   if (c.plots && c.options.format != ReportFormat::Markdown)
     throw Error("--plots writes report.md: use it with --format md");
   if (!c.eval.empty() && (!c.compare.empty() || c.stats))
@@ -111,8 +109,7 @@ void run_report(ReportCommand c) {
   if (!c.against.empty()) {
     if (!c.eval.empty()) throw Error("--against " + c.against + ": not with --eval (it pairs training records)");
     if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
-    const RecordEpoch epoch = enum_from_name<RecordEpoch>(c.epoch, "--epoch");
-    text += against_report(collected.tables, collect_results(c.against, c.options.metric, epoch), c.dir, c.against,
+    text += against_report(collected.tables, collect_results(c.against, c.options.metric, c.epoch), c.dir, c.against,
                            c.options.metric);
   }
   if (c.plots) {
@@ -140,7 +137,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command
       ->add_option("--metric", c->options.metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
       ->check(CLI::IsMember({"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"}));
-  command->add_option("--format", c->format, "md | csv")->check(CLI::IsMember(names_of<ReportFormat>()));
+  add_enum_option(*command, "--format", c->options.format);
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
                       "A paper's numbers and claims (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ, the paper's "
@@ -162,10 +159,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--against", c->against,
                       "Another folder of the same runs (e.g. trained on a GPU): each run beside its twin (same "
                       "experiment, profile, row, dataset, seed), Δ and whether it is within the seed noise");
-  command->add_option("--epoch", c->epoch,
-                      "selected (default): each run's selected epoch (best validation accuracy, the earliest on a "
-                      "tie) | final: its last epoch, to see which conclusions survive the other choice")
-      ->check(CLI::IsMember(names_of<RecordEpoch>()));
+  add_enum_option(*command, "--epoch", c->epoch,
+                  "selected (default): each run's selected epoch (best validation accuracy, the earliest on a tie) | "
+                  "final: its last epoch, to see which conclusions survive the other choice");
   command->add_option("--select", c->select,
                       "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
                       "--by metric, the reported metric there, the chosen values listed under the table");

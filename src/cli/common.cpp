@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/enum_option.h"
 #include "report/table.h"
 #include "run/parallel.h"
 #include "run/threads.h"
@@ -154,12 +155,6 @@ void plan_parallel(const RunArguments& args, RunnerOptions& options) {
 
 }  // namespace
 
-CLI::Option* add_device_option(CLI::App& command, DeviceChoice& device) {
-  const auto set = [&device](const std::string& name) { device = enum_from_name<DeviceChoice>(name, "--device"); };
-  return command.add_option_function<std::string>("--device", set, join(names_of<DeviceChoice>(), " | "))
-      ->check(CLI::IsMember(names_of<DeviceChoice>()));
-}
-
 void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
   command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
@@ -167,7 +162,7 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
   add_selection_options(command, args.datasets, args.rows);
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  add_device_option(command, args.device);
+  add_enum_option(command, "--device", args.device);
   command
       .add_option("--threads", args.threads,
                   "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
@@ -252,7 +247,7 @@ CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const 
 
 void add_trained_run_resources(CLI::App& command, TrainedRunArguments& args) {
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
-  add_device_option(command, args.device);
+  add_enum_option(command, "--device", args.device);
   command.add_option("--threads", args.threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
       ->check(whole_number_at_least(0));
 }

@@ -48,8 +48,6 @@ struct RunArguments {
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
-// --device auto | cpu | cuda (DeviceChoice's names), checked and stored as the enum.
-CLI::Option* add_device_option(CLI::App& command, DeviceChoice& device);
 // Every whole-number option's check, one rule: CLI11 prefixes the option's name, the validator says the value and
 // what is allowed ("--steps: got 0: must be ≥ 1", "--steps: got 'many', expected a whole number ≥ 1").
 CLI::Validator whole_number_at_least(int64_t minimum);
