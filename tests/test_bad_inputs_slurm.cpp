@@ -142,7 +142,7 @@ TEST_CASE("bad launch slurm inputs are refused before anything is written, namin
     CHECK(starts_with(result.output, "repro: error: "));
     CHECK(split_lines(result.output).size() == 1);  // one line, whatever the value held
     for (const auto& word : row.expected) CHECK_THAT(result.output, Contains(with_dir(word, dir.path())));
-    CHECK_FALSE(fs::exists(out));  // no plan.json, manifest or script
+    CHECK_FALSE(fs::exists(out));  // no plan.json, tasks.json or script
     CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == files_before);
     CHECK_FALSE(fs::exists(dir.path() / "INJECTED"));
     fs::remove_all(out);  // (what a row that went through wrote)

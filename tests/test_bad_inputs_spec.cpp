@@ -58,6 +58,9 @@ const std::vector<SpecBadInput>& bad_inputs() {
       // ---- run identity: two runs, one folder
       {kData + "seeds: [0, 0]\n", {}, {}, {}, "", {"spec.yaml:2", "seed 0 is listed 2 times", "seed_0"}},
       {kData + "seeds: 0-2,1\n", {}, {}, {}, "", {"spec.yaml:2", "seed 1 is listed 2 times"}},
+      // ---- a bare number has two readings (issue 48): seed 3, or three seeds
+      {kData + "seeds: 3\n", {}, {}, {}, "", {"spec.yaml:2", "'seeds: 3' has two readings", "seeds: [3]", "seeds: 0-2"}},
+      {kData + "seeds: 0\n", {}, {}, {}, "", {"spec.yaml:2", "seeds: [0] for the one seed 0"}},
       {kData, {}, "0,0", {}, "", {"--seeds '0,0'", "seed 0 is listed 2 times"}},
       {kData, {}, "3,1-4", {}, "", {"--seeds '3,1-4'", "seed 3"}},
       {kTinySpec,
@@ -191,7 +194,28 @@ const std::vector<SpecBadInput>& bad_inputs() {
        {"spec.yaml:5: model configuration 'bad'", "model.dim=16 must be divisible by model.heads=3"}},
       {kTinySpec, {"model.patch=5"}, {}, {}, "", {"model.patch=5 must divide the image size 28x28"}},
       {kTinySpec, {}, {}, {"model.heads=2,3"}, "", {"'model+heads=3'", "divisible by model.heads=3"}},
+      // a command-line override is blamed for what it breaks, not the spec's row (issue 48)
+      {kTinySpec,
+       {"model.heads=3"},
+       {},
+       {},
+       "",
+       {"override 'model.heads=3': model.dim=16 must be divisible by model.heads=3", "spec.yaml: model configuration"}},
       {kTinySpec, {"model.kind=text"}, {}, {}, "", {"model.kind=text needs a text dataset", "fashion_mnist"}},
+      // ---- settings each valid alone that no run can use together (issue 49)
+      {kTinySpec + "data: {val_fraction: 0}\ntrain: {select: best_val}\n",
+       {},
+       {},
+       {},
+       "",
+       {"train.select: best_val needs a validation split", "data.val_fraction is 0"}},
+      {kTinySpec + "models:\n  - name: plain\n    model: {attention: {kind: vanilla, diff_heads: 2}}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:5", "model configuration 'plain' sets model.attention.diff_heads", "model.attention.kind=diff",
+        "the row's attention is vanilla"}},
       // ---- YAML shapes yaml-cpp cannot convert
       {"experiment: [a, b]\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "'experiment': got a list", "expected a name"}},
       {kData + "models:\n  - name: [x]\n", {}, {}, {}, "", {"spec.yaml:3", "'name': got a list"}},
@@ -316,7 +340,7 @@ TEST_CASE("a damaged run folder is refused naming it, never taken for a finished
   test::write_text(dir.path() / "spec.yaml", kTinySpec);
   const auto runs = expand_grid(load_experiment((dir.path() / "spec.yaml").string()), dataset_catalog());
   const auto out = dir.path() / "out";
-  const auto folder = out / runs[0].relative_dir();
+  const auto folder = out / runs[0].dir();
   test::write_text(folder / "spec.resolved.yaml", "model: [unclosed\n");
   CHECK_THROWS_WITH(check_plan(runs, out),
                     Contains(folder.string()) && Contains("not valid YAML") && Contains("Nothing was overwritten"));

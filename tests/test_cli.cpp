@@ -86,9 +86,22 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   const Result version = run_repro("--version");
   CHECK_THAT(version.output, Contains("LibTorch") && Contains("BLAS") && Contains("git commit"));
   test::TempDir dir("cli-missing");
+  // A data root that is no folder: one line, exit 2, before any record is written (issue 48: it wrote one failed
+  // record per run, each with the same long message); the dry run says a real run would stop there.
   const Result missing = run_repro("run " + spec + " --data-root /nonexistent --out " + dir.path().string());
-  CHECK(missing.exit_code != 0);
-  CHECK_THAT(missing.output, Contains("missing file train-images-idx3-ubyte.gz") && Contains("/nonexistent"));
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Contains("--data-root '/nonexistent': no such folder; every dataset is read from there"));
+  CHECK(test::count_of(missing.output, "/nonexistent") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "smoke"));
+  const Result dry_missing = run_repro("run " + spec + " --dry-run --data-root /nonexistent");
+  CHECK(dry_missing.exit_code == 0);
+  CHECK_THAT(dry_missing.output, Contains("a real run would stop here: --data-root '/nonexistent': no such folder"));
+  // An existing root without the files still names the missing file and where it was looked for.
+  test::TempDir empty_root("cli-empty-root");
+  const Result absent = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
+                                  dir.path().string());
+  CHECK(absent.exit_code != 0);
+  CHECK_THAT(absent.output, Contains("missing file train-images-idx3-ubyte.gz"));
 }
 
 TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undisturbed run", "[cli]") {
@@ -349,7 +362,7 @@ models:
     apply_sweep_arguments(experiment, seeds, axes);
     write_plan(experiment, expand_grid(experiment, dataset_catalog()), out);
     std::set<std::string> dirs;
-    for (const auto& entry : read_plan_record(out / "grid/plan.json").runs) dirs.insert(entry.dir);
+    for (const auto& entry : read_plan_record(out / "grid/plan.json").runs) dirs.insert(entry.dir_in_plan());
     return dirs;
   };
   const std::string a_x1 = "fashion_mnist/a+lr=0.001/seed_", a_x2 = "fashion_mnist/a+lr=0.002/seed_";

@@ -44,8 +44,11 @@ RunFolder finished_run(const fs::path& out, int64_t seed, double test_acc) {
 
 PlanRecord plan_of(const std::vector<int64_t>& seeds) {
   PlanRecord plan{"grid", "", "grid.yaml", "", "", {}};
-  for (const int64_t seed : seeds)
-    plan.runs.push_back({"fashion_mnist/a/seed_" + std::to_string(seed), "a", "a", {}, 0, "fashion_mnist", seed});
+  for (const int64_t seed : seeds) {
+    PlanEntry entry;
+    entry.id() = RunId{"grid", "", "fashion_mnist", "a", "a", {}, seed};
+    plan.runs.push_back(entry);
+  }
   return plan;
 }
 

@@ -65,7 +65,7 @@ EpochRow row(int64_t epoch, double val_acc) {
 // model.pt's weight of a one-layer module.
 torch::Tensor stored_weight(const std::filesystem::path& path) {
   torch::nn::Linear probe(2, 2);
-  load_model_file(path, *probe, "t/ds/m/seed_0");
+  load_model_file(path, *probe, RunId{"t", "", "ds", "m"});
   return probe->weight.detach().clone();
 }
 
@@ -73,8 +73,7 @@ torch::Tensor stored_weight(const std::filesystem::path& path) {
 std::vector<torch::Tensor> stored_parameters(const std::filesystem::path& run_dir) {
   const RunSpec spec = read_run_spec(run_dir / "spec.resolved.yaml");
   const auto model = build_model(model_options(spec.config), find_dataset(spec.dataset).info());
-  load_model_file(model_file_path(run_dir), *model,
-                  run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
+  load_model_file(model_file_path(run_dir), *model, spec.id());
   std::vector<torch::Tensor> out;
   for (const auto& p : model->parameters()) out.push_back(p.detach().clone());
   return out;
@@ -154,7 +153,7 @@ TEST_CASE("a loaded model.pt of the wrong shape is refused naming the parameter"
   test::TempDir dir("model_shape");
   torch::nn::Linear small(2, 2), large(3, 2);
   write_model_file(dir.path() / "model.pt", *small, {1, "last"});
-  CHECK_THROWS_WITH(load_model_file(dir.path() / "model.pt", *large, "t/ds/m/seed_0"),
+  CHECK_THROWS_WITH(load_model_file(dir.path() / "model.pt", *large, RunId{"t", "", "ds", "m"}),
                     Contains("model.pt: 'weight' has shape [2, 2] but the run's spec builds [2, 3]"));
 }
 

@@ -14,6 +14,7 @@
 
 #include "fixtures.h"
 #include "record/plan_record.h"
+#include "run/grid_progress.h"
 #include "run/lock.h"
 #include "run/parallel.h"
 #include "run/threads.h"
@@ -146,6 +147,22 @@ TEST_CASE("GPUs are handed out round robin with at most K runs on each", "[spec]
   CHECK_THROWS_WITH(child_visible_device("4,6", 2), Contains("CUDA_VISIBLE_DEVICES='4,6'"));
 }
 
+TEST_CASE("the grid's ETA scales a resumed run's time to its whole run", "[spec]") {
+  // Issue 48: a run resumed at its last epoch ended in 10 s and the 2 runs still waiting were estimated at 10 s
+  // each ("complete in 10s, 24 left, ETA 1m52s"); it trained 1 of its 10 epochs here: 100 s a run.
+  GridProgress resumed(/*plan_runs=*/5, /*to_train=*/3, /*slots=*/1, /*live=*/false);
+  resumed.run_ended(10.0, /*trained=*/true, /*epochs_before=*/9, /*epochs_here=*/1);
+  REQUIRE(resumed.eta_seconds({}).has_value());
+  CHECK(*resumed.eta_seconds({}) == Approx(200.0));
+  GridProgress fresh(5, 3, 2, false);  // a whole run of 30 s, two slots: 2 waiting runs side by side
+  fresh.run_ended(30.0, true, 0, 10);
+  CHECK(*fresh.eta_seconds({}) == Approx(30.0));
+  GridProgress skipped(5, 3, 1, false);  // a run held elsewhere says nothing of the pace
+  skipped.run_ended(0.0, false);
+  CHECK_FALSE(skipped.eta_seconds({}).has_value());
+  CHECK(skipped.remaining_text({}) == "2 left, ETA ?");
+}
+
 TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves the others running and resumes",
           "[cli]") {
   test::TempDir dir("parallel-records");
@@ -159,6 +176,8 @@ TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves
   CHECK(two.exit_code == 0);
   CHECK_THAT(two.output, Contains("2 jobs x 1 thread on") && Contains("started (pid ") && Contains("| vit-mlp4 |") &&
                              Contains("complete in"));
+  // The children trained the frozen plan (<experiment>/jobs/<pid>/tasks.json), removed once they ended.
+  CHECK_FALSE(std::filesystem::exists(parallel / "grid/jobs"));
   // 350 training images at batch 64: 6 steps per epoch; step 9 is mid-epoch 2 of run 1 only.
   const test::Result kill = test::run_repro_faults(
       "run " + spec + " --jobs 2 --threads-per-job 1 --kill-run 0 --kill-at-step 9 --out " + killed.string());
@@ -236,7 +255,7 @@ TEST_CASE("repro run --index trains one run of the plan and prints no table; a p
   CHECK_THAT(test::run_repro("status " + (dir.path() / "runs").string()).output, Contains("4 runs: 1 complete"));
   const test::Result again = test::run_repro("run " + spec + out + " --index 2");
   CHECK(again.exit_code == 0);
-  CHECK_THAT(again.output, Contains("already finished: skipped"));
+  CHECK_THAT(again.output, Contains("1 of 1 runs were already finished"));
   const test::Result outside = test::run_repro("run " + spec + out + " --index 4");
   CHECK(outside.exit_code == 2);
   CHECK_THAT(outside.output, Contains("--index 4: the plan of grid has 4 runs (positions 0-3)"));

@@ -16,6 +16,7 @@
 #include "record/lock_record.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "record/task_plan.h"
 #include "run/device.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -125,15 +126,25 @@ TEST_CASE("a lock file's holder round-trips; an empty or damaged one is an unkno
 TEST_CASE("plan and eval records round-trip", "[report]") {
   test::TempDir dir("records-plan-eval");
   PlanRecord plan{"table2", "paper", "experiments/table2.yaml", "Table 2", "Transformer", {}};
-  plan.runs.push_back({"newsgroups/DGT_x2/seed_0", "DGT x2", "DGT x2", {{"lr", "0.001"}}, 4, "newsgroups", 0});
+  PlanEntry entry;
+  entry.id() = RunId{"table2", "paper", "newsgroups", "DGT x2", "DGT x2", {{"lr", "0.001"}}, 0};
+  entry.row_index = 4;
+  plan.runs.push_back(entry);
   write_plan_record(dir.path() / "plan.json", plan);
   const PlanRecord plan_read = read_plan_record(dir.path() / "plan.json");
   CHECK(plan_read.experiment == "table2");
   CHECK(plan_read.report_baseline == "Transformer");
   REQUIRE(plan_read.runs.size() == 1);
-  CHECK(plan_read.runs[0].dir == "newsgroups/DGT_x2/seed_0");
+  CHECK(plan_read.runs[0].dir_in_plan() == "newsgroups/DGT_x2/seed_0");
   CHECK((plan_read.runs[0].sweep == plan.runs[0].sweep));
   CHECK(plan_read.runs[0].row_index == 4);
+  CHECK(plan_read.runs[0].id() == entry.id());  // experiment and profile from the plan's header
+  // "dir" follows from the identity: another folder is refused, naming the field.
+  std::string text = read_file(dir.path() / "plan.json");
+  text.replace(text.find("newsgroups/DGT_x2/seed_0"), 24, "newsgroups/DGT_x4/seed_0");
+  test::write_text(dir.path() / "plan.json", text);
+  CHECK_THROWS_WITH(read_plan_record(dir.path() / "plan.json"),
+                    Contains("'runs[0].dir' is \"newsgroups/DGT_x4/seed_0\", expected 'newsgroups/DGT_x2/seed_0'"));
 
   EvalRecord eval;
   eval.name = "noise", eval.split = "test", eval.experiment = "t", eval.model_config = "vit", eval.seed = 2;
@@ -152,6 +163,55 @@ TEST_CASE("plan and eval records round-trip", "[report]") {
   CHECK(eval_read.points[0].setting("data.noise.kind").value_or("") == "gaussian");
   CHECK_FALSE(eval_read.points[1].acc.has_value());
   CHECK_FALSE(eval_read.recorded_epoch.has_value());
+}
+
+TEST_CASE("RunId: one folder layout and one key; from_dir reads a run folder's last three components", "[report]") {
+  const RunId id{"table2", "paper", "newsgroups", "DGT x2+lr=0.001", "DGT x2", {{"lr", "0.001"}}, 3};
+  CHECK(RunId::compose_model_config("DGT x2", {{"lr", "0.001"}}) == id.model_config);
+  CHECK(id.folder() == "table2/paper");
+  CHECK(id.subdir() == "newsgroups/DGT_x2+lr=0.001/seed_3");
+  CHECK(id.dir() == "table2/paper/newsgroups/DGT_x2+lr=0.001/seed_3");
+  CHECK(id.key() == "table2/paper/newsgroups/DGT x2+lr=0.001/seed_3");  // model.pt's owner: unchanged since 0.5
+  RunId no_profile = id;
+  no_profile.profile = "";
+  CHECK(no_profile.dir() == "table2/newsgroups/DGT_x2+lr=0.001/seed_3");
+  const auto read = RunId::from_dir("/r/table2/paper/newsgroups/DGT_x2/seed_12", "table2", "paper");
+  REQUIRE(read.has_value());
+  CHECK(read->dataset == "newsgroups");
+  CHECK(read->model_config == "DGT_x2");
+  CHECK(read->seed == 12);
+  CHECK(read->folder() == "table2/paper");  // the profile is the caller's, never a path component taken for it
+  for (const char* bad : {"/r/x/seed_", "/r/x/seed_1a", "/r/x/seeds_1", "/r/x/seed_99999999999999999999"})
+    CHECK_FALSE(RunId::from_dir(bad, "e", "").has_value());
+}
+
+TEST_CASE("tasks.json: a frozen plan round-trips; a task past the end and a mismatched entry are refused",
+          "[report]") {
+  test::TempDir dir("records-tasks");
+  TaskPlan plan;
+  plan.experiment = "e", plan.profile = "", plan.spec_file = "/s.yaml", plan.runs_per_task = 2;
+  for (int64_t seed = 0; seed < 3; ++seed) {
+    TaskEntry entry;
+    entry.id() = RunId{"e", "", "fashion_mnist", "vit+lr=0.01", "vit", {{"lr", "0.01"}}, seed};
+    entry.row_index = 1, entry.position = 5 + seed, entry.resolved_spec = "experiment: e\n";
+    plan.runs.push_back(entry);
+  }
+  const fs::path path = dir.path() / "tasks.json";
+  write_task_plan(path, plan);
+  const TaskPlan read = read_task_plan(path);
+  CHECK(read.tasks() == 2);
+  REQUIRE(read.runs.size() == 3);
+  CHECK(read.runs[2].id() == plan.runs[2].id());
+  CHECK(read.runs[2].position == 7);
+  CHECK(read.runs[2].resolved_spec == "experiment: e\n");
+  CHECK(read.task(1, path).size() == 1);
+  CHECK(read.task(0, path).at(1).seed == 1);
+  CHECK_THROWS_WITH(read.task(2, path), Contains("tasks.json: --index 2 is past its 2 task(s) (3 runs, 2 per task)"));
+  std::string text = read_file(path);
+  text.replace(text.find("\"vit+lr=0.01\""), 13, "\"vit+lr=0.02\"");
+  test::write_text(path, text);
+  CHECK_THROWS_WITH(read_task_plan(path),
+                    Contains("'runs[0].model_config' is \"vit+lr=0.02\", expected its row and sweep values"));
 }
 
 TEST_CASE("every record committed under results/ is read by today's reader", "[report]") {

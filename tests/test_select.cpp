@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "fixtures.h"
+#include "record/plan_record.h"
 #include "report/figures.h"
 #include "report/select.h"
 #include "report/stats.h"
@@ -63,6 +64,27 @@ std::vector<double> cell_values(const ExperimentResults& r, const std::string& r
 }
 
 }  // namespace
+
+TEST_CASE("--select says when the chosen value is the smallest or largest of its axis", "[report]") {
+  // Issue 48: lr 3e-3, the largest tried, was chosen for every row and nothing said the best may lie beyond.
+  ExperimentResults val;
+  val.name = "t", val.metric = "val_acc", val.datasets = {"d"};
+  // row a peaks inside (lr 0.01 of 0.001, 0.01, 0.1); row b at the largest lr
+  val.runs = {run("a", "0.001", 0, 60, 0), run("a", "0.01", 0, 70, 0), run("a", "0.1", 0, 65, 0),
+              run("b", "0.001", 0, 50, 1), run("b", "0.01", 0, 55, 1), run("b", "0.1", 0, 58, 1)};
+  for (const auto& x : val.runs) val.model_configs.push_back(x.model_config);
+  SelectOptions options;
+  options.axes = {"lr"};
+  const Selection sel = select_axes(val, val, options);
+  REQUIRE(sel.choices.size() == 2);
+  CHECK(sel.choices[0].at_edge.empty());
+  CHECK(sel.choices[1].at_edge == std::vector<std::string>{"lr=0.1, the largest of 0.001, 0.01, 0.1"});
+  CHECK_THAT(sel.results.selection_note, Contains("Chosen at the edge of the values tried"));
+  CHECK_THAT(sel.results.selection_note, Contains("- b on d: lr=0.1, the largest of 0.001, 0.01, 0.1"));
+  CHECK_THAT(sel.results.selection_note, !Contains("- a on d:"));
+  options.on = SelectOn::Seed;  // per seed too, naming the seed
+  CHECK_THAT(select_axes(val, val, options).results.selection_note, Contains("- b on d, seed 0: lr=0.1, the largest"));
+}
 
 TEST_CASE("--select on the seed mean: one value per row, chosen on validation, the test metric there", "[report]") {
   Sweep s;
@@ -251,4 +273,50 @@ TEST_CASE("report --select end to end: a real lr sweep collapsed per row, the We
       test::run_repro("report " + out.string() + " --plots -o " + (dir.path() / "unplanned/report.md").string());
   REQUIRE(unplanned_plots.exit_code == 0);
   CHECK(read_file(dir.path() / "unplanned/figures/lrsweep_fashion_mnist_sweep_lr.csv") == axis_csv);
+}
+
+TEST_CASE("a sweep beside the plain rows: compared at the same sweep values, the plain-equal value not retrained",
+          "[cli]") {
+  // Issue 49: `--set train.lr=…` written into a folder that holds the plain rows compared every swept row with the
+  // plain baseline, listed the value equal to the plain setting twice and trained it again.
+  test::TempDir dir("select-beside-plain");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  std::string spec = kSweepSpec;
+  spec.replace(spec.find("sweep: {train.lr: [0.003, 0.01]}\n"), 34, "report: {baseline: vanilla}\n");
+  spec.replace(spec.find("log_every: 0}"), 13, "log_every: 0, lr: 0.003}");  // the plain rows' lr
+  test::write_text(dir.path() / "plain.yaml", spec);
+  const fs::path out = dir.path() / "runs";
+  const std::string common = (dir.path() / "plain.yaml").string() + " --data-root " + (dir.path() / "data").string() +
+                             " --out " + out.string() + " --threads 1";
+  REQUIRE(test::run_repro("run " + common).exit_code == 0);
+  const std::string plain_metrics = read_file(out / "lrsweep/fashion_mnist/vanilla/seed_0/metrics.csv");
+  const auto swept = test::run_repro("sweep " + common + " --set train.lr=0.003,0.01");
+  INFO(swept.output);
+  REQUIRE(swept.exit_code == 0);
+  // lr 0.003 is the plain runs' setting: those runs stand for it, untouched, and only lr 0.01 trains.
+  CHECK_THAT(swept.output, Contains("vanilla+lr=0.003: its settings are those of the run in"));
+  CHECK_THAT(swept.output, Contains("4 of 8 runs were already finished"));
+  CHECK_FALSE(fs::exists(out / "lrsweep/fashion_mnist/vanilla+lr=0.003"));
+  CHECK(read_file(out / "lrsweep/fashion_mnist/vanilla/seed_0/metrics.csv") == plain_metrics);
+  const PlanRecord plan = read_plan_record(out / "lrsweep/plan.json");
+  CHECK(plan.runs.size() == 8);  // 2 rows x 2 values x 2 seeds: the plain runs listed once, at lr 0.003
+
+  const auto report = test::run_repro("report " + out.string() + " --stats");
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  // One row per configuration, grouped by spec row; each compared with vanilla at the same sweep values.
+  CHECK(test::count_of(report.output, "| vanilla+lr=0.003 |") == 2);  // the table and the Welch table
+  CHECK_THAT(report.output, !Contains("| vanilla |"));
+  CHECK_THAT(report.output, Contains("each row − vanilla at the same sweep values (Welch)"));
+  const auto welch_row = [&](const std::string& row) {
+    const std::string text = report.output.substr(report.output.find("(Welch)"));
+    const auto at = text.find("| " + row + " |");
+    REQUIRE(at != std::string::npos);
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  CHECK_THAT(welch_row("vanilla+lr=0.01"), Contains("baseline"));
+  CHECK_THAT(welch_row("diff+lr=0.003"), !Contains("baseline"));
+  const auto select = test::run_repro("report " + out.string() + " --select train.lr");
+  INFO(select.output);
+  CHECK_THAT(select.output, Contains("among the train.lr values 0.003, 0.01"));  // 2 candidates, not 3
 }

@@ -1,4 +1,4 @@
-// repro launch slurm, repro run --manifest, repro status, on a real throw-away SLURM
+// repro launch slurm, repro run --tasks, repro status, on a real throw-away SLURM
 // (scripts/slurm-up: munged, slurmctld, slurmd under a temporary folder) where the
 // packages are installed; the cases that need the cluster say "skipped" otherwise.
 #include <unistd.h>
@@ -14,6 +14,7 @@
 #include "data/registry.h"
 #include "fixtures.h"
 #include "run/lock.h"
+#include "record/task_plan.h"
 #include "run/slurm.h"
 #include "run_repro.h"
 #include "spec/experiment.h"
@@ -157,7 +158,7 @@ struct SlurmSetup {
 
 }  // namespace
 
-TEST_CASE("launch slurm --dry-run writes the manifest and an sbatch script and submits nothing", "[cli]") {
+TEST_CASE("launch slurm --dry-run writes tasks.json and an sbatch script and submits nothing", "[cli]") {
   SlurmSetup s("slurm-dry");
   const fs::path spec = write_spec(s.dir.path(), "dry", 2, "[0, 1, 2]", 1);
   REQUIRE(test::run_repro("run " + s.args(spec, "runs") + " --index 0").exit_code == 0);  // one finished already
@@ -172,61 +173,59 @@ TEST_CASE("launch slurm --dry-run writes the manifest and an sbatch script and s
   const fs::path slurm = s.dir.path() / "runs/dry/slurm";
   REQUIRE(fs::is_directory(slurm));
   const fs::path stamp = fs::directory_iterator(slurm)->path();
-  const RunManifest manifest = read_manifest(stamp / "manifest.tsv");
-  CHECK(manifest.rows.size() == 5);
-  CHECK(manifest.runs_per_task == 2);
-  CHECK(manifest.rows[0].run_folder == "dry/fashion_mnist/row0/seed_1");
+  const fs::path tasks_path = stamp / "tasks.json";
+  const TaskPlan tasks = read_task_plan(tasks_path);
+  CHECK(tasks.runs.size() == 5);
+  CHECK(tasks.runs_per_task == 2);
+  CHECK(tasks.runs[0].dir() == "dry/fashion_mnist/row0/seed_1");
+  CHECK(tasks.runs[0].position == 1);
   const std::string script = read_file(stamp / "submit.sbatch");
   for (const std::string& line : std::vector<std::string>{
            "#SBATCH --array=0-2%2", "#SBATCH --requeue", "#SBATCH --open-mode=append", "#SBATCH --signal=B:USR1@120",
            "#SBATCH --output=" + (stamp / "%A_%a.out").string(), "#SBATCH --partition=gpu", "#SBATCH --time=01:00:00",
            "#SBATCH --cpus-per-task=4", "#SBATCH --gres=gpu:1", "#SBATCH --qos=low", "#SBATCH --mem 4G",
-           "exec " + std::string(fs::canonical(REPRO_BINARY)) + " run " + spec.string(),
-           " --manifest " + (stamp / "manifest.tsv").string() +
-               " --index $SLURM_ARRAY_TASK_ID --requeue-signal USR1"}) {
+           "exec " + std::string(fs::canonical(REPRO_BINARY)) + " run --out " + (s.dir.path() / "runs").string(),
+           " --tasks " + tasks_path.string() + " --index $SLURM_ARRAY_TASK_ID --requeue-signal USR1"}) {
     INFO(line);
     CHECK_THAT(script, Contains(line));
   }
-  // A task of the manifest run by hand: task 1 is rows 2 and 3.
-  const auto task = test::run_repro("run " + s.args(spec, "runs") + " --manifest " + (stamp / "manifest.tsv").string() +
-                                    " --index 1");
+  CHECK_THAT(script, !Contains(spec.string()));  // the spec is frozen in tasks.json, not read by the tasks
+  // A task run by hand: task 1 is the frozen runs 2 and 3. The spec file may be gone or changed since the launch:
+  // the task reads neither the spec nor the grid.
+  const std::string spec_text = read_file(spec);
+  write_spec(s.dir.path(), "dry", 2, "[0]", 1);
+  const std::string task_args = "--out " + (s.dir.path() / "runs").string() + " --data-root " + s.data +
+                                " --device cpu --tasks " + tasks_path.string();
+  const auto task = test::run_repro("run " + task_args + " --index 1");
   INFO(task.output);
   CHECK(task.exit_code == 0);
+  test::write_text(spec, spec_text);
   // `repro status` tells a --dry-run launch from a submitted one (jobs.txt; it listed both alike).
   CHECK_FALSE(fs::exists(stamp / "jobs.txt"));
   CHECK_THAT(test::run_repro("status " + (s.dir.path() / "runs").string()).output,
              Contains("5 runs in 3 array task(s), not submitted (written by --dry-run"));
-  CHECK(fs::exists(s.dir.path() / "runs" / manifest.rows[2].run_folder / "summary.json"));
-  CHECK(fs::exists(s.dir.path() / "runs" / manifest.rows[3].run_folder / "summary.json"));
-  CHECK_FALSE(fs::exists(s.dir.path() / "runs" / manifest.rows[1].run_folder / "summary.json"));
-  CHECK_THAT(
-      test::run_repro("run " + s.args(spec, "runs") + " --manifest " + (stamp / "manifest.tsv").string() + " --index 3")
-          .output,
-      Contains("--index 3 is past its 3 task(s)"));
-  // The spec changed since the launch: a row whose run is gone is refused, naming the manifest row.
-  write_spec(s.dir.path(), "dry", 2, "[0]", 1);
-  const auto changed = test::run_repro("run " + s.args(spec, "runs") + " --manifest " +
-                                       (stamp / "manifest.tsv").string() + " --index 0");
-  write_spec(s.dir.path(), "dry", 2, "[0, 1, 2]", 1);
-  CHECK(changed.exit_code == 2);
-  CHECK_THAT(changed.output, Contains("manifest.tsv: row 0 (dry/fashion_mnist/row0/seed_1) is not a run of the spec"));
+  CHECK(fs::exists(s.dir.path() / "runs" / tasks.runs[2].dir() / "summary.json"));
+  CHECK(fs::exists(s.dir.path() / "runs" / tasks.runs[3].dir() / "summary.json"));
+  CHECK_FALSE(fs::exists(s.dir.path() / "runs" / tasks.runs[1].dir() / "summary.json"));
+  CHECK_THAT(test::run_repro("run " + task_args + " --index 3").output, Contains("--index 3 is past its 3 task(s)"));
+  // Nothing that plans a grid goes with --tasks.
+  const auto mixed = test::run_repro("run " + spec.string() + " " + task_args + " --index 0");
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.output, Contains("not with a spec (" + spec.string() + ")"));
+  CHECK_THAT(test::run_repro("run " + task_args).output, Contains("needs --index TASK"));
   // Everything finished: nothing to launch.
   REQUIRE(test::run_repro("run " + s.args(spec, "runs")).exit_code == 0);
   CHECK_THAT(test::run_repro("launch slurm " + s.args(spec, "runs") + " --dry-run").output,
              Contains("are finished: nothing to launch"));
 }
 
-TEST_CASE("manifests: malformed files are refused naming the line; arrays split at MaxArraySize", "[cli]") {
-  test::TempDir dir("slurm-manifest");
-  const auto path = dir.path() / "manifest.tsv";
-  test::write_text(path,
-                   "# runs_per_task: 1\nindex\trun_folder\tmodel_config\tdataset\tseed\n0\ta/b/c\tc\tb\t1\n"
-                   "2\ta/b/d\td\tb\t1\n");
-  CHECK_THROWS_WITH(read_manifest(path), Contains("manifest.tsv:4: index 2 where 1 was expected"));
-  test::write_text(path, "index\trun_folder\n");
-  CHECK_THROWS_WITH(read_manifest(path), Contains("manifest.tsv:1: expected the header"));
-  test::write_text(path, "# runs_per_task: 0\nindex\trun_folder\tmodel_config\tdataset\tseed\n");
-  CHECK_THROWS_WITH(read_manifest(path), Contains("manifest.tsv:1: runs_per_task must be at least 1"));
+TEST_CASE("arrays split at MaxArraySize; a damaged tasks.json is refused naming the field", "[cli]") {
+  test::TempDir dir("slurm-tasks");
+  const auto path = dir.path() / "tasks.json";
+  test::write_text(path, R"({"experiment": "e", "profile": "", "spec_file": "s", "runs_per_task": 0, "runs": []})");
+  CHECK_THROWS_WITH(read_task_plan(path), Contains("tasks.json: 'runs_per_task' is 0, expected at least 1"));
+  test::write_text(path, R"({"experiment": "e", "profile": "", "spec_file": "s", "runs_per_task": 1})");
+  CHECK_THROWS_WITH(read_task_plan(path), Contains("tasks.json: lacks 'runs'"));
   const auto parts = array_parts(2500, 1001, dir.path());
   REQUIRE(parts.size() == 3);
   CHECK(parts[1].first == 1001);
@@ -235,7 +234,7 @@ TEST_CASE("manifests: malformed files are refused naming the line; arrays split 
   LaunchOptions options;
   options.repro_binary = "/opt/repro";
   options.run_args = {"spec with space.yaml"};
-  const std::string script = sbatch_script(options, dir.path() / "manifest.tsv", parts[1], dir.path());
+  const std::string script = sbatch_script(options, dir.path() / "tasks.json", parts[1], dir.path());
   CHECK_THAT(script, Contains("#SBATCH --array=0-1000\n") && Contains("'spec with space.yaml'") &&
                          Contains("--index $((SLURM_ARRAY_TASK_ID + 1001))"));
 }
@@ -513,12 +512,12 @@ TEST_CASE(
       "echo setup 2 # #SBATCH --time=1",
       "# exec: the signal reaches repro, which checkpoints and requeues this task",
   };
-  // The two comment lines after #!/bin/bash name the script and the manifest; the last line is the exec.
+  // The two comment lines after #!/bin/bash name the script and tasks.json; the last line is the exec.
   std::vector<std::string> lines = split_lines(read_file(script));
   INFO(read_file(script));
   REQUIRE(lines.size() == expected.size() + 3);
   CHECK(starts_with(lines[1], "# Written by repro launch slurm; edit and resubmit with: sbatch '"));
-  CHECK(starts_with(lines[2], "# Array task i runs the manifest's task i + 0 ("));
+  CHECK(starts_with(lines[2], "# Array task i runs task i + 0 of "));
   CHECK(starts_with(lines.back(), "exec "));
   const std::string exec_line = lines.back();
   lines.erase(lines.begin() + 1, lines.begin() + 3);
@@ -538,9 +537,9 @@ TEST_CASE(
   CHECK(run.exit_code == 0);
   std::vector<std::string> argv;
   for (const auto& word :
-       {fs::canonical(REPRO_BINARY).string(), std::string("run"), place.spec.string(), std::string("train.epochs=1"),
-        std::string("--out"), place.out.string(), std::string("--data-root"), place.data.string(),
-        std::string("--device"), std::string("cpu"), std::string("--manifest"), (stamp / "manifest.tsv").string(),
+       {fs::canonical(REPRO_BINARY).string(), std::string("run"), std::string("--out"), place.out.string(),
+        std::string("--data-root"), place.data.string(), std::string("--device"), std::string("cpu"),
+        std::string("--tasks"), (stamp / "tasks.json").string(),
         std::string("--index"), std::string("1"), std::string("--requeue-signal"), std::string("USR1")})
     argv.push_back("[" + word + "]");
   std::vector<std::string> printed = split_lines(run.output);

@@ -8,6 +8,7 @@
 #include "run/plan.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
+#include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -57,7 +58,7 @@ TEST_CASE("a valid spec resolves base, rows and defaults", "[spec]") {
   CHECK(runs[2].config.integer("model.dim") == 64);
   CHECK(runs[2].config.real("train.lr") == Approx(1e-3));
   CHECK(runs[3].seed == 1);
-  CHECK(runs[3].relative_dir() == "demo/fashion_mnist/wide/seed_1");
+  CHECK(runs[3].dir() == "demo/fashion_mnist/wide/seed_1");
 }
 
 TEST_CASE("a misspelt key names file, line and the right key", "[spec]") {
@@ -166,7 +167,7 @@ profiles:
   const auto runs = expand_grid(e, dataset_catalog());
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].config.integer("train.epochs") == 3);  // the profile beats per_dataset
-  CHECK(runs[0].relative_dir() == "p/short/cifar10/model/seed_0");
+  CHECK(runs[0].dir() == "p/short/cifar10/model/seed_0");
   CHECK_THAT(runs[0].resolved_yaml(), Contains("profile: short"));
   CHECK_THROWS_WITH(load_experiment(spec_file(dir, "datasets: [fashion_mnist]\nprofiles:\n  s: {train.epoch: 1}\n")),
                     Contains("spec.yaml:3") && Contains("did you mean 'train.epochs'?"));
@@ -175,6 +176,21 @@ profiles:
                                 dataset_catalog()),
                     Contains("spec.yaml:3") && Contains("unknown dataset 'cifar'"));
 }
+
+namespace {
+
+// What a --jobs child or a SLURM task trains is its run read back from the resolved spec frozen in tasks.json
+// (run/plan.cpp: plan_of_task): every run of every grid must read back to exactly its settings.
+void check_resolved_specs_read_back(const std::vector<PlannedRun>& runs) {
+  for (const auto& run : runs) {
+    INFO(run.key());
+    const RunSpec back = parse_run_spec(run.resolved_yaml(), "resolved");
+    CHECK(back.id() == run.id());
+    CHECK(back.config.to_yaml() == run.config.to_yaml());
+  }
+}
+
+}  // namespace
 
 TEST_CASE("every spec under experiments/ loads and expands under each of its profiles", "[spec]") {
   int specs = 0;
@@ -186,12 +202,14 @@ TEST_CASE("every spec under experiments/ loads and expands under each of its pro
     Experiment e = load_experiment(entry.path().string());
     CHECK_FALSE(expand_grid(e, dataset_catalog()).empty());
     CHECK_NOTHROW(validate_plan(expand_grid(e, dataset_catalog())));  // every model builds, before any data is read
+    check_resolved_specs_read_back(expand_grid(e, dataset_catalog()));
     for (const auto& [name, profile] : e.profiles) {
       INFO("profile " << name);
       Experiment with = load_experiment(entry.path().string());
       with.choose_profile(name);
       CHECK_FALSE(expand_grid(with, dataset_catalog()).empty());
       CHECK_NOTHROW(validate_plan(expand_grid(with, dataset_catalog())));
+      check_resolved_specs_read_back(expand_grid(with, dataset_catalog()));
     }
     ++specs;
   }
@@ -211,7 +229,7 @@ TEST_CASE("run identity: every planned run has its own folder and names where it
   e.axes.push_back(parse_axis("train.epochs=1,2"));
   const auto runs = expand_grid(e, dataset_catalog());
   std::set<std::string> folders;
-  for (const auto& run : runs) folders.insert(run.relative_dir());
+  for (const auto& run : runs) folders.insert(run.dir());
   CHECK(folders.size() == runs.size());
   CHECK_THAT(runs.back().origin, Contains("spec.yaml:13: model configuration 'wide+epochs=2'"));
   // The same key in different mappings is not a duplicate; a section given as dotted keys is fine.
@@ -225,4 +243,31 @@ TEST_CASE("a spec path that is a directory or missing names the path", "[spec]")
   test::TempDir dir("spec-paths");
   CHECK_THROWS_WITH(load_experiment(dir.path().string()), Contains(dir.path().string() + ": is a directory"));
   CHECK_THROWS_WITH(load_experiment((dir.path() / "none.yaml").string()), Contains("none.yaml: spec file not found"));
+}
+
+TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without the spec or the grid", "[spec]") {
+  test::TempDir dir("spec-frozen");
+  Experiment e = load_experiment(spec_file(dir, kValid));
+  const Plan grid = plan_grid(e);
+  REQUIRE(grid.runs.size() == 4);
+  const auto tasks = dir.path() / "tasks.json";
+  freeze_tasks(tasks, {&grid.runs[3], &grid.runs[1], &grid.runs[2]}, e.source_file, 2);
+  std::filesystem::remove(dir.path() / "spec.yaml");  // a task reads neither the spec nor the grid
+  const Plan first = plan_of_task(tasks, 0, dir.path() / "runs"), second = plan_of_task(tasks, 1, dir.path() / "runs");
+  REQUIRE(first.runs.size() == 2);
+  REQUIRE(second.runs.size() == 1);
+  const std::vector<const PlannedRun*> expected = {&grid.runs[3], &grid.runs[1], &grid.runs[2]};
+  const std::vector<const PlannedRun*> got = {&first.runs[0], &first.runs[1], &second.runs[0]};
+  for (size_t k = 0; k < 3; ++k) {
+    INFO(k);
+    CHECK(got[k]->id() == expected[k]->id());
+    CHECK(got[k]->row == expected[k]->row);
+    CHECK(got[k]->position == expected[k]->position);
+    CHECK(got[k]->row_index == expected[k]->row_index);
+    CHECK(got[k]->resolved_yaml() == expected[k]->resolved_yaml());
+    CHECK(got[k]->options.model.dim == expected[k]->options.model.dim);
+    CHECK(got[k]->options.train.schedule.lr == expected[k]->options.train.schedule.lr);
+  }
+  CHECK((first.states == std::vector<RunState>{RunState::Pending, RunState::Pending}));
+  CHECK_THROWS_WITH(plan_of_task(tasks, 2, dir.path() / "runs"), Contains("--index 2 is past its 2 task(s)"));
 }

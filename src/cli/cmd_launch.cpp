@@ -1,5 +1,5 @@
 // repro launch slurm SPEC [key=value ...] [options] [-- sbatch options]: freezes the runs
-// of the spec's plan that are not finished into a manifest and submits a SLURM job
+// of the spec's plan that are not finished into tasks.json and submits a SLURM job
 // array whose tasks train them (run/slurm.h).
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -13,6 +13,7 @@
 #include "cli/enum_option.h"
 #include "cli/common.h"
 #include "data/registry.h"
+#include "record/task_plan.h"
 #include "run/plan.h"
 #include "run/slurm.h"
 #include "run/status.h"
@@ -51,29 +52,14 @@ fs::path stamped_folder(const fs::path& parent) {
   return dir;
 }
 
-// The `repro run` arguments every task repeats: the same spec, overrides and places, absolute.
-std::vector<std::string> task_run_arguments(const LaunchCommand& c, const std::vector<std::string>& overrides) {
-  std::vector<std::string> args{fs::absolute(c.spec_path).lexically_normal().string()};
-  args.insert(args.end(), overrides.begin(), overrides.end());
-  if (!c.profile.empty()) args.insert(args.end(), {"--profile", c.profile});
-  if (!c.datasets.empty()) args.insert(args.end(), {"--datasets", join(c.datasets, ",")});
-  if (!c.rows.empty()) args.insert(args.end(), {"--rows", join(c.rows, ",")});
-  args.insert(args.end(), {"--out", fs::absolute(c.out).lexically_normal().string()});
+// The `repro run` arguments every task repeats besides --tasks and --index: where runs go and how they run, absolute.
+// The spec, its overrides and the selection are frozen in tasks.json.
+std::vector<std::string> task_run_arguments(const LaunchCommand& c) {
+  std::vector<std::string> args{"--out", fs::absolute(c.out).lexically_normal().string()};
   if (!c.data_root.empty()) args.insert(args.end(), {"--data-root", fs::absolute(c.data_root).string()});
   if (c.device != DeviceChoice::Auto) args.insert(args.end(), {"--device", name_of(c.device)});
   if (c.max_restarts != 3) args.insert(args.end(), {"--max-restarts", std::to_string(c.max_restarts)});
   return args;
-}
-
-RunManifest freeze_runs(const std::vector<PlannedRun>& runs, const std::vector<RunState>& statuses,
-                        const std::string& spec_file, const std::string& profile, int64_t runs_per_task) {
-  RunManifest manifest{spec_file, profile, runs_per_task, {}};
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (is_finished(statuses[i])) continue;
-    manifest.rows.push_back({static_cast<int64_t>(manifest.rows.size()), runs[i].relative_dir(), runs[i].model_config,
-                             runs[i].dataset, runs[i].seed});
-  }
-  return manifest;
 }
 
 // Overrides come first; from the first argument that starts with '-' (only possible after --) the rest are
@@ -98,8 +84,8 @@ std::vector<std::string> split_arguments(LaunchCommand& c) {
   return overrides;
 }
 
-// Every value that the script will carry, checked before the spec is loaded: a refused value leaves nothing
-// written (no plan.json, manifest or script) and names the option it came from.
+// Every value that the script or tasks.json will carry, checked before the spec is loaded: a refused value leaves
+// nothing written (no plan.json, tasks.json or script) and names the option it came from.
 void check_script_values(const LaunchCommand& c, const std::vector<std::string>& overrides) {
   check_one_line("spec path", fs::absolute(c.spec_path).lexically_normal().string());
   for (const auto& override_text : overrides) check_one_line("override", override_text);
@@ -123,32 +109,33 @@ int launch_slurm(LaunchCommand& c) {
   check_script_values(c, overrides);
   if (!c.setup_file.empty()) c.launch.setup = read_setup_file(c.setup_file);
   c.launch.setup.insert(c.launch.setup.end(), c.setup.begin(), c.setup.end());
-  c.launch.run_args = task_run_arguments(c, overrides);
+  c.launch.run_args = task_run_arguments(c);
 
   const Experiment experiment = load_spec(c.spec_path, overrides, c.profile, c.datasets, c.rows);
-  const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
-  validate_plan(runs);
+  Plan plan = plan_grid(experiment);
   c.launch.job_name = "repro-" + experiment.name;
   check_launch_options(c.launch);
-  const std::vector<RunState> statuses = check_plan(runs, c.out);  // throws on changed specs
-  write_plan(experiment, runs, c.out);
-  const RunManifest manifest =
-      freeze_runs(runs, statuses, fs::absolute(c.spec_path).string(), experiment.profile, c.launch.runs_per_task);
-  if (manifest.rows.empty()) {
-    std::cout << "all " << runs.size() << " runs of " << experiment.folder() << " are finished: nothing to launch\n";
+  check_plan(plan, c.out);  // throws on changed specs
+  write_plan(experiment, plan.runs, c.out);
+  std::vector<const PlannedRun*> to_train;
+  for (const size_t i : plan.to_train()) to_train.push_back(&plan.runs[i]);
+  if (to_train.empty()) {
+    std::cout << "all " << plan.runs.size() << " runs of " << experiment.folder()
+              << " are finished: nothing to launch\n";
     return 0;
   }
   const fs::path dir = stamped_folder(fs::absolute(c.out).lexically_normal() / experiment.folder() / "slurm");
-  const fs::path manifest_path = dir / "manifest.tsv";
-  write_file_atomic(manifest_path, manifest_tsv(manifest));
-  const auto parts = array_parts(manifest.tasks(), cluster_max_array_size(), dir);
+  const fs::path tasks_path = dir / kTaskPlanFile;
+  freeze_tasks(tasks_path, to_train, fs::absolute(c.spec_path).string(), c.launch.runs_per_task);
+  const int64_t tasks = read_task_plan(tasks_path).tasks();
+  const auto parts = array_parts(tasks, cluster_max_array_size(), dir);
   for (const auto& part : parts) {
-    write_file_atomic(part.script, sbatch_script(c.launch, manifest_path, part, dir));
+    write_file_atomic(part.script, sbatch_script(c.launch, tasks_path, part, dir));
     ::chmod(part.script.c_str(), 0755);
   }
-  std::cout << manifest.rows.size() << " of " << runs.size() << " runs are not finished: " << manifest.tasks()
+  std::cout << to_train.size() << " of " << plan.runs.size() << " runs are not finished: " << tasks
             << " array task(s) of " << c.launch.runs_per_task << " run(s) in " << parts.size() << " array(s)\n"
-            << "manifest: " << manifest_path.string() << "\n";
+            << "tasks: " << tasks_path.string() << "\n";
   for (const auto& part : parts) std::cout << "script:   " << part.script.string() << "\n";
   if (c.dry_run) {
     std::cout << "\n"
@@ -161,7 +148,7 @@ int launch_slurm(LaunchCommand& c) {
     jobs.push_back(submit_sbatch(part.script));
     // Rewritten after every submission, so that `repro status` knows a job even when a later part fails.
     write_file_atomic(dir / kSubmittedJobsFile, join(jobs, "\n") + "\n");
-    std::cout << "submitted job " << jobs.back() << " (array 0-" << part.count - 1 << ", manifest tasks " << part.first
+    std::cout << "submitted job " << jobs.back() << " (array 0-" << part.count - 1 << ", tasks " << part.first
               << "-" << part.first + part.count - 1 << ")\n";
   }
   std::string job_list;
@@ -181,7 +168,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   auto* launch = app.add_subcommand("launch", "Train a spec's grid on a cluster");
   launch->require_subcommand(1);
   auto* slurm = launch->add_subcommand(
-      "slurm", "Freeze the runs not finished into a manifest and submit a SLURM job array that trains them");
+      "slurm", "Freeze the runs not finished into tasks.json and submit a SLURM job array that trains them");
   auto c = std::make_shared<LaunchCommand>();
   slurm->add_option("spec", c->spec_path, "Experiment spec (YAML)")->required();
   slurm->add_option("arguments", c->arguments,
@@ -223,7 +210,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"USR1", "USR2"}));
   slurm->add_option("--max-restarts", c->max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
       ->check(whole_number_at_least(0));
-  slurm->add_flag("--dry-run", c->dry_run, "Write the manifest and script, print the script, submit nothing");
+  slurm->add_flag("--dry-run", c->dry_run, "Write tasks.json and the script, print the script, submit nothing");
   slurm->allow_extras();  // keeps CLI11 from refusing the "--" before the sbatch options; anything else is refused
   slurm->callback([c, slurm, &exit_code] {
     c->partition_given = slurm->count("--partition") > 0;

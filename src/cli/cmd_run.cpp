@@ -9,8 +9,7 @@ void add_run_command(CLI::App& app, int& exit_code, RunExtension* extension) {
   auto args = std::make_shared<RunArguments>();
   args->extension = extension;
   add_run_arguments(*command, *args);
-  command->callback(
-      [args, &exit_code] { exit_code = run_and_tabulate(load_with_overrides(*args), runner_options(*args)); });
+  command->callback([args, &exit_code] { exit_code = run_command(*args, [&] { return load_with_overrides(*args); }); });
 }
 
 }  // namespace repro

@@ -22,7 +22,7 @@ int show_status(const StatusCommand& c) {
   if (std::filesystem::is_regular_file(c.target)) {  // a spec: its plan under --out
     const Experiment experiment = load_spec(c.target, c.overrides, c.profile, c.datasets, c.rows);
     std::vector<std::string> dirs;
-    for (const auto& run : expand_grid(experiment, dataset_catalog())) dirs.push_back(run.run_subdir());
+    for (const auto& run : expand_grid(experiment, dataset_catalog())) dirs.push_back(run.subdir());
     experiments.push_back(
         experiment_status(experiment.folder(), c.out / std::filesystem::path(experiment.folder()), dirs));
   } else {

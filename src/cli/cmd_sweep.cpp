@@ -17,15 +17,17 @@ void add_sweep_command(CLI::App& app, int& exit_code, RunExtension* extension) {
                       "train.betas=[0.9,0.98],[0.9,0.999]")
       ->allow_extra_args(false);  // one axis per --set: a KEY=VALUE after it is a setting
   command->callback([args, seeds, seeds_option, axes, &exit_code] {
-    Experiment experiment = load_with_overrides(*args);
-    // --seeds given, even as '': an empty list is an error, not the spec's seeds
-    apply_sweep_arguments(experiment, seeds_option->count() > 0 ? std::optional<std::string>(*seeds) : std::nullopt,
-                          *axes);
-    RunnerOptions options = runner_options(*args);
-    std::vector<std::string>& child = options.parallel.child_arguments;  // --jobs children plan the same grid
-    if (seeds_option->count() > 0) child.insert(child.end(), {"--seeds", *seeds});
-    for (const auto& axis : *axes) child.insert(child.end(), {"--set", axis});
-    exit_code = run_and_tabulate(experiment, options);
+    const bool sweep_arguments = seeds_option->count() > 0 || !axes->empty();
+    exit_code = run_command(
+        *args,
+        [&] {
+          Experiment experiment = load_with_overrides(*args);
+          // --seeds given, even as '': an empty list is an error, not the spec's seeds
+          apply_sweep_arguments(experiment,
+                                seeds_option->count() > 0 ? std::optional<std::string>(*seeds) : std::nullopt, *axes);
+          return experiment;
+        },
+        sweep_arguments);
   });
 }
 

@@ -53,7 +53,6 @@ CLI::Validator minutes(bool zero_allowed) {
 }
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
-  args.command = command.get_name();
   command
       .add_option("--jobs", args.jobs,
                   "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
@@ -68,9 +67,12 @@ void add_parallel_arguments(CLI::App& command, RunArguments& args) {
       ->check(whole_number_at_least(1));
   command  // visible: CLI11 leaves a hidden option's name out of its errors
       .add_option("--index", args.index,
-                  "With --manifest: train the runs of this task; else only the run at this 0-based position of the "
-                  "plan (how --jobs starts its children)")
+                  "With --tasks: train the runs of this task; with a spec: only the run at this 0-based position of "
+                  "its plan")
       ->check(whole_number_at_least(0));
+  command.add_option("--tasks", args.tasks,
+                     "With --index I, instead of a spec: train task I of this frozen plan (tasks.json, written by "
+                     "--jobs for its children and by repro launch slurm for its array tasks)");
 }
 
 // spdlog's level as --log-level spells it.
@@ -91,17 +93,16 @@ std::string log_level_name() {
   }
 }
 
-// The command line of a --jobs child before its `--index I --threads T`: everything that decides the plan, where
-// its runs go and how they run.
+// The command line of a --jobs child before its `--tasks FILE --index I --threads T`: where its run goes and how it
+// runs. The spec, its overrides and the selection are not repeated: the child reads its run from tasks.json.
 std::vector<std::string> child_arguments(const RunArguments& args) {
-  std::vector<std::string> out{"--log-level", log_level_name(), args.command, args.spec_path};
-  out.insert(out.end(), args.overrides.begin(), args.overrides.end());
-  out.insert(out.end(), {"--out", args.out, "--device", name_of(args.device), "--requeue-signal", args.requeue_signal,
-                         "--max-restarts", std::to_string(args.max_restarts), "--checkpoint-minutes",
-                         args.checkpoint_minutes});
-  if (!args.profile.empty()) out.insert(out.end(), {"--profile", args.profile});
-  if (!args.datasets.empty()) out.insert(out.end(), {"--datasets", join(args.datasets, ",")});
-  if (!args.rows.empty()) out.insert(out.end(), {"--rows", join(args.rows, ",")});
+  std::vector<std::string> out{"--log-level",      log_level_name(),
+                               "run",              "--out",
+                               args.out,           "--device",
+                               name_of(args.device), "--requeue-signal",
+                               args.requeue_signal,  "--max-restarts",
+                               std::to_string(args.max_restarts), "--checkpoint-minutes",
+                               fmt::format("{}", args.checkpoint_minutes)};
   if (!args.data_root.empty()) out.insert(out.end(), {"--data-root", args.data_root});
   if (args.extension) {
     const std::vector<std::string> extra = args.extension->child_arguments();
@@ -110,53 +111,32 @@ std::vector<std::string> child_arguments(const RunArguments& args) {
   return out;
 }
 
-// --devices, or every visible CUDA device unless --device cpu; none on the CPU.
-std::vector<int> chosen_devices(const RunArguments& args) {
-  if (!args.devices.empty()) {
-    if (args.device == DeviceChoice::Cpu) throw Error("--devices " + args.devices + ": not with --device cpu");
-    if (!torch::cuda::is_available())
-      throw Error("--devices " + args.devices + ": no CUDA device is available to this build (see repro --version)");
-    return parse_devices(args.devices, "--devices");
-  }
-  std::vector<int> all;
-  if (args.device != DeviceChoice::Cpu && torch::cuda::is_available())
-    for (int id = 0; id < static_cast<int>(torch::cuda::device_count()); ++id) all.push_back(id);
-  return all;
-}
-
-// Jobs, devices and threads of a run that trains (not a dry run): the thread plan is logged for --jobs.
-void plan_parallel(const RunArguments& args, RunnerOptions& options) {
-  ParallelOptions& parallel = options.parallel;
-  if (args.index >= 0) {
-    options.only_index = args.index;
-  } else {
-    parallel.devices = chosen_devices(args);
-    parallel.runs_per_device = args.runs_per_device;
-    const int device_slots = static_cast<int>(parallel.devices.size()) * args.runs_per_device;
-    parallel.jobs = args.jobs > 0 ? args.jobs : std::max(1, device_slots);
-  }
-  if (args.threads > 0 && args.threads_per_job > 0 && args.threads != args.threads_per_job)
-    throw Error("--threads " + std::to_string(args.threads) + " and --threads-per-job " +
-                std::to_string(args.threads_per_job) +
-                ": both set the LibTorch threads of each run (which change its results bit for bit); give one");
-  const int threads_given = args.threads_per_job > 0 ? args.threads_per_job : args.threads;
-  const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
-  check_cpu_request(plan, threads_given, args.threads_per_job > 0 ? "--threads-per-job" : "--threads",
-                    static_cast<int>(parallel.devices.size()) * args.runs_per_device);
-  parallel.threads_per_job = plan.threads_per_job;
-  configure_threads(plan.threads_per_job);
-  if (parallel.jobs > 1 && !args.dry_run) spdlog::info("{}", plan.describe());
+// The parallel request of a command that trains: jobs, devices and threads checked and planned (run/parallel.h),
+// and the children's command line for --jobs.
+void plan_parallel_runs(const RunArguments& args, RunnerOptions& options) {
+  if (args.index >= 0) options.only_index = args.index;
+  ParallelRequest request;
+  request.device = args.device;
+  request.in_process = args.index >= 0;  // an --index run or task trains in this process
+  request.jobs = args.jobs;
+  request.threads = args.threads;
+  request.threads_per_job = args.threads_per_job;
+  request.devices = args.devices;
+  request.runs_per_device = args.runs_per_device;
+  request.log_plan = !args.dry_run;
+  options.parallel = plan_parallel(request);
   std::error_code error;  // the binary's own path, so that `ps` shows what the children are
-  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error) parallel.executable = self;
-  parallel.child_arguments = child_arguments(args);
-  parallel.live_progress = options.live_progress;
-  parallel.interrupt = options.interrupt;
+  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", error); !error)
+    options.parallel.executable = self;
+  options.parallel.child_arguments = child_arguments(args);
+  options.parallel.live_progress = options.live_progress;
+  options.parallel.interrupt = options.interrupt;
 }
 
 }  // namespace
 
 void add_run_arguments(CLI::App& command, RunArguments& args) {
-  command.add_option("spec", args.spec_path, "Experiment spec (YAML)")->required();
+  command.add_option("spec", args.spec_path, "Experiment spec (YAML); none with --tasks");
   command.add_option("overrides", args.overrides, "Spec overrides KEY=VALUE, e.g. train.epochs=5");
   command.add_option("--out", args.out, "Folder of run records (default runs/)");
   command.add_option("--profile", args.profile, "A budget profile of the spec (e.g. smoke, short, paper)");
@@ -188,8 +168,6 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
                   "still training write a checkpoint and stop (exit 142; the same command resumes them; exit 3 when "
                   "runs were left unstarted). Default: none")
       ->check(minutes(/*zero_allowed=*/false));
-  command.add_option("--manifest", args.manifest,
-                     "With --index I: train the runs of task I of this manifest (written by repro launch slurm)");
   if (args.extension) args.extension->add_options(command);
 }
 
@@ -276,20 +254,50 @@ RunnerOptions runner_options(const RunArguments& args) {
   options.live_progress = ::isatty(STDOUT_FILENO);
   options.interrupt.requeue_signal = parse_requeue_signal(args.requeue_signal);
   options.interrupt.max_restarts = args.max_restarts;
-  options.checkpoint_seconds = 60 * std::stod(args.checkpoint_minutes);  // checked by minutes(true)
-  if (!args.time_limit_minutes.empty())
-    options.time_limit = TimeLimit(60 * std::stod(args.time_limit_minutes));  // checked by minutes(false)
-  if (!args.manifest.empty() && args.index < 0) throw Error("--manifest " + args.manifest + ": needs --index TASK");
-  options.manifest = args.manifest;
-  plan_parallel(args, options);
+  options.checkpoint_seconds = 60 * args.checkpoint_minutes;  // checked by minutes(true)
+  if (args.time_limit_minutes > 0) options.time_limit = TimeLimit(60 * args.time_limit_minutes);
+  options.tasks = args.tasks;
+  plan_parallel_runs(args, options);
   if (args.extension) options.observer = args.extension->observer(options);
   return options;
+}
+
+namespace {
+
+// --tasks FILE --index I trains what the file froze: nothing that plans a grid may come with it.
+void check_task_arguments(const RunArguments& args, bool sweep_arguments) {
+  const std::string with = "--tasks " + args.tasks + ": ";
+  if (args.index < 0) throw Error(with + "needs --index TASK (the task of the frozen plan to train)");
+  const std::vector<std::pair<bool, std::string>> planning = {
+      {!args.spec_path.empty(), "a spec (" + args.spec_path + ")"},
+      {!args.overrides.empty(), "overrides (" + join(args.overrides, " ") + ")"},
+      {!args.profile.empty(), "--profile"},
+      {!args.datasets.empty(), "--datasets"},
+      {!args.rows.empty(), "--rows"},
+      {sweep_arguments, "--seeds / --set"},
+      {args.dry_run, "--dry-run"},
+      {args.jobs > 1, "--jobs"}};
+  for (const auto& [given, what] : planning)
+    if (given)
+      throw Error(with + "not with " + what + ": the task's runs and settings are frozen in the file (plan a grid "
+                         "with a spec instead)");
+}
+
+}  // namespace
+
+int run_command(const RunArguments& args, const std::function<Experiment()>& load, bool sweep_arguments) {
+  if (!args.tasks.empty()) {
+    check_task_arguments(args, sweep_arguments);
+    return run_task(args.tasks, args.index, runner_options(args));  // a --jobs child or a SLURM task: no table
+  }
+  if (args.spec_path.empty()) throw Error("run: a spec file is required (or --tasks FILE --index I)");
+  return run_and_tabulate(load(), runner_options(args));
 }
 
 int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options) {
   const int exit_code = run_experiment(experiment, options);
   if (options.dry_run || exit_code == kRunStopped || interrupt_requested()) return exit_code;  // no table
-  if (options.only_index) return exit_code;  // a child of --jobs: its parent prints the table
+  if (options.only_index) return exit_code;  // one run of the grid: the table is the whole command's
   const std::filesystem::path experiment_dir = options.out / experiment.folder();
   const std::string table = render_report(experiment_dir, ReportOptions{});
   write_file_atomic(experiment_dir / "table.md", table);

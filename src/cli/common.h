@@ -2,6 +2,7 @@
 // Options shared by `run` and `sweep` (the spec file, overrides and where to run), and by `eval` and `rollout`
 // (trained runs among KEY=VALUE data overrides).
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,8 @@ class RunExtension {
 };
 
 struct RunArguments {
-  std::string spec_path;
+  std::string spec_path;               // "" with --tasks
+  std::string tasks;                   // --tasks FILE: a frozen plan's task (with --index) instead of a spec
   std::vector<std::string> overrides;  // key=value
   std::string out = "runs";
   std::string profile;
@@ -34,12 +36,10 @@ struct RunArguments {
   bool dry_run = false;
   std::string requeue_signal = "USR1";  // run/interrupt.h
   int max_restarts = 3;
-  std::string checkpoint_minutes = "30";  // --checkpoint-minutes: as given (its children get the same text)
-  std::string time_limit_minutes;         // --time-limit: "" none; the parent's alone (children get no limit)
-  std::string manifest;  // --manifest M (repro launch slurm's tasks): --index is the manifest's task
+  double checkpoint_minutes = 30;   // --checkpoint-minutes (children get the same value)
+  double time_limit_minutes = 0;    // --time-limit: 0 none; the parent's alone (children get no limit)
   // Parallel runs (run/parallel.h)
-  std::string command = "run";  // the subcommand, repeated on the children's command line
-  int64_t index = -1;           // --index I (hidden): train only the plan's run at position I
+  int64_t index = -1;  // --index I: with a spec, train only the plan's run at position I; with --tasks, task I
   int jobs = 0;                 // --jobs N; 0: 1 on the CPU, devices x runs per device with CUDA
   int threads_per_job = 0;      // 0: usable CPUs / jobs (or --threads)
   std::string devices;          // "0,1"; "": every visible CUDA device
@@ -63,13 +63,16 @@ int checked_threads(int threads);
 // `repro sweep`'s --seeds (when given, even as '') and --set axes, replacing the spec's seeds and adding axes.
 void apply_sweep_arguments(Experiment& experiment, const std::optional<std::string>& seeds,
                            const std::vector<std::string>& axes);
-// Also sets LibTorch's threads from the thread plan (run/threads.h) and, for --jobs, the
-// children's command line (`repro sweep` appends its --seeds and --set to it).
+// Also sets LibTorch's threads from the thread plan (run/parallel.h: plan_parallel) and, for --jobs, the
+// children's command line.
 RunnerOptions runner_options(const RunArguments& args);
 
 // run_experiment, then (unless a dry run or a stopped run) the experiment's table:
 // written to <out>/<experiment>[/<profile>]/table.md and printed. Returns the exit code.
 int run_and_tabulate(const Experiment& experiment, const RunnerOptions& options);
+// `run` and `sweep`'s callback: task --index of --tasks FILE (a --jobs child, a SLURM task: no table), else the
+// spec's grid (`load` reads it, with sweep's --seeds and --set where given) and its table.
+int run_command(const RunArguments& args, const std::function<Experiment()>& load, bool sweep_arguments = false);
 
 // What the commands that read trained runs back (`eval`, `rollout`) take besides their own options.
 struct TrainedRunArguments {

@@ -8,15 +8,13 @@ RolloutRun load_rollout_run(const std::filesystem::path& dir, const std::vector<
                             torch::Device device) {
   const std::string why = why_not_evaluable(dir);
   if (!why.empty()) throw Error(dir.string() + ": " + why);
-  RolloutRun run{dir, read_run_spec(dir / "spec.resolved.yaml"), {}, {}, nullptr, {}};
+  RolloutRun run{dir, read_run_spec(RunFolder(dir).spec_path()), {}, {}, nullptr, {}};
   Config config = run.spec.config;
   for (const auto& s : overrides) config.set(s.key, s.raw, s.where);
   run.options = run_options(config);
   run.data = loader.run_data(run.spec.dataset, run.options);
   run.model = build_model(run.options.model, run.data.info);
-  run.file = load_model_file(model_file_path(dir), *run.model,
-                             run_identity(run.spec.experiment, run.spec.profile, run.spec.dataset,
-                                          run.spec.model_config, run.spec.seed));
+  run.file = load_model_file(model_file_path(dir), *run.model, run.spec.id());
   run.model->to(device);
   run.model->eval();
   return run;

@@ -66,4 +66,16 @@ std::filesystem::path resolve_data_root(const std::string& option) {
   return "datasets";
 }
 
+void check_data_root(const std::string& option) {
+  const std::filesystem::path root = resolve_data_root(option);
+  std::error_code error;
+  if (std::filesystem::is_directory(root, error)) return;
+  const std::string given = !option.empty()                ? "--data-root '" + option + "'"
+                            : std::getenv("REPRO_DATA") && *std::getenv("REPRO_DATA") ? "REPRO_DATA='" + root.string() + "'"
+                                                                                : "the default data root 'datasets'";
+  throw Error(given + ": " + (std::filesystem::exists(root, error) ? "not a folder" : "no such folder") +
+              "; every dataset is read from there (--data-root, else $REPRO_DATA, else ./datasets): give the folder "
+              "that holds them (docs/data.md; `repro data fetch DATASET` downloads one)");
+}
+
 }  // namespace repro

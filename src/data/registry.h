@@ -38,5 +38,8 @@ const DatasetEntry& find_dataset(const std::string& name);
 
 // --data-root, else $REPRO_DATA, else ./datasets.
 std::filesystem::path resolve_data_root(const std::string& option);
+// Throws, naming where the root came from, when it is not a folder: checked once before anything trains or any
+// record is written (a wrong --data-root wrote one failed record per run, issue 48).
+void check_data_root(const std::string& option);
 
 }  // namespace repro

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "record/run_id.h"
+
 namespace repro {
 
 inline constexpr int64_t kEvalRecordVersion = 1;
@@ -25,11 +27,10 @@ struct EvalPoint {
   std::optional<std::string> setting(const std::string& key) const;
 };
 
-struct EvalRecord {
+// Its base is the identity of the run evaluated (record/run_id.h; row and sweep are not recorded here).
+struct EvalRecord : RunId {
   int64_t version = kEvalRecordVersion;  // "record_version"; 0 in records that predate it
   std::string name, split;               // split: test | val
-  std::string experiment, profile, model_config, dataset;  // the run evaluated
-  int64_t seed = 0;
   std::string model_file, model_rule;  // model.pt and the rule that chose its epoch
   int64_t model_epoch = 0;
   SettingPairs overrides;        // the command's --set overrides

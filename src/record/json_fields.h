@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "record/run_id.h"
 #include "util/error.h"
 
 namespace repro {
@@ -48,8 +49,7 @@ class JsonFields {
   std::string where_;
 };
 
-// A run's sweep values, (axis label, value) in axis order: [[label, value], ...] in plan.json and summary.json.
-using SweepValues = std::vector<std::pair<std::string, std::string>>;
+// A run's sweep values (record/run_id.h's SweepValues): [[label, value], ...] in plan.json and summary.json.
 nlohmann::json sweep_json(const SweepValues& sweep);
 // The pairs under `key`; empty when absent; throws RecordError on anything but a list of two-text lists.
 SweepValues read_sweep_values(const JsonFields& fields, const std::string& key);

@@ -2,7 +2,7 @@
 // A run's lifecycle: every state a planned run can be in, from planned to finished, and the states a reader
 // can find its record in. One enum and one name table for summary.json's "status", the runner's plan check and
 // tally, `repro status` and the report's cells.
-#include "spec/options.h"
+#include "util/enum_names.h"
 
 namespace repro {
 

@@ -18,13 +18,14 @@ namespace {
 PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t index) {
   const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
   PlanEntry e;
-  e.dir = entry.text("dir");
   e.model_config = entry.text("model_config");
   e.row = entry.optional_text("row").value_or("");
   e.sweep = read_sweep_values(entry, "sweep");
   e.row_index = entry.optional_integer("row_index").value_or(0);
   e.dataset = entry.text("dataset");
   e.seed = entry.integer("seed");
+  if (const std::string dir = entry.text("dir"); dir != e.dir_in_plan())  // the folder follows from the identity
+    entry.wrong("dir", dir, "expected '" + e.dir_in_plan() + "', the folder of its model_config, dataset and seed");
   return e;
 }
 
@@ -43,14 +44,17 @@ PlanRecord read_plan_record(const std::filesystem::path& path) {
     p.report_baseline = report->optional_text("baseline").value_or("");
   const json& runs = plan.required("runs");
   if (!runs.is_array()) plan.wrong("runs", runs, "expected a list");
-  for (size_t i = 0; i < runs.size(); ++i) p.runs.push_back(read_entry(runs[i], path, i));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    p.runs.push_back(read_entry(runs[i], path, i));
+    p.runs.back().experiment = p.experiment, p.runs.back().profile = p.profile;  // written once, in the header
+  }
   return p;
 }
 
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
   json runs = json::array();
   for (const auto& e : p.runs) {
-    runs.push_back({{"dir", e.dir},
+    runs.push_back({{"dir", e.dir_in_plan()},
                     {"model_config", e.model_config},
                     {"row", e.row},
                     {"sweep", sweep_json(e.sweep)},
@@ -66,16 +70,16 @@ void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
 
 PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer) {
   const auto name = [](const PlanRecord& p) {
-    return p.profile.empty() ? p.experiment : p.experiment + "/" + p.profile;
+    return RunId{p.experiment, p.profile}.folder();
   };
   if (name(earlier) != name(newer))
     throw Error("the plans are of different experiments (" + name(earlier) + " and " + name(newer) + ")");
   PlanRecord merged = newer;
   std::set<std::string> dirs;
   std::map<std::string, int64_t> row_index;  // a configuration's place in the newer plan (sweeps shift it)
-  for (const auto& entry : newer.runs) dirs.insert(entry.dir), row_index.emplace(entry.model_config, entry.row_index);
+  for (const auto& entry : newer.runs) dirs.insert(entry.dir_in_plan()), row_index.emplace(entry.model_config, entry.row_index);
   for (PlanEntry entry : earlier.runs) {
-    if (!dirs.insert(entry.dir).second) continue;
+    if (!dirs.insert(entry.dir_in_plan()).second) continue;
     if (const auto it = row_index.find(entry.model_config); it != row_index.end()) entry.row_index = it->second;
     merged.runs.push_back(entry);
   }

@@ -6,18 +6,18 @@
 #include <utility>
 #include <vector>
 
+#include "record/run_id.h"
+
 namespace repro {
 
 inline constexpr int64_t kPlanRecordVersion = 1;
 
-struct PlanEntry {
-  std::string dir;           // <dataset>/<model configuration>/seed_<k>, relative to the plan's folder
-  std::string model_config;  // the row's name, with sweep values
-  std::string row;           // the spec row ("" in plans written before rows were recorded)
-  std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value) in axis order
+// One planned run. Its identity (record/run_id.h) takes experiment and profile from the plan's header (plan.json
+// writes them once) and the rest from the entry; `row` is "" in plans written before rows were recorded.
+struct PlanEntry : RunId {
   int64_t row_index = 0;
-  std::string dataset;
-  int64_t seed = 0;
+  // Its folder relative to the plan's folder: <dataset>/<model configuration>/seed_<k> (plan.json's "dir").
+  std::string dir_in_plan() const { return subdir(); }
 };
 
 struct PlanRecord {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "record/lifecycle.h"
+#include "record/run_id.h"
 
 namespace repro {
 
@@ -40,14 +41,13 @@ struct ModelFileRecord {  // model.pt: the epoch whose weights it holds and the 
   std::string rule;
 };
 
-struct RunRecord {
+// The run's identity (record/run_id.h) is its base: summary.json's experiment, profile, model_config, row, sweep,
+// dataset and seed.
+struct RunRecord : RunId {
   int64_t version = kRunRecordVersion;  // "record_version"; 0 when read from a record that predates it
   RunState status = RunState::Complete;  // complete | diverged | failed
   std::string message;                   // why it diverged or failed
-  std::string experiment, profile, model_config, dataset;
-  std::string row;                                          // the spec row ("" in records before 0.7.1)
-  std::vector<std::pair<std::string, std::string>> sweep;  // its sweep values (axis label, value), axis order
-  int64_t row_index = 0, seed = 0;
+  int64_t row_index = 0;
   nlohmann::json environment;  // run/device's environment record: shown, not interpreted
   std::string git_commit;
   // What training produced; a failed run's record has none of these (`trained` false).

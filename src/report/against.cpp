@@ -15,7 +15,7 @@ namespace {
 using CellKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 struct Counted {
-  std::map<CellKey, std::map<long long, const RunResult*>> by_cell;  // cell -> seed -> its counted run
+  std::map<CellKey, std::map<int64_t, const RunResult*>> by_cell;  // cell -> seed -> its counted run
   std::vector<CellKey> order;                                         // cells in table order
 };
 
@@ -33,7 +33,7 @@ Counted counted_runs(const std::vector<ExperimentResults>& all) {
   return out;
 }
 
-double seed_std(const std::map<long long, const RunResult*>& seeds) {
+double seed_std(const std::map<int64_t, const RunResult*>& seeds) {
   std::vector<double> values;
   for (const auto& [seed, run] : seeds) values.push_back(run->value);
   return sample_std(values);  // NaN below 2 seeds

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "record/lifecycle.h"
+#include "record/run_id.h"
 #include "spec/options.h"
 
 namespace repro {
@@ -25,12 +26,10 @@ const EnumNames<MetricGap>& enum_names(MetricGap);
 enum class RecordEpoch { Selected, Final };
 const EnumNames<RecordEpoch>& enum_names(RecordEpoch);
 
-struct RunResult {
-  std::string model_config, dataset;
-  std::string row;                                         // the spec row (model_config without sweep values)
-  std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value) as plan.json lists them
+// One run as a table sees it: its identity (record/run_id.h: from plan.json, else its summary.json, else its
+// folder), its state and its value.
+struct RunResult : RunId {
   int row_index = 0;
-  long long seed = 0;
   RunState state = RunState::Pending;  // what its folder shows (record/lifecycle.h): counted only when Complete
   MetricGap gap = MetricGap::None;      // a complete run without the value the table asks for
   double value = 0;  // the metric at the selected (or, report --epoch final, the last) epoch (complete runs)

@@ -4,7 +4,9 @@
 
 #include "record/epoch_row.h"
 #include "record/folder.h"
+#include "record/plan_record.h"
 #include "record/run_record.h"
+#include "spec/run_spec.h"
 #include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -65,15 +67,12 @@ void check_metrics(const RunFolder& folder, const RunRecord& record, const std::
 
 // Fills `out` from the run record; throws BadRecord.
 void take_record(const RunFolder& folder, const RunRecord& s, const std::string& metric, RecordEpoch epoch,
-                 const PlannedEntry* planned, RecordRead& out) {
+                 const PlanEntry* planned, RecordRead& out) {
   const fs::path file = folder.summary_path();
   RunResult& r = out.result;
-  out.claimed_key =
-      s.experiment + "|" + s.profile + "|" + s.model_config + "|" + s.dataset + "|" + std::to_string(s.seed);
+  out.claimed_key = s.key();
   if (!planned) {
-    out.experiment = s.experiment, out.profile = s.profile;
-    r.model_config = s.model_config, r.dataset = s.dataset, r.seed = s.seed;
-    r.row = s.row, r.sweep = s.sweep;  // a record of 0.7.1 or later says its row and sweep values itself
+    r.id() = s.id();  // a record of 0.7.1 or later says its row and sweep values itself
     r.row_index = static_cast<int>(s.row_index);
   } else if (s.model_config != planned->model_config || s.dataset != planned->dataset || s.seed != planned->seed) {
     throw BadRecord{RunState::Inconsistent, file.string() + " holds " + s.model_config + " on " + s.dataset +
@@ -100,31 +99,46 @@ void take_record(const RunFolder& folder, const RunRecord& s, const std::string&
   check_metrics(folder, s, picked, key, metric, value);
 }
 
-// The cell a record without a readable summary belongs to: from the plan, else
-// from its path <experiment>[/<profile>]/<dataset>/<model>/seed_<k>.
-void place_by_plan_or_path(const fs::path& run_dir, const PlannedEntry* planned, RecordRead& out) {
+// The experiment and profile of a run folder whose summary.json cannot be read: its spec.resolved.yaml says them,
+// else the plan.json of its experiment folder (<experiment>[/<profile>]/<dataset>/<model>/seed_<k>), else the
+// experiment folder's name stands for the experiment.
+std::pair<std::string, std::string> experiment_of(const fs::path& run_dir) {
+  try {
+    const RunSpec spec = read_run_spec(RunFolder(run_dir).spec_path());
+    return {spec.experiment, spec.profile};
+  } catch (const std::exception&) {
+  }
+  const fs::path experiment_dir = run_dir.parent_path().parent_path().parent_path();
+  try {
+    const PlanRecord plan = read_plan_record(plan_path_in(experiment_dir));
+    return {plan.experiment, plan.profile};
+  } catch (const std::exception&) {
+  }
+  return {experiment_dir.filename().string(), ""};
+}
+
+// The cell a record without a readable summary belongs to: from the plan, else from its folder
+// (RunId::from_dir: <dataset>/<model>/seed_<k>) in the experiment experiment_of() finds.
+void place_by_plan_or_path(const fs::path& run_dir, const PlanEntry* planned, RecordRead& out) {
   RunResult& r = out.result;
   if (planned) return;
-  const std::string seed_name = run_dir.filename().string();
-  r.seed = seed_name.rfind("seed_", 0) == 0 ? std::atoll(seed_name.c_str() + 5) : 0;
-  r.model_config = run_dir.parent_path().filename().string();
-  r.dataset = run_dir.parent_path().parent_path().filename().string();
-  out.experiment = run_dir.parent_path().parent_path().parent_path().filename().string();
+  const auto [experiment, profile] = experiment_of(run_dir);
+  RunId fallback{experiment, profile, run_dir.parent_path().parent_path().filename().string(),
+                 run_dir.parent_path().filename().string()};
+  r.id() = RunId::from_dir(run_dir, experiment, profile).value_or(fallback);
   r.row_index = 1 << 20;  // after the planned rows
 }
 
 }  // namespace
 
-RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric, const PlannedEntry* planned,
+RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric, const PlanEntry* planned,
                               RecordEpoch epoch) {
   RecordRead out;
   RunResult& r = out.result;
   r.path = run_dir.string();
   if (planned) {
-    out.experiment = planned->experiment, out.profile = planned->profile;
-    r.model_config = planned->model_config, r.dataset = planned->dataset;
-    r.row = planned->row, r.sweep = planned->sweep;
-    r.row_index = planned->row_index, r.seed = planned->seed;
+    r.id() = planned->id();
+    r.row_index = static_cast<int>(planned->row_index);
   }
   const RunFolder folder(run_dir);
   if (!fs::exists(folder.summary_path())) {
@@ -140,7 +154,7 @@ RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric
     }
     take_record(folder, record, metric, epoch, planned, out);
   } catch (const BadRecord& bad) {
-    if (out.experiment.empty() && !planned) place_by_plan_or_path(run_dir, planned, out);
+    if (out.claimed_key.empty() && !planned) place_by_plan_or_path(run_dir, planned, out);
     r.state = bad.state;
     r.gap = MetricGap::None;
     r.problem = bad.problem;

@@ -6,27 +6,19 @@
 #include <filesystem>
 #include <string>
 
+#include "record/plan_record.h"
 #include "report/collect.h"
 
 namespace repro {
 
-// A run as plan.json lists it.
-struct PlannedEntry {
-  std::string experiment, profile, model_config, dataset;
-  std::string row;                                         // the spec row ("" in older plans)
-  std::vector<std::pair<std::string, std::string>> sweep;  // (axis label, value); absent from older plans
-  int row_index = 0;
-  long long seed = 0;
-};
-
 struct RecordRead {
-  RunResult result;                 // shown in the plan's cell when planned, else in the cell it claims
-  std::string experiment, profile;  // the table it belongs to
-  std::string claimed_key;          // experiment|profile|model|dataset|seed as its summary.json says ("" if none)
+  RunResult result;         // shown in the plan's cell when planned, else in the cell it claims (its experiment
+                            // and profile: the table it belongs to)
+  std::string claimed_key;  // the RunId::key() its summary.json claims ("" if none)
 };
 
-// `planned` is null for a summary.json that no plan lists.
+// `planned` (plan.json's entry) is null for a summary.json that no plan lists.
 RecordRead read_run_for_table(const std::filesystem::path& run_dir, const std::string& metric,
-                               const PlannedEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
+                               const PlanEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
 
 }  // namespace repro

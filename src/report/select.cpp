@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "report/stats.h"
@@ -75,7 +77,7 @@ std::string chosen_values(const RunResult& run, const std::vector<std::string>& 
   return join(parts, ", ");
 }
 
-std::string key(const std::string& config, const std::string& dataset, long long seed) {
+std::string key(const std::string& config, const std::string& dataset, int64_t seed) {
   return config + "|" + dataset + "|" + std::to_string(seed);
 }
 
@@ -92,7 +94,7 @@ struct Chooser {
   bool lower_is_better;
 
   // The METRIC of a candidate's run on a seed; NaN unless complete.
-  double metric(const std::string& candidate, const std::string& dataset, long long seed) const {
+  double metric(const std::string& candidate, const std::string& dataset, int64_t seed) const {
     const auto it = by_runs.find(key(candidate, dataset, seed));
     return it != by_runs.end() && is_counted(*it->second) ? it->second->value : NAN;
   }
@@ -113,6 +115,41 @@ std::vector<Group> groups_of(const ExperimentResults& reported, const std::vecto
     it->runs[run.model_config].push_back(&run);
   }
   return groups;
+}
+
+std::optional<double> number_of(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// The selected axes on which `chosen` took the smallest or largest number the group tried: the best value may lie
+// outside the grid (issue 48). Axes whose values are not all numbers have no edge.
+std::vector<std::string> edges_of(const Group& g, const RunResult& chosen, const std::vector<std::string>& selected) {
+  std::vector<std::string> edges;
+  for (const auto& [label, value] : chosen.sweep) {
+    if (!is_selected(label, selected)) continue;
+    std::vector<std::pair<double, std::string>> tried;
+    bool numbers = true;
+    for (const auto& candidate : g.candidates)
+      for (const auto& [other_label, other_value] : g.runs.at(candidate).front()->sweep)
+        if (other_label == label) {
+          const auto number = number_of(other_value);
+          numbers = numbers && number.has_value();
+          if (number) tried.emplace_back(*number, other_value);
+        }
+    if (!numbers) continue;
+    std::sort(tried.begin(), tried.end());
+    tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
+    if (tried.size() < 2) continue;
+    std::vector<std::string> texts;
+    for (const auto& t : tried) texts.push_back(t.second);
+    const std::string of = " of " + join(texts, ", ");
+    if (value == tried.front().second) edges.push_back(label + "=" + value + ", the smallest" + of);
+    if (value == tried.back().second) edges.push_back(label + "=" + value + ", the largest" + of);
+  }
+  return edges;
 }
 
 // A run as the collapsed table shows it: its row the group's, its sweep without the selected axes.
@@ -162,7 +199,10 @@ void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<st
     if (chooser.better(m, choice.by_value)) choice.by_value = m, best = &candidate, choice.n = static_cast<int>(values.size());
   }
   const std::string& chosen = best ? *best : g.candidates.front();
-  if (best) choice.values = chosen_values(*g.runs.at(chosen).front(), selected);
+  if (best) {
+    choice.values = chosen_values(*g.runs.at(chosen).front(), selected);
+    choice.at_edge = edges_of(g, *g.runs.at(chosen).front(), selected);
+  }
   for (const auto& candidate : g.candidates)
     if (candidate != chosen) keep_bad(g.runs.at(candidate), out.unchosen_bad);
   for (const RunResult* run : g.runs.at(chosen)) {
@@ -176,11 +216,11 @@ void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<st
 // seed: on each seed, the candidate with the best METRIC on that seed.
 void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
                      const std::string& by, Selection& out) {
-  std::vector<long long> seeds;
+  std::vector<int64_t> seeds;
   for (const auto& candidate : g.candidates)
     for (const RunResult* run : g.runs.at(candidate))
       if (std::find(seeds.begin(), seeds.end(), run->seed) == seeds.end()) seeds.push_back(run->seed);
-  for (const long long seed : seeds) {
+  for (const int64_t seed : seeds) {
     Choice choice{g.row, g.dataset, seed, "", NAN, 0, static_cast<int>(g.candidates.size())};
     const RunResult* best = nullptr;
     const RunResult* first = nullptr;
@@ -198,9 +238,10 @@ void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<s
       for (const RunResult* run : g.runs.at(candidate))
         if (run->seed == seed && run != shown_run && is_bad_record(*run)) out.unchosen_bad.push_back(*run);
     RunResult shown = collapsed_run(*shown_run, g, selected);
-    if (best)
+    if (best) {
       choice.values = chosen_values(*best, selected);
-    else
+      choice.at_edge = edges_of(g, *best, selected);
+    } else
       mark_nothing_to_choose_on(shown, by);
     out.results.runs.push_back(shown);
     out.choices.push_back(choice);
@@ -245,14 +286,19 @@ std::string choices_markdown(const Selection& selection, const SelectOptions& op
                     " there.\n\n| row | dataset |" + (per_seed ? " seed |" : "") + " chosen | " + options.by +
                     (per_seed ? "" : " (mean)") + " | n | candidates with " + options.by + " |\n|---|---|" +
                     (per_seed ? "---|" : "") + "---|---|---|---|\n";
-  std::vector<std::string> short_notes;
+  std::vector<std::string> short_notes, edge_notes;
   for (const auto& c : selection.choices) {
     out += "| " + c.row + " | " + c.dataset + " |" + (per_seed ? " " + std::to_string(c.seed) + " |" : "") + " " +
            (c.values.empty() ? "none (no " + options.by + ")" : c.values) + " | " +
            (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.n) + " | " +
            std::to_string(c.candidates) + " of " + std::to_string(c.candidates_total) + " |\n";
     for (const auto& note : c.short_of_seeds) short_notes.push_back(c.row + " on " + c.dataset + ", " + note);
+    for (const auto& edge : c.at_edge)
+      edge_notes.push_back(c.row + " on " + c.dataset + (per_seed ? ", seed " + std::to_string(c.seed) : "") + ": " + edge);
   }
+  if (!edge_notes.empty())
+    out += "\nChosen at the edge of the values tried (the best may lie beyond them; widen the axis to know):\n- " +
+           join(edge_notes, "\n- ") + "\n";
   if (!short_notes.empty())
     out += "\nCandidates judged on fewer seeds than they have (the others lack " + options.by + "):\n- " +
            join(short_notes, "\n- ") + "\n";

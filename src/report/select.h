@@ -28,13 +28,14 @@ struct SelectOptions {
 // What was chosen for one collapsed row on one dataset (per seed with SelectOn::Seed).
 struct Choice {
   std::string row, dataset;
-  long long seed = -1;       // -1: the choice for all seeds (mean)
+  int64_t seed = -1;         // -1: the choice for all seeds (mean)
   std::string values;        // "lr=0.001" ("" when no candidate had the metric)
   double by_value = 0;       // the METRIC of the choice (its mean over seeds with mean)
   int candidates = 0;        // candidates with the metric
   int candidates_total = 0;  // candidates planned
   int n = 0;                 // the seeds behind by_value (mean: the chosen candidate's complete seeds)
   std::vector<std::string> short_of_seeds;  // "lr=0.01: 1 of 2 seeds" for each candidate judged on fewer than it has
+  std::vector<std::string> at_edge;  // "lr=0.003, the largest of 0.0003, 0.001, 0.003": the best may lie beyond
 };
 
 struct Selection {

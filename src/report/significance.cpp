@@ -52,8 +52,10 @@ std::string render_stats_table(const StatsTable& table) {
     const std::string& baseline = own != table.baseline_of.end() ? own->second : table.baseline;
     for (const auto& column : table.columns)
       out += " " +
-             (row == baseline ? std::string("baseline")
-                              : difference_text(table.lookup(row, column), table.lookup(baseline, column), table.digits)) +
+             (row == baseline        ? std::string("baseline")
+              : baseline.empty()     ? std::string("— (no baseline run at its sweep values)")
+                                     : difference_text(table.lookup(row, column), table.lookup(baseline, column),
+                                                       table.digits)) +
              " |";
     out += "\n";
   }
@@ -75,13 +77,38 @@ std::vector<std::string> sweep_suffixes(const std::vector<std::string>& rows, co
 
 }  // namespace
 
+// The baseline of each configuration is the baseline row's configuration at the same sweep values (row and sweep
+// values as plan.json or summary.json record them), whatever else the folder holds: a sweep written beside the
+// plain rows compares `dgsa+lr=0.0003` with `vanilla+lr=0.0003`, the plain `dgsa` with the plain `vanilla`. A
+// configuration whose sweep values the baseline row lacks gets none (""). nullopt when no run records its row.
+std::optional<Baseline> baseline_by_sweep_values(const ExperimentResults& results, const std::string& wanted) {
+  std::map<std::string, std::pair<std::string, SweepValues>> coordinates;  // configuration -> (spec row, sweep)
+  for (const auto& run : results.runs)
+    if (!run.row.empty()) coordinates.emplace(run.model_config, std::make_pair(run.row, run.sweep));
+  std::map<SweepValues, std::string> of_wanted;  // sweep values -> the baseline row's configuration there
+  for (const auto& [config, at] : coordinates)
+    if (at.first == wanted) of_wanted.emplace(at.second, config);
+  if (of_wanted.empty()) return std::nullopt;
+  Baseline baseline{of_wanted.count({}) ? of_wanted.at({}) : wanted, {}};
+  const bool swept = std::any_of(coordinates.begin(), coordinates.end(), [](const auto& c) { return !c.second.second.empty(); });
+  if (!swept) return baseline;  // no sweep: every row against the one baseline row
+  for (const auto& config : results.model_configs) {
+    const auto at = coordinates.find(config);
+    if (at == coordinates.end()) continue;  // a record without its row: compared with the plain baseline
+    const auto match = of_wanted.find(at->second.second);
+    baseline.row_of[config] = match != of_wanted.end() ? match->second : "";
+  }
+  return baseline;
+}
+
 Baseline resolve_baseline(const ExperimentResults& results, const std::string& requested) {
   const auto& rows = results.model_configs;
   if (rows.empty()) throw Error(results.name + ": no rows to compare");
   const std::string wanted = !requested.empty() ? requested : results.baseline;
   if (wanted.empty()) return {rows.front(), {}};
+  if (auto by_values = baseline_by_sweep_values(results, wanted)) return *by_values;
   if (std::find(rows.begin(), rows.end(), wanted) != rows.end()) return {wanted, {}};
-  if (const auto suffixes = sweep_suffixes(rows, wanted); !suffixes.empty()) {
+  if (const auto suffixes = sweep_suffixes(rows, wanted); !suffixes.empty()) {  // records without their row
     Baseline baseline{wanted, {}};
     for (const auto& row : rows)
       for (const auto& suffix : suffixes)

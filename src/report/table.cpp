@@ -62,7 +62,7 @@ std::string bad_records_text(const ExperimentResults& results) {
 
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset) {
   Cell cell;
-  std::set<long long> seeds;  // n counts distinct run records: a seed twice is a bug, not a larger n
+  std::set<int64_t> seeds;  // n counts distinct run records: a seed twice is a bug, not a larger n
   for (const auto& run : results.runs) {
     if (run.model_config != model_config || run.dataset != dataset) continue;
     if (!seeds.insert(run.seed).second)

@@ -93,8 +93,7 @@ EvalRecord evaluate_run(const fs::path& run_dir, const EvalRequest& request, Dat
     const RunData data = loader.run_data(spec.dataset, options);
     if (!model) {  // the allowed keys change no shape: one model serves every point
       model = build_model(options.model, data.info);
-      file_info = load_model_file(folder.model_path(), *model,
-                                  run_identity(spec.experiment, spec.profile, spec.dataset, spec.model_config, spec.seed));
+      file_info = load_model_file(folder.model_path(), *model, spec.id());
       model->to(device);
     }
     const Split split = resident_split(request.split == "val" ? data.val : data.test, device);

@@ -38,11 +38,14 @@ void GridProgress::log(spdlog::level::level_enum level, const std::string& text)
   spdlog::log(level, "{}", text);
 }
 
-void GridProgress::run_ended(double seconds, bool trained) {
+void GridProgress::run_ended(double seconds, bool trained, int64_t epochs_before, int64_t epochs_here) {
   ++ended_;
-  if (!trained) return;
+  if (!trained || epochs_here <= 0) return;
   ++trained_;
-  trained_seconds_ += seconds;
+  // A resumed run trained only its last epochs here: its time is scaled to the whole run (issue 48: a run resumed
+  // at its last epoch made the runs still waiting look ten times faster than they are).
+  trained_seconds_ +=
+      seconds * static_cast<double>(std::max<int64_t>(0, epochs_before) + epochs_here) / static_cast<double>(epochs_here);
 }
 
 std::optional<double> GridProgress::eta_seconds(const std::vector<ActiveRunProgress>& active) const {

@@ -30,8 +30,9 @@ class GridProgress {
   GridProgress(size_t plan_runs, size_t to_train, int slots, bool live);
   // A log line; on a terminal the live block is cleared first and redrawn by the next show().
   void log(spdlog::level::level_enum level, const std::string& text);
-  // A child ended; `trained` (complete or diverged) durations set the pace of the runs still waiting.
-  void run_ended(double seconds, bool trained);
+  // A child ended; `trained` (complete or diverged) durations set the pace of the runs still waiting, each
+  // scaled from the epochs it trained here to its whole run (`epochs_before`: those it resumed after).
+  void run_ended(double seconds, bool trained, int64_t epochs_before = 0, int64_t epochs_here = 0);
   // "5 left, ETA 1m02s" for the runs not ended yet (the active ones given).
   std::string remaining_text(const std::vector<ActiveRunProgress>& active) const;
   // Redraws the live block (at most twice a second); nothing when not on a terminal.

@@ -40,7 +40,8 @@ ModelFileInfo read_info(torch::serialize::InputArchive& archive, const std::file
 }
 
 // A model.pt belongs to the run whose folder holds it: one copied from another run's folder is refused.
-void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, const std::string& run) {
+void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, const RunId& owner) {
+  const std::string run = owner.key();
   if (info.run.empty()) {
     spdlog::warn("{}: written before repro recorded which run wrote a model.pt; not checked against its folder",
                  path.string());
@@ -49,7 +50,7 @@ void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, c
   if (info.run != run)
     throw Error(path.string() + ": written by the run " + info.run + ", not by this folder's run " + run +
                 " (copied from another run's folder?); evaluate the folder it belongs to");
-  const auto spec = path.parent_path() / "spec.resolved.yaml";
+  const auto spec = RunFolder(path.parent_path()).spec_path();
   if (info.spec_sha256.empty() || !std::filesystem::exists(spec)) return;
   if (const std::string folder_sha = sha256_file(spec); folder_sha != info.spec_sha256)
     throw Error(path.string() + ": written under a spec with sha256 " + info.spec_sha256 + ", but " + spec.string() +
@@ -58,12 +59,6 @@ void check_owner(const std::filesystem::path& path, const ModelFileInfo& info, c
 }
 
 }  // namespace
-
-std::string run_identity(const std::string& experiment, const std::string& profile, const std::string& dataset,
-                         const std::string& model_config, int64_t seed) {
-  return experiment + (profile.empty() ? "" : "/" + profile) + "/" + dataset + "/" + model_config + "/seed_" +
-         std::to_string(seed);
-}
 
 void write_model_file(const std::filesystem::path& path, torch::nn::Module& model, const ModelFileInfo& info) {
   torch::serialize::OutputArchive archive;
@@ -86,7 +81,7 @@ ModelFileInfo read_model_file_info(const std::filesystem::path& path) {
   }
 }
 
-ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const std::string& run) {
+ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const RunId& run) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
   const auto expected = shapes_of(model);
   ModelFileInfo info;

@@ -30,21 +30,17 @@ inline std::filesystem::path model_file_path(const std::filesystem::path& run_di
 struct ModelFileInfo {
   int64_t epoch = 0;        // 1-based epoch whose weights the file holds
   std::string rule;         // best_val | last
-  std::string run;          // run_identity of the run that wrote it ("" = written before repro recorded it)
+  std::string run;          // RunId::key() of the run that wrote it ("" = written before repro recorded it)
   std::string spec_sha256;  // of that run's spec.resolved.yaml when it was written
 };
-
-// "<experiment>[/<profile>]/<dataset>/<model configuration>/seed_<k>": which run a model.pt belongs to.
-std::string run_identity(const std::string& experiment, const std::string& profile, const std::string& dataset,
-                         const std::string& model_config, int64_t seed);
 
 // Writes `model` with its epoch and rule atomically; throws repro::Error naming `path`.
 void write_model_file(const std::filesystem::path& path, torch::nn::Module& model, const ModelFileInfo& info);
 // Reads the epoch and rule only; throws repro::Error naming `path` when it is not a repro model file.
 ModelFileInfo read_model_file_info(const std::filesystem::path& path);
 // Loads the weights into `model` (built from the run's spec); throws naming `path` and what did not fit, or
-// when the file was written by another run than `run` (run_identity of the folder's spec.resolved.yaml).
-ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const std::string& run);
+// when the file was written by another run than `run` (the identity of the folder's spec.resolved.yaml).
+ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const RunId& run);
 
 // summary.json's "model_file": model.pt's epoch and rule; nullopt without a model.pt.
 std::optional<ModelFileRecord> model_file_record(const std::filesystem::path& run_dir);

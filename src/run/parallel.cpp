@@ -1,6 +1,7 @@
 #include "run/parallel.h"
 
 #include <poll.h>
+#include <torch/torch.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -10,19 +11,24 @@
 #include <deque>
 #include <list>
 #include <set>
+#include <map>
+#include <unistd.h>
 
 #include "run/children.h"
 #include "run/grid_progress.h"
 #include "run/lock.h"
 #include "record/folder.h"
 #include "record/run_record.h"
-#include "run/runner.h"
+#include "record/task_plan.h"
+#include "run/executor.h"
+#include "run/threads.h"
 #include "run/time_limit.h"
 #include "spec/options.h"
 #include "train/progress.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace repro {
 
@@ -57,16 +63,19 @@ struct Active {
 
 class Scheduler {
  public:
-  Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path out,
-            const ParallelOptions& options, const TimeLimit& limit)
+  Scheduler(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions, std::filesystem::path tasks_file,
+            std::filesystem::path out, const ParallelOptions& options, const TimeLimit& limit)
       : runs_(runs),
         waiting_(positions.begin(), positions.end()),
+        tasks_file_(std::move(tasks_file)),
         out_(std::move(out)),
         options_(options),
         slots_(options.devices, options.runs_per_device),
         display_(runs.size(), positions.size(), std::max(1, options.jobs), options.live_progress),
         limit_(limit),
-        start_rule_(limit, runs, out_) {}
+        start_rule_(limit, runs, out_) {
+    for (size_t k = 0; k < positions.size(); ++k) task_of_[positions[k]] = static_cast<int64_t>(k);
+  }
 
   int run() {
     const InterruptHandlers handlers(options_.interrupt.requeue_signal);
@@ -104,7 +113,7 @@ class Scheduler {
       }
       const size_t position = waiting_.front();
       waiting_.pop_front();
-      const RunFolder folder(out_ / runs_[position].relative_dir());
+      const RunFolder folder(out_ / runs_[position].dir());
       if (const auto holder = RunLock::holder(folder.dir())) {  // the child would skip it too
         display_.log(spdlog::level::info, label(position) + ": " + folder.dir().string() + " is held by " +
                                               holder->describe() + ": skipped here");
@@ -126,7 +135,8 @@ class Scheduler {
 
   void launch(size_t position, const RunFolder& folder, std::optional<int> device) {
     std::vector<std::string> arguments = options_.child_arguments;
-    for (const std::string& extra : {std::string("--index"), std::to_string(position), std::string("--threads"),
+    for (const std::string& extra : {std::string("--tasks"), tasks_file_.string(), std::string("--index"),
+                                     std::to_string(task_of_.at(position)), std::string("--threads"),
                                      std::to_string(options_.threads_per_job)})
       arguments.push_back(extra);
     std::vector<std::string> environment = options_.extra_environment;
@@ -189,7 +199,8 @@ class Scheduler {
       display_.log(spdlog::level::err, label(a.position) + ": " + e.what());
     }
     const bool trained = !exit.signaled && exit.code == 0 && status && is_finished(*status);
-    display_.run_ended(seconds, trained);
+    const int64_t epochs_here = epochs_recorded(a.folder) - a.progress.epochs_at_start;
+    display_.run_ended(seconds, trained, a.progress.epochs_at_start, epochs_here);
     if (trained && status == RunState::Complete) start_rule_.completed(*summary);
     if (trained) {
       display_.log(status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
@@ -245,6 +256,8 @@ class Scheduler {
 
   const std::vector<PlannedRun>& runs_;
   std::deque<size_t> waiting_;
+  std::filesystem::path tasks_file_;    // the frozen runs: task k trains positions[k]
+  std::map<size_t, int64_t> task_of_;  // position -> its task in tasks_file_
   std::filesystem::path out_;
   const ParallelOptions& options_;
   DeviceSlots slots_;
@@ -265,8 +278,52 @@ class Scheduler {
 }  // namespace
 
 int run_in_children(const std::vector<PlannedRun>& runs, const std::vector<size_t>& positions,
-                    const std::filesystem::path& out, const ParallelOptions& options, const TimeLimit& limit) {
-  return Scheduler(runs, positions, out, options, limit).run();
+                    const std::filesystem::path& tasks_file, const std::filesystem::path& out,
+                    const ParallelOptions& options, const TimeLimit& limit) {
+  return Scheduler(runs, positions, tasks_file, out, options, limit).run();
+}
+
+namespace {
+
+// The children executor: the runs to train frozen into <out>/<experiment folder>/jobs/<pid>/tasks.json (removed
+// when the children have ended), then trained by run_in_children.
+class ChildrenExecutor : public Executor {
+ public:
+  explicit ChildrenExecutor(const RunnerOptions& options) : options_(options) {}
+
+  int execute(const Plan& plan) override {
+    const std::vector<size_t> to_train = plan.to_train();
+    if (const int finished = plan.finished(); finished > 0)
+      spdlog::info("{} of {} runs were already finished and were skipped", finished, plan.positions.size());
+    if (to_train.empty()) return 0;
+    std::vector<const PlannedRun*> frozen;
+    for (const size_t i : to_train) frozen.push_back(&plan.runs[i]);
+    const std::filesystem::path dir =
+        options_.out / frozen.front()->folder() / "jobs" / std::to_string(static_cast<int64_t>(::getpid()));
+    const FolderRemoval removal(dir);
+    freeze_tasks(dir / kTaskPlanFile, frozen, plan.spec_file, 1);
+    return run_in_children(plan.runs, to_train, dir / kTaskPlanFile, options_.out, options_.parallel,
+                           options_.time_limit);
+  }
+
+ private:
+  // Removes the jobs folder when the command is done with it, however it ends.
+  struct FolderRemoval {
+    std::filesystem::path dir;
+    explicit FolderRemoval(std::filesystem::path d) : dir(std::move(d)) {}
+    ~FolderRemoval() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+      std::filesystem::remove(dir.parent_path(), ignored);  // jobs/, when no other command's folder is in it
+    }
+  };
+  const RunnerOptions& options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> children_executor(const RunnerOptions& options) {
+  return std::make_unique<ChildrenExecutor>(options);
 }
 
 DeviceSlots::DeviceSlots(std::vector<int> devices, int per_device)
@@ -290,6 +347,44 @@ void DeviceSlots::release(int device) {
       --in_use_[i];
       return;
     }
+}
+
+namespace {
+
+// --devices, or every visible CUDA device unless --device cpu; none on the CPU.
+std::vector<int> chosen_devices(const ParallelRequest& request) {
+  if (!request.devices.empty()) {
+    if (request.device == DeviceChoice::Cpu) throw Error("--devices " + request.devices + ": not with --device cpu");
+    if (!torch::cuda::is_available())
+      throw Error("--devices " + request.devices + ": no CUDA device is available to this build (see repro --version)");
+    return parse_devices(request.devices, "--devices");
+  }
+  std::vector<int> all;
+  if (request.device != DeviceChoice::Cpu && torch::cuda::is_available())
+    for (int id = 0; id < static_cast<int>(torch::cuda::device_count()); ++id) all.push_back(id);
+  return all;
+}
+
+}  // namespace
+
+ParallelOptions plan_parallel(const ParallelRequest& request) {
+  ParallelOptions parallel;
+  if (!request.in_process) parallel.devices = chosen_devices(request);
+  parallel.runs_per_device = request.runs_per_device;
+  const int device_slots = static_cast<int>(parallel.devices.size()) * request.runs_per_device;
+  parallel.jobs = request.in_process ? 1 : request.jobs > 0 ? request.jobs : std::max(1, device_slots);
+  if (request.threads > 0 && request.threads_per_job > 0 && request.threads != request.threads_per_job)
+    throw Error("--threads " + std::to_string(request.threads) + " and --threads-per-job " +
+                std::to_string(request.threads_per_job) +
+                ": both set the LibTorch threads of each run (which change its results bit for bit); give one");
+  const int threads_given = request.threads_per_job > 0 ? request.threads_per_job : request.threads;
+  const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
+  check_cpu_request(plan, threads_given, request.threads_per_job > 0 ? "--threads-per-job" : "--threads",
+                    device_slots);
+  parallel.threads_per_job = plan.threads_per_job;
+  configure_threads(plan.threads_per_job);
+  if (parallel.jobs > 1 && request.log_plan) spdlog::info("{}", plan.describe());
+  return parallel;
 }
 
 std::vector<int> parse_devices(const std::string& text, const std::string& where) {

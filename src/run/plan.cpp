@@ -16,6 +16,7 @@
 #include "record/json_fields.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "record/task_plan.h"
 #include "spec/run_spec.h"
 #include "spec/options.h"
 #include "util/error.h"
@@ -67,7 +68,7 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
       build_model(model, info);
       check_max_len(model, info);
     } catch (const std::exception& e) {
-      throw Error(run.origin + " on " + run.dataset + ": " + error_text(e));
+      throw Error(run.blame(error_text(e)));
     }
   }
 }
@@ -90,7 +91,7 @@ std::optional<RunState> finished_state(const RunFolder& folder) {
 std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
   std::vector<RunState> statuses;
   for (const auto& run : runs) {
-    const RunFolder folder(out / run.relative_dir());
+    const RunFolder folder(out / run.dir());
     if (!std::filesystem::exists(folder.spec_path())) {
       statuses.push_back(RunState::Pending);
       continue;
@@ -126,7 +127,7 @@ std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::
   std::set<std::string> planned_dirs;
   std::map<std::string, int64_t> planned_configurations;  // -> row_index (sweeps shift it: other seeds take this one)
   for (const auto& run : runs)
-    planned_dirs.insert(run.run_subdir()), planned_configurations.emplace(run.model_config, run.row_index);
+    planned_dirs.insert(run.subdir()), planned_configurations.emplace(run.model_config, run.row_index);
   const auto outside = [&](const PlanEntry& entry) {
     const std::string& row = entry.row.empty() ? entry.model_config : entry.row;
     return !experiment.dataset_selected(entry.dataset) || !experiment.row_selected(row) ||
@@ -137,7 +138,7 @@ std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::
     const PlanRecord earlier = read_plan_record(path);
     if (earlier.experiment != experiment.name || earlier.profile != experiment.profile) return kept;
     for (PlanEntry entry : earlier.runs) {
-      if (planned_dirs.count(entry.dir) || !outside(entry)) continue;
+      if (planned_dirs.count(entry.dir_in_plan()) || !outside(entry)) continue;
       if (const auto it = planned_configurations.find(entry.model_config); it != planned_configurations.end())
         entry.row_index = it->second;
       kept.push_back(entry);
@@ -155,9 +156,12 @@ void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& run
   sweep_stale_temp_files(path.parent_path());  // plan.json.tmp-PID of a process killed in its rename
   PlanRecord plan{experiment.name, experiment.profile, experiment.source_file, experiment.description,
                   experiment.report_baseline, entries_outside(experiment, runs, path)};
-  for (const auto& run : runs)
-    plan.runs.push_back(
-        {run.run_subdir(), run.model_config, run.row, run.sweep, run.row_index, run.dataset, run.seed});
+  for (const auto& run : runs) {
+    PlanEntry entry;
+    entry.id() = run.id();
+    entry.row_index = run.row_index;
+    plan.runs.push_back(entry);
+  }
   // Grid order (rows, then datasets in the spec's order, then seeds), however the plan was assembled.
   const auto order = [&](const PlanEntry& entry) {
     const auto& names = experiment.datasets;
@@ -191,9 +195,133 @@ std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesy
          << format_millions(params.total) << "), seeds " << join(seed_text, ",") << "\n";
     for (const auto& key : run->config.differences(defaults))
       text << "  " << key << " = " << run->config.text(key) << "\n";
-    text << "  folders: " << (out / run->relative_dir()).parent_path().string() << "/seed_*\n";
+    text << "  folders: " << (out / run->dir()).parent_path().string() << "/seed_*\n";
   }
   return text.str();
+}
+
+std::vector<const PlannedRun*> Plan::selected() const {
+  std::vector<const PlannedRun*> out;
+  for (const size_t i : positions) out.push_back(&runs[i]);
+  return out;
+}
+
+std::vector<size_t> Plan::to_train() const {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < positions.size(); ++k)
+    if (states.empty() || !is_finished(states[k])) out.push_back(positions[k]);
+  return out;
+}
+
+int Plan::finished() const {
+  return static_cast<int>(std::count_if(states.begin(), states.end(), [](RunState s) { return is_finished(s); }));
+}
+
+namespace {
+
+std::vector<PlannedRun> copies(const std::vector<const PlannedRun*>& runs) {
+  std::vector<PlannedRun> out;
+  for (const auto* run : runs) out.push_back(*run);
+  return out;
+}
+
+}  // namespace
+
+Plan plan_grid(const Experiment& experiment, std::optional<int64_t> only) {
+  Plan plan;
+  plan.runs = expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
+  plan.spec_file = experiment.source_file;
+  if (only && (*only < 0 || *only >= static_cast<int64_t>(plan.runs.size())))
+    throw Error("--index " + std::to_string(*only) + ": the plan of " + experiment.folder() + " has " +
+                std::to_string(plan.runs.size()) + " runs (positions 0-" + std::to_string(plan.runs.size() - 1) + ")");
+  for (size_t i = 0; i < plan.runs.size(); ++i)
+    if (!only || static_cast<int64_t>(i) == *only) plan.positions.push_back(i);
+  validate_plan(copies(plan.selected()));  // every model this command trains is built before the first one trains
+  return plan;
+}
+
+namespace {
+
+// A swept configuration whose settings equal those of the row's plain run already in --out (`vanilla+lr=0.001`
+// beside `vanilla`, trained before the sweep, whose lr is 1e-3) is that run: it takes the plain run's folder (its
+// model_config becomes the row's name, its row and sweep values stay), so it is neither trained again nor listed
+// twice, and the report finds it at its sweep values.
+void adopt_plain_runs(Plan& plan, const std::filesystem::path& out) {
+  std::set<std::string> planned;
+  for (const auto& run : plan.runs) planned.insert(run.dir());
+  for (const size_t i : plan.positions) {
+    PlannedRun& run = plan.runs[i];
+    if (run.sweep.empty() || run.model_config == run.row) continue;
+    RunId plain = run.id();
+    plain.model_config = run.row;
+    const RunFolder folder(out / plain.dir());
+    if (planned.count(plain.dir()) || !std::filesystem::exists(folder.spec_path())) continue;
+    try {
+      const RunSpec existing = read_run_spec(folder.spec_path());
+      if (existing.experiment != run.experiment || existing.profile != run.profile ||
+          existing.dataset != run.dataset || existing.seed != run.seed || existing.model_config != run.row ||
+          existing.config.to_yaml() != run.config.to_yaml())
+        continue;
+    } catch (const std::exception&) {  // a damaged resolved spec: check_plan names it for the plain run's own plan
+      continue;
+    }
+    spdlog::info("{}: its settings are those of the run in {}: that run stands for it (not trained again)",
+                 run.model_config, folder.dir().string());
+    planned.insert(plain.dir());
+    run.model_config = run.row;
+  }
+}
+
+}  // namespace
+
+void check_plan(Plan& plan, const std::filesystem::path& out) {
+  adopt_plain_runs(plan, out);
+  plan.states = check_plan(copies(plan.selected()), out);
+}
+
+Plan plan_of_task(const std::filesystem::path& tasks_file, int64_t index, const std::filesystem::path& out) {
+  const TaskPlan tasks = read_task_plan(tasks_file);
+  Plan plan;
+  plan.spec_file = tasks.spec_file;
+  for (const TaskEntry& entry : tasks.task(index, tasks_file)) {
+    const std::string source = tasks_file.string() + " (the run at position " + std::to_string(entry.position) + ")";
+    PlannedRun run;
+    run.config = parse_run_spec(entry.resolved_spec, source).config;
+    run.id() = entry.id();
+    run.position = entry.position;
+    run.row_index = static_cast<int>(entry.row_index);
+    run.origin = source + ": model configuration '" + entry.model_config + "'";
+    try {
+      run.options = run_options(run.config);
+    } catch (const Error& e) {
+      throw Error(run.origin + " on " + run.dataset + ": " + e.what());
+    }
+    if (run.resolved_yaml() != entry.resolved_spec)  // what the task trains is exactly what was frozen
+      throw Error(source + ": its resolved spec does not read back to the same text (written by another repro?)");
+    plan.positions.push_back(plan.runs.size());
+    plan.runs.push_back(std::move(run));
+  }
+  validate_plan(plan.runs);
+  check_plan(plan, out);
+  return plan;
+}
+
+void freeze_tasks(const std::filesystem::path& path, const std::vector<const PlannedRun*>& runs,
+                  const std::string& spec_file, int64_t runs_per_task) {
+  if (runs.empty()) throw Error("internal: no runs to freeze into " + path.string());
+  TaskPlan tasks;
+  tasks.experiment = runs.front()->experiment, tasks.profile = runs.front()->profile;
+  tasks.spec_file = spec_file;
+  tasks.runs_per_task = runs_per_task;
+  for (const auto* run : runs) {
+    TaskEntry entry;
+    entry.id() = run->id();
+    entry.row_index = run->row_index;
+    entry.position = run->position;
+    entry.resolved_spec = run->resolved_yaml();
+    tasks.runs.push_back(std::move(entry));
+  }
+  write_task_plan(path, tasks);
 }
 
 }  // namespace repro

@@ -2,6 +2,7 @@
 // The plan of an experiment: what `--dry-run` prints, plan.json (what `repro
 // report` expects), and the check of existing run folders before training.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,34 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 // spec) or Pending (a fresh start, a failed run's retry included).
 // Throws, before anything is trained, when a folder holds a run of a different spec.
 std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
+
+// One command's plan, made once (plan_grid or plan_of_task) and handed to an executor (run/executor.h): the runs,
+// which of them this command trains, and their states in --out when the plan was checked.
+struct Plan {
+  std::vector<PlannedRun> runs;   // the whole grid (plan.json lists it), or the runs of one frozen task
+  std::vector<size_t> positions;  // indices into `runs` of the runs this command trains (all, or --index's)
+  std::vector<RunState> states;   // per position: check_plan's state (empty until checked)
+  std::string spec_file;          // the spec the plan came from (tasks.json records it)
+
+  std::vector<const PlannedRun*> selected() const;
+  // The positions whose run is not finished (every position before the plan is checked).
+  std::vector<size_t> to_train() const;
+  int finished() const;  // positions whose run is finished (complete or diverged)
+};
+
+// Expands the grid (run identity checked), then builds the model of every run this command trains
+// (validate_plan). `only` = --index: the run at that position alone is trained (the whole grid is still planned);
+// throws naming the position when it is past the plan.
+Plan plan_grid(const Experiment& experiment, std::optional<int64_t> only = std::nullopt);
+// check_plan of the plan's selected runs into plan.states; throws as check_plan does.
+void check_plan(Plan& plan, const std::filesystem::path& out);
+
+// The runs of task `index` of a frozen plan (tasks.json, record/task_plan.h), read back from their resolved specs
+// (never from the spec file, never by expanding a grid), validated and checked like a grid's.
+Plan plan_of_task(const std::filesystem::path& tasks_file, int64_t index, const std::filesystem::path& out);
+// Freezes `runs` into `path` (tasks.json) in this order, `runs_per_task` to a task.
+void freeze_tasks(const std::filesystem::path& path, const std::vector<const PlannedRun*>& runs,
+                  const std::string& spec_file, int64_t runs_per_task);
 
 // Writes <out>/<experiment folder>/plan.json listing every planned run (folders
 // relative to the plan's own folder). Under --datasets / --rows / sweep --seeds / sweep --set, the earlier plan's

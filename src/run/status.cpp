@@ -8,7 +8,7 @@
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
-#include "run/slurm.h"
+#include "record/task_plan.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -48,14 +48,14 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
   const auto slurm = folder / "slurm";
   if (!std::filesystem::is_directory(slurm)) return launches;
   for (const auto& entry : std::filesystem::directory_iterator(slurm)) {
-    const auto manifest = entry.path() / "manifest.tsv";
-    if (!std::filesystem::exists(manifest)) continue;
+    const auto tasks_file = entry.path() / kTaskPlanFile;
+    if (!std::filesystem::exists(tasks_file)) continue;
     try {
-      const RunManifest m = read_manifest(manifest);
+      const TaskPlan tasks = read_task_plan(tasks_file);
       const auto jobs_file = entry.path() / kSubmittedJobsFile;
       const std::string jobs = std::filesystem::exists(jobs_file) ? join(split_lines(read_file(jobs_file)), ",") : "";
-      launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(m.rows.size()) +
-                         " runs in " + std::to_string(m.tasks()) + " array task(s), " +
+      launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(tasks.runs.size()) +
+                         " runs in " + std::to_string(tasks.tasks()) + " array task(s), " +
                          (jobs.empty() ? "not submitted (written by --dry-run, or sbatch refused it)"
                                        : "submitted as job " + jobs));
     } catch (const Error& e) {
@@ -99,7 +99,7 @@ std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out) {
   std::vector<ExperimentStatus> experiments;
   for (const auto& plan_path : plans) {
     std::vector<std::string> dirs;
-    for (const auto& run : read_plan_record(plan_path).runs) dirs.push_back(run.dir);
+    for (const auto& run : read_plan_record(plan_path).runs) dirs.push_back(run.dir_in_plan());
     const std::string name = std::filesystem::relative(plan_path.parent_path(), out).string();
     experiments.push_back(experiment_status(name, plan_path.parent_path(), dirs));
   }

@@ -23,14 +23,8 @@ RecordedEpoch recorded_epoch(const EpochRow& row) {
 // The fields every record has: which run, and where it ran.
 RunRecord record_of(const PlannedRun& run, const nlohmann::json& environment) {
   RunRecord r;
-  r.experiment = run.experiment;
-  r.profile = run.folder == run.experiment ? "" : run.folder.substr(run.experiment.size() + 1);
-  r.model_config = run.model_config;
-  r.row = run.row;
-  r.sweep = run.sweep;
+  r.id() = run.id();
   r.row_index = run.row_index;
-  r.dataset = run.dataset;
-  r.seed = run.seed;
   r.environment = environment;
   r.git_commit = git_commit();
   return r;

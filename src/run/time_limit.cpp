@@ -27,7 +27,7 @@ RunDurations RunDurations::from_folders(const std::vector<PlannedRun>& runs, con
   RunDurations durations;
   for (const PlannedRun& run : runs) {
     try {
-      if (const auto record = read_run_record_if_any(RunFolder(out / run.relative_dir()).summary_path()))
+      if (const auto record = read_run_record_if_any(RunFolder(out / run.dir()).summary_path()))
         durations.add(*record);
     } catch (const std::exception&) {  // a damaged record says nothing about time; the runner reports it
     }

@@ -168,8 +168,20 @@ std::vector<Setting> section_settings(const std::string& file, const YAML::Node&
   return settings;
 }
 
+// `seeds: 3` reads as "seed 3" to some and "three seeds" to others: refused with both spelled out.
+void refuse_bare_seed_count(const std::string& where, const std::string& text) {
+  if (text.empty() || text.size() > 6 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return;
+  const long count = std::stol(text);
+  throw Error(where + ": 'seeds: " + text + "' has two readings: write seeds: [" + text + "] for the one seed " + text +
+              (count > 0 ? ", or seeds: 0-" + std::to_string(count - 1) + " for " + text + " seeds (0 to " +
+                               std::to_string(count - 1) + ")"
+                         : ""));
+}
+
 std::string seeds_text(const std::string& file, const YAML::Node& key_node, const YAML::Node& node) {
   if (node.IsMap()) throw Error(at(file, key_node) + ": 'seeds': got a mapping, expected a list like 0-4 or [0, 1]");
+  if (node.IsScalar()) refuse_bare_seed_count(at(file, key_node), trim(node.Scalar()));
   if (!node.IsSequence()) return node.IsScalar() ? node.Scalar() : "";
   std::vector<std::string> items;
   for (const auto& item : node) items.push_back(value_text(file, key_node, item, "seeds", "integers"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "spec/attention_variant.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -105,12 +106,34 @@ void check_axes(const Experiment& experiment) {
 void check_distinct_folders(const std::vector<PlannedRun>& runs) {
   std::map<std::string, const PlannedRun*> owner;  // relative folder -> run
   for (const auto& run : runs) {
-    const auto [first, fresh] = owner.emplace(run.relative_dir(), &run);
+    const auto [first, fresh] = owner.emplace(run.dir(), &run);
     if (!fresh)
       throw Error(first->second->origin + " and " + run.origin + " would both train in the run folder " +
-                  run.relative_dir() +
+                  run.dir() +
                   " (model names are made folder-safe: characters other than letters, digits "
                   "and -_.=+ become '_'); give them distinct names");
+  }
+}
+
+// A row that sets a key of an attention variant it does not use (a `vanilla` row with model.attention.lambda_init)
+// would train as if the key were absent: refused, naming the row's line. Settings shared by every row (the base,
+// the command line) may hold keys only some rows' variants read.
+void check_row_variant_keys(const ModelRow& row, const Config& resolved) {
+  const std::string& kind = resolved.text("model.attention.kind");
+  const AttentionVariant* chosen = find_attention_variant(kind);
+  if (!chosen) return;  // check_claims names an unknown variant
+  for (const auto& setting : row.settings) {
+    const bool own = std::any_of(chosen->keys.begin(), chosen->keys.end(),
+                                 [&](const VariantKey& k) { return k.def.key == setting.key; });
+    if (own) continue;
+    std::vector<std::string> owners;
+    for (const AttentionVariant* variant : attention_variants())
+      for (const auto& k : variant->keys)
+        if (k.def.key == setting.key) owners.push_back(variant->name);
+    if (owners.empty()) continue;  // not a variant's key
+    throw Error(setting.where + ": model configuration '" + row.name + "' sets " + setting.key + ", which only " +
+                "model.attention.kind=" + join(owners, " | ") + " reads, but the row's attention is " + kind +
+                ": leave the key out of the row or change its attention kind");
   }
 }
 
@@ -127,14 +150,10 @@ void check_dataset_names(const Experiment& experiment, const DatasetCatalog& cat
 
 }  // namespace
 
-std::string PlannedRun::run_subdir() const {
-  return dataset + "/" + safe_name(model_config) + "/seed_" + std::to_string(seed);
-}
-
 std::string PlannedRun::resolved_yaml() const {
   std::string out = "# Resolved by repro: every key of the spec table, defaults filled in.\n";
   out += "experiment: " + experiment + "\n";
-  if (folder != experiment) out += "profile: " + folder.substr(experiment.size() + 1) + "\n";
+  if (!profile.empty()) out += "profile: " + profile + "\n";
   out += "model_config: \"" + model_config + "\"\n";
   out += "dataset: " + dataset + "\n";
   out += "seed: " + std::to_string(seed) + "\n";
@@ -164,14 +183,13 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
       Config config = Config::defaults();
       apply(config, experiment.base);
       apply(config, row.settings);
-      std::string name = row.name;
-      std::vector<std::pair<std::string, std::string>> sweep;
+      SweepValues sweep;
       for (size_t a = 0; a < combo.size(); ++a) {
         const auto& axis = experiment.axes[a];
         config.set(axis.key, axis.values[combo[a]], axis.where);
         sweep.emplace_back(axis_label(axis.key), config.text(axis.key));
-        name += "+" + sweep.back().first + "=" + sweep.back().second;
       }
+      const std::string name = RunId::compose_model_config(row.name, sweep);
       for (const auto& dataset : experiment.datasets) {
         if (!experiment.dataset_selected(dataset)) continue;  // --datasets
         Config resolved = config;
@@ -179,23 +197,38 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
         apply(resolved, experiment.overrides);
         resolve_settings(resolved, catalog.datasets.at(dataset));
-        const std::string origin = row.where + ": model configuration '" + name + "'";
+        check_row_variant_keys(row, resolved);
+        PlannedRun probe;
+        probe.dataset = dataset, probe.origin = row.where + ": model configuration '" + name + "'";
+        probe.overrides = experiment.overrides;
         const RunOptions options = [&] {
           try {
             return run_options(resolved);
           } catch (const Error& e) {  // a combination of settings no run can use: named before anything trains
-            throw Error(origin + " on " + dataset + ": " + e.what());
+            throw Error(probe.blame(e.what()));
           }
         }();
-        for (const auto seed : experiment.seeds)
-          runs.push_back({experiment.name, experiment.folder(), dataset, name, row_index, seed, resolved, origin,
-                          row.name, sweep, options});
+        for (const auto seed : experiment.seeds) {
+          PlannedRun run;
+          run.id() = RunId{experiment.name, experiment.profile, dataset, name, row.name, sweep, seed};
+          run.position = static_cast<int64_t>(runs.size());
+          run.row_index = row_index, run.config = resolved, run.origin = probe.origin, run.options = options;
+          run.overrides = experiment.overrides;
+          runs.push_back(std::move(run));
+        }
       }
       ++row_index;
     }
   }
   check_distinct_folders(runs);
   return runs;
+}
+
+std::string PlannedRun::blame(const std::string& message) const {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (message.find(o->key + "=") != std::string::npos || message.find("'" + o->key + "'") != std::string::npos)
+      return o->where + ": " + message + " (" + origin + " on " + dataset + ")";
+  return origin + " on " + dataset + ": " + message;
 }
 
 std::string level_label(const Setting& level, const RunOptions& options) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "record/run_id.h"
 #include "spec/config.h"
 #include "spec/experiment.h"
 #include "spec/options.h"
@@ -12,25 +13,21 @@
 
 namespace repro {
 
-struct PlannedRun {
-  std::string experiment;
-  std::string folder;  // experiment, or experiment/profile
-  std::string dataset;
-  std::string model_config;  // row name plus sweep values, e.g. "DGViT+ffn.ratio=4"
-  int row_index = 0;         // order of model configurations in tables
-  int64_t seed = 0;
+// One run of the grid: its identity (record/run_id.h: experiment, profile, dataset, model configuration, seed;
+// dir() is its folder inside --out), its place in the tables and its resolved settings.
+struct PlannedRun : RunId {
+  int64_t position = 0;  // its place in the grid's plan, 0-based (plan.json order; "run 3" is position 2)
+  int row_index = 0;     // order of model configurations in tables
   Config config;       // every key resolved: spec.resolved.yaml and identity checks read it as text
   std::string origin;  // where it comes from, for messages: "spec.yaml:12: model configuration 'wide'"
-  std::string row;     // the spec row's name (model_config without sweep values)
-  std::vector<std::pair<std::string, std::string>> sweep;  // its sweep values: (axis label, value), axis order
   RunOptions options;  // `config` converted once (run_options): what every stage below spec/ reads
+  std::vector<Setting> overrides;  // the command line's key=value settings, last in the order above
 
-  // <dataset>/<model_config>/seed_<k>, inside the experiment's folder
-  std::string run_subdir() const;
-  // <folder>/<dataset>/<model_config>/seed_<k>, inside --out
-  std::string relative_dir() const { return folder + "/" + run_subdir(); }
   // The spec.resolved.yaml text.
   std::string resolved_yaml() const;
+  // `message` (a setting this run cannot use) prefixed with where it comes from: the command-line override whose
+  // key it names when there is one (issue 48: `model.heads=3` was blamed on the spec's row), else `origin`.
+  std::string blame(const std::string& message) const;
 };
 
 // The datasets a spec may name, with what resolving "auto" needs of each. The data

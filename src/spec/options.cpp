@@ -258,6 +258,13 @@ DataOptions data_options(const Config& c) {
   return o;
 }
 
-RunOptions run_options(const Config& c) { return {model_options(c), train_options(c), data_options(c), text_options(c)}; }
+RunOptions run_options(const Config& c) {
+  RunOptions options{model_options(c), train_options(c), data_options(c), text_options(c)};
+  // Settings each valid alone that no run can use together: refused here, so before anything trains.
+  if (options.train.select == SelectRule::BestVal && options.data.split.val_fraction == 0)
+    throw Error("train.select: best_val needs a validation split, but data.val_fraction is 0 (no dataset of repro "
+                "has an official one): set data.val_fraction above 0, or train.select to last or auto");
+  return options;
+}
 
 }  // namespace repro

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/enum_names.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -43,9 +44,6 @@ enum class NoiseKind {                                          // data.noise.ki
 };
 enum class Augment { None, Crop, Flip, CropFlip };              // data.augment (auto: the dataset's default)
 
-template <typename E>
-using EnumNames = std::vector<std::pair<E, const char*>>;
-
 const EnumNames<ModelKind>& enum_names(ModelKind);
 const EnumNames<Pool>& enum_names(Pool);
 const EnumNames<NormKind>& enum_names(NormKind);
@@ -65,29 +63,6 @@ const EnumNames<TokenizerKind>& enum_names(TokenizerKind);
 const EnumNames<NoiseSplit>& enum_names(NoiseSplit);
 const EnumNames<NoiseKind>& enum_names(NoiseKind);
 const EnumNames<Augment>& enum_names(Augment);
-
-// Every spec name of E, in table order (the key table's choice lists).
-template <typename E>
-std::vector<std::string> names_of() {
-  std::vector<std::string> names;
-  for (const auto& entry : enum_names(E{})) names.emplace_back(entry.second);
-  return names;
-}
-
-template <typename E>
-std::string name_of(E value) {
-  for (const auto& [item, name] : enum_names(value))
-    if (item == value) return name;
-  throw Error("internal: an enum value without a name");
-}
-
-// The value named `name`; throws naming `what` (a key) and the names expected.
-template <typename E>
-E enum_from_name(const std::string& name, const std::string& what) {
-  for (const auto& [item, item_name] : enum_names(E{}))
-    if (name == item_name) return item;
-  throw Error(what + ": got '" + name + "', expected one of " + join(names_of<E>(), " | "));
-}
 
 // ---- attention
 

@@ -80,13 +80,17 @@ void set_header_field(RunSpec& spec, const std::string& key, const std::string& 
 
 RunSpec read_run_spec(const fs::path& path) {
   if (!fs::exists(path)) throw Error(path.string() + ": no such file (the run's resolved spec)");
+  return parse_run_spec(read_file(path), path.string());
+}
+
+RunSpec parse_run_spec(const std::string& text, const std::string& source) {
   RunSpec spec;
   spec.config = Config::defaults();
   std::vector<std::string> open;  // the section path at the current depth
-  const auto lines = split_lines(read_file(path));
+  const auto lines = split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
-    const std::string where = path.string() + ":" + std::to_string(i + 1);
+    const std::string where = source + ":" + std::to_string(i + 1);
     if (trim(line).empty() || trim(line)[0] == '#') continue;
     const size_t indent = line.find_first_not_of(' ');
     if (indent % 2 != 0 || indent / 2 > open.size()) throw Error(where + ": unexpected indentation");
@@ -106,7 +110,7 @@ RunSpec read_run_spec(const fs::path& path) {
       spec.config.set(prefix + leaf, value, where);
   }
   if (spec.dataset.empty() || spec.experiment.empty())
-    throw Error(path.string() + ": no 'experiment' or 'dataset' line (not a spec.resolved.yaml of repro)");
+    throw Error(source + ": no 'experiment' or 'dataset' line (not a spec.resolved.yaml of repro)");
   return spec;
 }
 

@@ -6,20 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "record/run_id.h"
 #include "spec/config.h"
 #include "spec/experiment.h"
 
 namespace repro {
 
-// A run as its spec.resolved.yaml describes it.
-struct RunSpec {
-  std::string experiment, profile, model_config, dataset;
-  int64_t seed = 0;
+// A run as its spec.resolved.yaml describes it: its identity (record/run_id.h; row and sweep values are not in
+// the file: model_config holds them) and its settings.
+struct RunSpec : RunId {
   Config config;  // every key; keys absent from an older file keep their defaults
 };
 
 // Reads spec.resolved.yaml (the inverse of PlannedRun::resolved_yaml); throws naming file:line.
 RunSpec read_run_spec(const std::filesystem::path& path);
+// The same from its text; `source` names it in messages ("tasks.json runs[3]").
+RunSpec parse_run_spec(const std::string& text, const std::string& source);
 
 // "key: old -> new" for every setting whose resolved value differs between two spec.resolved.yaml texts
 // (keys added to repro since `before` was written count only when not at their default); one line

@@ -21,7 +21,8 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-Progress::Progress(int64_t total_runs, bool live) : total_runs_(total_runs), live_(live) {}
+Progress::Progress(int64_t total_runs, int64_t to_train, bool live)
+    : total_runs_(total_runs), to_train_(to_train), live_(live) {}
 
 double Progress::seconds_since(Clock::time_point t) const {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -30,11 +31,13 @@ double Progress::seconds_since(Clock::time_point t) const {
 void Progress::begin_run(int64_t run_index, const std::string& label, int64_t epochs, int64_t steps_per_epoch,
                          int64_t start_epoch) {
   run_index_ = run_index;
+  ++runs_begun_;
   label_ = label;
   epochs_ = epochs;
   steps_per_epoch_ = steps_per_epoch;
   steps_done_ = 0;
   steps_left_ = (epochs - start_epoch) * steps_per_epoch;
+  steps_before_ = start_epoch * steps_per_epoch;
   examples_since_ = 0;
   run_start_ = rate_start_ = last_print_ = Clock::now();
 }
@@ -46,7 +49,7 @@ double Progress::eta_run_seconds() const {
 
 double Progress::eta_all_seconds() const {
   const double per_run = finished_runs_ > 0 ? mean_run_seconds_ : seconds_since(run_start_) + eta_run_seconds();
-  return eta_run_seconds() + per_run * static_cast<double>(total_runs_ - run_index_ - 1);
+  return eta_run_seconds() + per_run * static_cast<double>(std::max<int64_t>(0, to_train_ - runs_begun_));
 }
 
 void Progress::step(int64_t epoch, int64_t step_in_epoch, double loss, int64_t examples) {
@@ -81,7 +84,11 @@ void Progress::clear_line() {
 }
 
 void Progress::end_run() {
-  const double seconds = seconds_since(run_start_);
+  if (steps_done_ == 0) return;  // nothing trained here: says nothing of the pace
+  // A resumed run trained only its last steps here: its time is scaled to a whole run's steps, so that the
+  // runs still waiting are not estimated at the pace of a run that was nearly done (issue 48).
+  const double seconds =
+      seconds_since(run_start_) * static_cast<double>(steps_before_ + steps_done_) / static_cast<double>(steps_done_);
   mean_run_seconds_ =
       (mean_run_seconds_ * static_cast<double>(finished_runs_) + seconds) / static_cast<double>(finished_runs_ + 1);
   ++finished_runs_;

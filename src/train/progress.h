@@ -9,7 +9,9 @@ namespace repro {
 
 class Progress {
  public:
-  Progress(int64_t total_runs, bool live);
+  // `total_runs`: the plan's runs (run i/n counts them); `to_train`: those this command trains, which the ETA
+  // counts (finished runs are not waited for).
+  Progress(int64_t total_runs, int64_t to_train, bool live);
 
   void begin_run(int64_t run_index, const std::string& label, int64_t epochs, int64_t steps_per_epoch,
                  int64_t start_epoch);
@@ -27,10 +29,12 @@ class Progress {
   void print(const std::string& line);
   double seconds_since(Clock::time_point t) const;
 
-  int64_t total_runs_, run_index_ = 0;
+  int64_t total_runs_, to_train_, run_index_ = 0;
+  int64_t runs_begun_ = 0;
   bool live_;
   std::string label_;
   int64_t epochs_ = 0, steps_per_epoch_ = 0, steps_done_ = 0, steps_left_ = 0;
+  int64_t steps_before_ = 0;  // trained before this process resumed the run
   int64_t examples_since_ = 0;
   Clock::time_point run_start_, rate_start_, last_print_;
   double rate_ = 0;  // examples per second

@@ -1,0 +1,81 @@
+#include "record/task_plan.h"
+
+#include "record/json_fields.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace repro {
+
+using nlohmann::json;
+
+namespace {
+
+TaskEntry read_task_entry(const json& item, const std::filesystem::path& path, size_t index) {
+  const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
+  TaskEntry e;
+  e.model_config = entry.text("model_config");
+  e.row = entry.text("row");
+  e.sweep = read_sweep_values(entry, "sweep");
+  e.row_index = entry.integer("row_index");
+  e.dataset = entry.text("dataset");
+  e.seed = entry.integer("seed");
+  e.position = entry.integer("position");
+  e.resolved_spec = entry.text("resolved_spec");
+  if (e.model_config != RunId::compose_model_config(e.row, e.sweep))
+    entry.wrong("model_config", e.model_config, "expected its row and sweep values ('" +
+                                                    RunId::compose_model_config(e.row, e.sweep) + "')");
+  return e;
+}
+
+}  // namespace
+
+std::vector<TaskEntry> TaskPlan::task(int64_t task, const std::filesystem::path& path) const {
+  if (task < 0 || task >= tasks())
+    throw Error(path.string() + ": --index " + std::to_string(task) + " is past its " + std::to_string(tasks()) +
+                " task(s) (" + std::to_string(runs.size()) + " runs, " + std::to_string(runs_per_task) +
+                " per task)");
+  const auto begin = runs.begin() + task * runs_per_task;
+  return {begin, begin + std::min<int64_t>(runs_per_task, runs.end() - begin)};
+}
+
+TaskPlan read_task_plan(const std::filesystem::path& path) {
+  const json parsed = read_json_object(path);
+  const JsonFields fields(parsed, path);
+  record_version(fields, kTaskPlanRecordVersion);
+  TaskPlan plan;
+  plan.experiment = fields.text("experiment");
+  plan.profile = fields.text("profile");
+  plan.spec_file = fields.text("spec_file");
+  plan.runs_per_task = fields.integer("runs_per_task");
+  if (plan.runs_per_task < 1) fields.wrong("runs_per_task", plan.runs_per_task, "expected at least 1");
+  const json& runs = fields.required("runs");
+  if (!runs.is_array()) fields.wrong("runs", runs, "expected a list");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    plan.runs.push_back(read_task_entry(runs[i], path, i));
+    plan.runs.back().experiment = plan.experiment, plan.runs.back().profile = plan.profile;
+  }
+  return plan;
+}
+
+void write_task_plan(const std::filesystem::path& path, const TaskPlan& plan) {
+  json runs = json::array();
+  for (const auto& e : plan.runs)
+    runs.push_back({{"dir", e.dir_in_plan()},
+                    {"model_config", e.model_config},
+                    {"row", e.row},
+                    {"sweep", sweep_json(e.sweep)},
+                    {"row_index", e.row_index},
+                    {"dataset", e.dataset},
+                    {"seed", e.seed},
+                    {"position", e.position},
+                    {"resolved_spec", e.resolved_spec}});
+  const json document = {{"record_version", kTaskPlanRecordVersion},
+                         {"experiment", plan.experiment},
+                         {"profile", plan.profile},
+                         {"spec_file", plan.spec_file},
+                         {"runs_per_task", plan.runs_per_task},
+                         {"runs", runs}};
+  write_file_atomic(path, document.dump(2) + "\n");
+}
+
+}  // namespace repro
