@@ -72,7 +72,7 @@ class TimeLimit {
 // limit has passed.
 std::string not_started_reason(std::optional<double> expected_seconds, double seconds_left);
 
-// The start rule of one command, where runs are started (run/runner.cpp in one process, run/parallel.cpp's
+// The start rule of one command, where runs are started (run/in_process.cpp in one process, run/parallel.cpp's
 // scheduler): the limit, and how long the plan's complete runs took (read only when there is a limit).
 class StartRule {
  public:

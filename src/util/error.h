@@ -14,7 +14,7 @@ class Error : public std::runtime_error {
 
 // A file or folder that could not be written (disk full, read-only folder, quota): "cannot write PATH: REASON".
 // Its own type because such a failure would fail every later run the same way: a command stops on it
-// (run/runner.cpp) instead of recording one failed run after another.
+// (run/in_process.cpp) instead of recording one failed run after another.
 class WriteError : public Error {
  public:
   WriteError(const std::string& path, const std::string& reason)
