@@ -119,7 +119,7 @@ void check_distinct_folders(const std::vector<PlannedRun>& runs) {
 // would train as if the key were absent: refused, naming the row's line. Settings shared by every row (the base,
 // the command line) may hold keys only some rows' variants read.
 void check_row_variant_keys(const ModelRow& row, const Config& resolved) {
-  const std::string& kind = resolved.text("model.attention.kind");
+  const std::string kind = resolved.text("model.attention.kind");  // a copy: the key is a temporary
   const AttentionVariant* chosen = find_attention_variant(kind);
   if (!chosen) return;  // check_claims names an unknown variant
   for (const auto& setting : row.settings) {
