@@ -18,18 +18,22 @@ namespace {
 PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t index) {
   const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
   PlanEntry e;
-  e.model_config = entry.text("model_config");
-  e.row = entry.optional_text("row").value_or("");
-  e.sweep = read_sweep_values(entry, "sweep");
-  e.row_index = entry.optional_integer("row_index").value_or(0);
-  e.dataset = entry.text("dataset");
-  e.seed = entry.integer("seed");
+  read_plan_entry_fields(entry, e, /*since_0_7_1=*/false);
   if (const std::string dir = entry.text("dir"); dir != e.dir_in_plan())  // the folder follows from the identity
     entry.wrong("dir", dir, "expected '" + e.dir_in_plan() + "', the folder of its model_config, dataset and seed");
   return e;
 }
 
 }  // namespace
+
+void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_7_1) {
+  e.model_config = entry.text("model_config");
+  e.row = since_0_7_1 ? entry.text("row") : entry.optional_text("row").value_or("");
+  e.sweep = read_sweep_values(entry, "sweep");
+  e.row_index = since_0_7_1 ? entry.integer("row_index") : entry.optional_integer("row_index").value_or(0);
+  e.dataset = entry.text("dataset");
+  e.seed = entry.integer("seed");
+}
 
 PlanRecord read_plan_record(const std::filesystem::path& path) {
   const json parsed = read_json_object(path);

@@ -29,6 +29,12 @@ struct PlanRecord {
 
 // Throws RecordError naming the file and the field, repro::Error when it cannot be read.
 PlanRecord read_plan_record(const std::filesystem::path& path);
+
+class JsonFields;
+// An entry's identity fields (model_config, row, sweep, row_index, dataset, seed) into `e`: plan.json's entries
+// and tasks.json's share them. `since_0_7_1`: row and row_index required (tasks.json); plan.json written before
+// 0.7.1 lacks them.
+void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_7_1);
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& plan);
 
 // One plan of two plans of the same experiment and profile (records gathered from several --out folders into one

@@ -13,12 +13,7 @@ namespace {
 TaskEntry read_task_entry(const json& item, const std::filesystem::path& path, size_t index) {
   const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
   TaskEntry e;
-  e.model_config = entry.text("model_config");
-  e.row = entry.text("row");
-  e.sweep = read_sweep_values(entry, "sweep");
-  e.row_index = entry.integer("row_index");
-  e.dataset = entry.text("dataset");
-  e.seed = entry.integer("seed");
+  read_plan_entry_fields(entry, e, /*since_0_7_1=*/true);
   e.position = entry.integer("position");
   e.resolved_spec = entry.text("resolved_spec");
   if (e.model_config != RunId::compose_model_config(e.row, e.sweep))

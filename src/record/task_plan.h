@@ -3,7 +3,7 @@
 // tasks of `repro launch slurm`. Each entry holds a run's identity, its place in the tables and its resolved spec
 // (the text of its spec.resolved.yaml), so that a task trains exactly what the command that froze it planned,
 // without reading the spec file or expanding the grid again: `repro run --tasks FILE --index I` trains entries
-// I*K .. I*K+K-1 (K = runs_per_task). One writer (run/executor.cpp), one reader.
+// I*K .. I*K+K-1 (K = runs_per_task). One writer (freeze_tasks in run/plan.cpp), one reader.
 //   <out>/<experiment>[/<profile>]/slurm/<stamp>/tasks.json   repro launch slurm
 //   <out>/<experiment>[/<profile>]/jobs/<pid>/tasks.json       repro run --jobs (removed when the command ends)
 #include <cstdint>
