@@ -16,10 +16,15 @@
 #include "models/param_count.h"
 #include "models/text.h"
 #include "run_repro.h"
+#include "spec/config.h"
+#include "spec/keys.h"
+#include "spec/presets.h"
 #include "util/files.h"
 
 using namespace repro;
 using repro::test::Contains;
+using repro::test::Result;
+using repro::test::run_repro;
 
 namespace {
 
@@ -207,7 +212,7 @@ TEST_CASE("a bag-of-words run trains and is recorded like every run", "[cli]") {
   ::unsetenv("REPRO_CACHE");
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  const auto run = dir.path() / "runs/floor/rotten_tomatoes/Bag of words/seed_0";
+  const auto run = dir.path() / "runs/floor/rotten_tomatoes/Bag_of_words/seed_0";  // the row name made folder-safe
   const auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
   CHECK(summary["status"] == "complete");
   // <pad> <unk> <cls> and the 14 words, each seen at least twice in training: a fine film , truly great number
@@ -216,4 +221,30 @@ TEST_CASE("a bag-of-words run trains and is recorded like every run", "[cli]") {
   CHECK(summary["params"] == vocabulary * 2 + 2);
   CHECK(summary["selected"]["test_acc"].get<double>() == 100.0);  // great / awful decide every review
   CHECK_THAT(read_file(run / "spec.resolved.yaml"), Contains("kind: bow"));
+}
+
+TEST_CASE("model.kind bow, model.norm_placement and model.positions: their names, defaults and the records before",
+          "[spec]") {
+  const std::vector<std::string> kinds = {"auto", "vit", "text", "bow"};
+  CHECK(find_key("model.kind")->choices == kinds);
+  CHECK(find_key("model.norm_placement")->choices == names_of<NormPlacement>());
+  CHECK(find_key("model.positions")->choices == names_of<Positions>());
+  // A record written before the keys existed ran pre-norm with learned positions: their defaults.
+  CHECK(find_key("model.norm_placement")->default_value == "pre");
+  CHECK(find_key("model.positions")->default_value == "learned");
+  CHECK(find_key("model.norm_placement")->when_absent.empty());
+  CHECK(find_key("model.positions")->when_absent.empty());
+  const ModelOptions defaults;
+  CHECK(defaults.norm_placement == NormPlacement::Pre);
+  CHECK(defaults.positions == Positions::Learned);
+  Config config = Config::defaults();
+  config.set("model.kind", "bow", "t");
+  config.set("model.norm_placement", "post", "t");
+  config.set("model.positions", "sinusoidal", "t");
+  resolve_settings(config, DatasetTraits{true, ""});
+  const ModelOptions read = model_options(config);
+  CHECK(read.kind == ModelKind::Bow);
+  CHECK(read.norm_placement == NormPlacement::Post);
+  CHECK(read.positions == Positions::Sinusoidal);
+  CHECK_THROWS_WITH(config.set("model.positions", "fixed", "t"), Contains("expected one of learned | sinusoidal"));
 }
