@@ -293,11 +293,11 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   const std::string table2 = std::string(REPRO_SOURCE_DIR) + "/experiments/table2.yaml --profile smoke";
   test::TempDir dir("cli-select");
   const std::string out = " --out " + (dir.path() / "none").string();
-  // status of a spec expands the grid without data: 7 rows x 2 datasets x 1 seed, then the selected parts.
+  // status of a spec expands the grid without data: 8 rows x 2 datasets x 1 seed, then the selected parts.
   const Result nothing = run_repro("status " + table2 + out);
-  CHECK_THAT(nothing.output, Contains("14 runs: 0 complete") && Contains("nothing has started") &&
+  CHECK_THAT(nothing.output, Contains("16 runs: 0 complete") && Contains("nothing has started") &&
                                  Contains("does not exist (is --out right?)") && !Contains("pending     "));
-  CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output, Contains("7 runs: 0 complete"));
+  CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output, Contains("8 runs: 0 complete"));
   const Result two_rows = run_repro("status " + table2 + " --datasets ag_news --rows 'Transformer,DGT x2' --all" + out);
   CHECK_THAT(two_rows.output, Contains("2 runs: 0 complete") && Contains("ag_news/Transformer/seed_0") &&
                                   Contains("ag_news/DGT_x2/seed_0") && !Contains("rotten_tomatoes"));

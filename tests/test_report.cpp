@@ -2,6 +2,7 @@
 #include "catch.h"
 #include <cmath>
 
+#include "fixtures.h"
 #include "report/against.h"
 #include "report/paper.h"
 #include "report/stats.h"
@@ -105,6 +106,33 @@ TEST_CASE("comparison with the paper: Δ, the 2·max(std) + 0.5 band and the sum
   CHECK_THAT(text, Contains("| ViT | svhn | — | 93.22 ± 0.28 | | no runs |"));
   CHECK_THAT(text, Contains("1 cells within") && Contains("1 outside, 1 without runs"));
   CHECK(compare_with_paper(r, {table}, "test_loss").empty());
+}
+
+TEST_CASE("comparison with the paper: a reference row of ours is shown, said what it is, never judged", "[report]") {
+  ExperimentResults r;
+  r.name = "table2";
+  r.model_configs = {"Transformer", "Bag of words"};
+  r.datasets = {"newsgroups", "imdb"};
+  r.runs = {result("Transformer", "newsgroups", 0, "complete", 66.0, 0),
+            result("Bag of words", "newsgroups", 0, "complete", 70.0, 1),
+            result("Bag of words", "newsgroups", 1, "complete", 70.4, 1)};
+  PaperTable table;
+  table.number = 2, table.experiment = "table2", table.metric = "test_acc", table.n = 5;
+  table.cells = {{"Transformer", "newsgroups", 51.54, 0.49, ""}};
+  table.references = {{"Bag of words", "TF-IDF and one linear layer, a floor."}, {"Other", "never trained"}};
+  const std::string text = compare_with_paper(r, {table}, "test_acc");
+  CHECK_THAT(text, Contains("| Bag of words | newsgroups | 70.20 ± 0.28, 2 | not in the paper | | reference |"));
+  CHECK_THAT(text, Contains("*Bag of words* (not in the paper): TF-IDF and one linear layer, a floor."));
+  CHECK_THAT(text, !Contains("| Bag of words | imdb") && !Contains("Other"));  // no runs: no line
+  CHECK_THAT(text, Contains("0 cells within") && Contains("1 outside, 0 without runs"));  // references not counted
+  test::TempDir dir("references");
+  const auto file = dir.path() / "p.yaml";
+  test::write_text(file, "tables:\n  - table: 2\n    experiment: table2\n    cells: []\n    references: [{row: B}]\n");
+  CHECK_THROWS_WITH(load_paper(file), Contains("p.yaml:5") && Contains("a reference is a map {row, what}"));
+  test::write_text(file, "tables:\n  - table: 2\n    experiment: table2\n    cells: []\n    references: B\n");
+  CHECK_THROWS_WITH(load_paper(file), Contains("references must be a list"));
+  const auto paper = load_paper(std::string(REPRO_SOURCE_DIR) + "/experiments/paper/dgsa.yaml");
+  CHECK(paper.at(1).references.at(0).row == "Bag of words");
 }
 
 TEST_CASE("a cell's n counts distinct seeds: one seed twice is an error, not a larger n", "[report]") {

@@ -178,6 +178,26 @@ TEST_CASE("--select lists the bad records of candidates not chosen and says on h
   CHECK_THAT(per_seed.results.selection_note, Contains("- corrupt: b/seed_1/summary.json: not valid JSON"));
 }
 
+TEST_CASE("--select beside a row without the axis: that row kept as it is, listed as not swept", "[report]") {
+  // The bag of words' weight decays beside the Transformer, which has one configuration (issue 46).
+  Sweep s;
+  for (auto* r : {&s.val, &s.test}) {
+    RunResult plain = run("t", "", 0, r == &s.val ? 90 : 40, 4);
+    plain.sweep.clear();
+    plain.model_config = "t";
+    r->runs.push_back(plain);
+    plain.seed = 1;
+    r->runs.push_back(plain);
+    r->model_configs.push_back("t");
+  }
+  SelectOptions options;
+  options.axes = {"lr"};
+  const Selection sel = select_axes(s.test, s.val, options);
+  CHECK(cell_values(sel.results, "t") == std::vector<double>{40, 40});
+  CHECK_THAT(sel.results.selection_note, Contains("| t | d | — (not swept) | 90.00 | 2 | 1 of 1 |"));
+  CHECK_THAT(sel.results.selection_note, Contains("| a | d | lr=0.2 |"));
+}
+
 TEST_CASE("the sweep-axis chart: one line per row, mean ± std at each value, the values as tick labels", "[report]") {
   Sweep s;
   const auto charts = sweep_charts(s.test);

@@ -61,11 +61,14 @@ std::vector<std::string> reading_names(const Experiment& experiment, const std::
   return names;
 }
 
-std::vector<Reading> plan_readings(const Experiment& spec, const std::vector<std::string>& names) {
+// Each reading's grid, cut to --datasets and --rows (empty: all).
+std::vector<Reading> plan_readings(const Experiment& spec, const std::vector<std::string>& names,
+                                   const std::vector<std::string>& datasets, const std::vector<std::string>& rows) {
   std::vector<Reading> readings;
   for (const auto& name : names) {
     Experiment experiment = spec;
     experiment.choose_profile(name == kAsWritten ? "" : name);
+    experiment.select(datasets, rows);
     Reading reading{name, expand_grid(experiment, dataset_catalog())};
     validate_plan(reading.runs);  // every model and its cross-key constraints, before any text is tokenized
     readings.push_back(std::move(reading));
@@ -205,15 +208,18 @@ void add_params_command(CLI::App& app, int& exit_code) {
   command->add_option("--compare", *compare,
                       "A paper's numbers (e.g. experiments/paper/dgsa.yaml): its counts, Δ, and which readings match "
                       "each of its cells");
+  auto datasets = std::make_shared<std::vector<std::string>>();
+  auto rows = std::make_shared<std::vector<std::string>>();
+  add_selection_options(*command, *datasets, *rows);
   command->add_option("--readings", *readings,
                       "Which settings to count: all (default: the spec as written, then each profile) or a list of "
                       "'spec' and profile names");
-  command->callback([spec, overrides, data_root, compare, readings, &exit_code] {
+  command->callback([spec, overrides, data_root, compare, readings, datasets, rows, &exit_code] {
     const Experiment experiment = load_spec(*spec, *overrides, "");
     const auto root = resolve_data_root(*data_root);
     DataLoader loader(root);
     const auto paper = compare->empty() ? std::vector<PaperTable>{} : load_paper(*compare);
-    const auto planned = plan_readings(experiment, reading_names(experiment, *readings));
+    const auto planned = plan_readings(experiment, reading_names(experiment, *readings), *datasets, *rows);
     const auto counts = count_readings(planned, loader);
     const PaperTable* table = paper_table(paper, experiment.name);
     const bool by_reading = planned.size() > 1;

@@ -3,8 +3,9 @@
 #include "data/registry.h"
 #include "models/attention/registry.h"
 #include "models/ffn/registry.h"
-#include "spec/presets.h"
+#include "models/model.h"
 #include "spec/keys.h"
+#include "spec/presets.h"
 
 namespace repro {
 
@@ -27,7 +28,9 @@ std::string table_cell(const std::string& text) {
 }  // namespace
 
 std::string listing_text() {
-  std::string out = "Attention variants (model.attention.kind):\n";
+  std::string out = "Model kinds (model.kind):\n";
+  for (const auto& e : model_kind_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
+  out += "\nAttention variants (model.attention.kind):\n";
   for (const auto& e : attention_table()) out += "  " + pad(e.variant->name, 12) + e.variant->summary + "\n";
   out += "\nFeed-forward kinds (model.ffn.kind):\n";
   for (const auto& e : ffn_table()) out += "  " + pad(name_of(e.kind), 12) + e.summary + "\n";
@@ -65,6 +68,8 @@ std::string spec_markdown() {
   for (const auto& def : spec_keys())
     out += "| `" + def.key + "` | " + table_cell(type_name(def)) + " | `" + def.default_value + "` | " +
            table_cell(def.doc) + " |\n";
+  out += "\n## Model kinds\n\n";
+  for (const auto& e : model_kind_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
   out += "\n## Attention variants\n\n";
   for (const auto& e : attention_table()) out += "- `" + e.variant->name + "`: " + e.variant->summary + "\n";
   out += "\n## Feed-forward kinds\n\n";

@@ -19,6 +19,11 @@ struct DatasetInfo {
   Modality modality = Modality::Image;
   int64_t channels = 0, height = 0, width = 0;  // images
   int64_t vocab_size = 0, max_length = 0;       // text: token ids < vocab_size, 0 = padding
+  int64_t first_word = 0;                         // text: ids below it are specials (padding, <unk>, <cls>)
+  // text: in how many training texts each id occurs, (vocab_size,) int64, over train_texts texts (the
+  // bag-of-words model's IDF); undefined and 0 where no data was read (plan checks, parameter counts).
+  torch::Tensor document_frequency;
+  int64_t train_texts = 0;
   int64_t num_classes = 0;
   std::vector<std::string> class_names;
   std::vector<double> mean, std;                  // per channel, in [0, 1] pixel units

@@ -6,6 +6,7 @@
 #endif
 
 #include <chrono>
+#include <iomanip>
 #include <sstream>
 
 #include "data/batcher.h"
@@ -32,6 +33,17 @@ std::string per_class(const Split& split, int64_t classes) {
   const auto counts = torch::bincount(split.labels, {}, classes);
   std::ostringstream out;
   for (int64_t c = 0; c < classes; ++c) out << (c ? " " : "") << counts[c].item<int64_t>();
+  return out.str();
+}
+
+// "majority class 3 (Dress): 12.34% of the split": the accuracy of always answering the most common class.
+std::string majority_class(const Split& split, const DatasetInfo& info) {
+  const auto counts = torch::bincount(split.labels, {}, info.num_classes);
+  const int64_t top = counts.argmax().item<int64_t>();  // the first on a tie
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << "majority " << class_label(info, top) << ": "
+      << 100.0 * static_cast<double>(counts[top].item<int64_t>()) / static_cast<double>(split.size())
+      << "% of the split (always answering it)";
   return out.str();
 }
 
@@ -98,6 +110,7 @@ std::string describe_run(const RunData& data, const RunOptions& options, double 
   for (const auto& [name, split] :
        {std::pair<const char*, const Split*>{"train", &data.train}, {"val", &data.val}, {"test", &data.test}}) {
     out << name << ": " << split->size() << " examples; per class: " << per_class(*split, info.num_classes) << "\n";
+    if (split->size()) out << "  " << majority_class(*split, info) << "\n";
     if (info.modality == Modality::Text && split->size()) out << "  " << length_stats(*split) << "\n";
   }
   if (info.modality == Modality::Image)
@@ -140,7 +153,8 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   if (raw_splits[0].second.empty() && raw_splits[1].second.empty())
     throw Error(dataset + ": no files found under " + root.string() + " (" + join(raw_notes.notes, "; ") + ")");
   std::ostringstream out;
-  out << info.name << " (" << name_of(info.modality) << ", " << info.num_classes << " classes) from " << root.string() << "\n";
+  out << info.name << " (" << name_of(info.modality) << ", " << info.num_classes << " classes) from " << root.string()
+      << "\n";
   out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
   out << describe_raw(info, file_checks, raw_splits, options.data);
   try {
@@ -205,8 +219,8 @@ std::string preview_dataset(const std::string& dataset, const std::filesystem::p
 #else
   missing_feature("repro data preview (PNG)", "OpenCV", "REPRO_WITH_OPENCV");
 #endif
-  return "wrote " + png.string() + ": row 1 clean, row 2 " + name_of(noise.kind) + " level " + format_number(noise.level) +
-         " (8 test images, x4)\n";
+  return "wrote " + png.string() + ": row 1 clean, row 2 " + name_of(noise.kind) + " level " +
+         format_number(noise.level) + " (8 test images, x4)\n";
 }
 
 }  // namespace repro

@@ -51,12 +51,20 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
 // sizes and, for a file vocabulary, the word list's size and hash (an edited list is not reused).
 std::string cache_key(const DatasetInfo& info, const RawText& raw, const DataOptions& data, const TextOptions& text) {
   std::string key = "dataset=" + info.name + ";train=" + std::to_string(raw.train.size()) +
-                    ";test=" + std::to_string(raw.test.size()) + ";split_rules=" + std::to_string(kSplitRulesVersion) + ";" +
-                    data.settings_text;
+                    ";test=" + std::to_string(raw.test.size()) + ";split_rules=" + std::to_string(kSplitRulesVersion) +
+                    ";" + data.settings_text;
   return key + word_list_key(info, raw, text.vocab);
 }
 
 }  // namespace
+
+torch::Tensor document_frequency(const torch::Tensor& ids, int64_t vocab_size) {
+  if (ids.numel() == 0) return torch::zeros({vocab_size}, torch::kInt64);
+  const auto sorted = std::get<0>(ids.sort(1));  // (N, L): equal ids side by side in each row
+  auto first = torch::ones_like(sorted, torch::kBool);
+  first.slice(1, 1).copy_(sorted.slice(1, 1) != sorted.slice(1, 0, -1));  // an id's first place in its row
+  return torch::bincount(sorted.masked_select(first), {}, vocab_size);
+}
 
 TextSplits split_texts(const DatasetInfo& info, const RawText& raw, const SplitOptions& split) {
   const SplitPlan plan = plan_splits(info, raw.train.labels, raw.test.labels, split, raw.notes);
@@ -100,6 +108,9 @@ RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const
   data.val = cached->val;
   data.test = cached->test;
   data.info.vocab_size = cached->vocab_size;
+  data.info.first_word = kClsId + 1;
+  data.info.document_frequency = document_frequency(data.train.inputs, cached->vocab_size);
+  data.info.train_texts = data.train.size();
   if (const std::string note = word_list_note(info, text.vocab, cached->vocab_size); !note.empty())
     data.note(NoteKind::Info, note);
   data.info.max_length = max_len;

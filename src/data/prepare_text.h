@@ -13,6 +13,9 @@ namespace repro {
 RunData prepare_text_run_data(const DatasetInfo& info, const RawText& raw, const DataOptions& data,
                               const TextOptions& text);
 
+// In how many rows of `ids` (N, L) int64 each id below `vocab_size` occurs: (vocab_size,) int64.
+torch::Tensor document_frequency(const torch::Tensor& ids, int64_t vocab_size);
+
 // The texts behind a run's splits (step 1), in the order of its id tensors; the tokenizer of step 2
 // is run_tokenizer(info, raw, train.texts, text, split.seed) (data/word_list.h).
 struct TextSplits : DataNotes {

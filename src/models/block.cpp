@@ -7,7 +7,8 @@
 
 namespace repro {
 
-EncoderBlockImpl::EncoderBlockImpl(const ModelOptions& o, int64_t layer_index) {
+EncoderBlockImpl::EncoderBlockImpl(const ModelOptions& o, int64_t layer_index)
+    : post_norm_(o.norm_placement == NormPlacement::Post) {
   norm1_ = make_norm(o.norm, o.dim, o.norm_eps);
   norm2_ = make_norm(o.norm, o.dim, o.norm_eps);
   register_module("norm1", norm1_.ptr());
@@ -17,6 +18,10 @@ EncoderBlockImpl::EncoderBlockImpl(const ModelOptions& o, int64_t layer_index) {
 }
 
 torch::Tensor EncoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& padding_mask) {
+  if (post_norm_) {
+    const auto h = norm1_.forward(x + attn_->forward(x, padding_mask));  // (B, N, D)
+    return norm2_.forward(h + ffn_->forward(h));
+  }
   auto h = x + attn_->forward(norm1_.forward(x), padding_mask);  // (B, N, D)
   return h + ffn_->forward(norm2_.forward(h));
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Pre-norm encoder block: x + attn(norm1(x)), then + ffn(norm2(x)).
+// Encoder block. Pre-norm (model.norm_placement: pre): h = x + attn(norm1(x)), h + ffn(norm2(h)).
+// Post-norm (post): h = norm1(x + attn(x)), norm2(h + ffn(h)).
 #include <torch/torch.h>
 
 #include "models/attention/attention.h"
@@ -15,6 +16,7 @@ class EncoderBlockImpl : public torch::nn::Module {
 
  private:
   torch::nn::AnyModule norm1_, norm2_;
+  bool post_norm_;
   AttentionPtr attn_;
   FeedForwardPtr ffn_;
 };

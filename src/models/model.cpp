@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include "models/bow.h"
 #include "models/norm.h"
 #include "models/text.h"
 #include "models/vit.h"
@@ -38,9 +39,31 @@ void check_text(const ModelOptions& o, const DatasetInfo& info) {
     throw Error("model.kind=text needs model.max_len or a dataset with a maximum length");
 }
 
+void check_bow(const DatasetInfo& info) {
+  if (info.modality != Modality::Text)
+    throw Error("model.kind=bow needs a text dataset; " + info.name + " is " + name_of(info.modality));
+}
+
 }  // namespace
 
+const std::vector<ModelKindSummary>& model_kind_table() {
+  static const std::vector<ModelKindSummary> table = {
+      {ModelKind::Vit, "pre-norm Vision Transformer on image patches, class token, learned positions"},
+      {ModelKind::Text, "Transformer encoder on token ids, learned (or sinusoidal) positions, mean or <cls> pooling"},
+      {ModelKind::Bow,
+       "bag of words: TF-IDF of the token ids (IDF from the training split) and one linear layer; a reference "
+       "floor for text tables, not a paper's model"},
+  };
+  return table;
+}
+
 ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
+  if (options.positions == Positions::Sinusoidal && options.kind != ModelKind::Text)
+    throw Error("model.positions=sinusoidal applies to model.kind=text only (got " + name_of(options.kind) + ")");
+  if (options.kind == ModelKind::Bow) {
+    check_bow(info);
+    return std::make_shared<BagOfWordsImpl>(options, info);
+  }
   if (options.kind == ModelKind::Text) {
     check_text(options, info);
     return std::make_shared<TextEncoderImpl>(options, info);

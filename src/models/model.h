@@ -22,6 +22,13 @@ class ClassifierImpl : public torch::nn::Module {
 };
 using ClassifierPtr = std::shared_ptr<ClassifierImpl>;
 
+// The model families of model.kind, one line each (repro list).
+struct ModelKindSummary {
+  ModelKind kind;
+  const char* summary;
+};
+const std::vector<ModelKindSummary>& model_kind_table();
+
 // Checks the options against the dataset (divisibility, sizes) and builds the model.
 // `info` gives what the data decides: classes, image size and channels, vocabulary,
 // maximum length.

@@ -89,6 +89,12 @@ PaperTable read_table(const std::filesystem::path& path, const YAML::Node& t) {
       throw Error(yaml_at(path, c) + "cell (" + table.cells.back().row + ", " + table.cells.back().column +
                   ") of table " + std::to_string(table.number) + " repeats line " + std::to_string(it->second));
   }
+  if (t["references"] && !t["references"].IsSequence())
+    throw Error(yaml_at(path, t["references"]) + "references must be a list of {row, what}");
+  for (const auto& r : t["references"]) {
+    if (!r.IsMap() || !r["row"] || !r["what"]) throw Error(yaml_at(path, r) + "a reference is a map {row, what}");
+    table.references.push_back({text_field(path, r, "row", ""), text_field(path, r, "what", "")});
+  }
   return table;
 }
 
@@ -155,6 +161,21 @@ std::string compare_with_paper(const ExperimentResults& results, const std::vect
       out += "| " + cell.row + " | " + cell.column + " | " + ours_text + " | " + paper_text + " | " + delta_text +
              " | " + (flagged ? "**outside**" : "") + " |\n";
     }
+    std::string references;  // what each reference row with runs is, one line each
+    for (const auto& reference : table.references) {
+      bool shown = false;
+      for (const auto& dataset : results.datasets) {
+        const Cell ours = make_cell(results, reference.row, dataset);
+        if (ours.values.empty()) continue;
+        char ours_text[96];
+        std::snprintf(ours_text, sizeof ours_text, "%.2f ± %.2f, %zu%s", ours.mean,
+                      std::isnan(ours.std) ? 0.0 : ours.std, ours.values.size(), ours.partial ? " †" : "");
+        out += "| " + reference.row + " | " + dataset + " | " + ours_text + " | not in the paper | | reference |\n";
+        shown = true;
+      }
+      if (shown) references += "*" + reference.row + "* (not in the paper): " + reference.what + "\n";
+    }
+    if (!references.empty()) out += "\n" + references;
     out += "\n" + std::to_string(within) + " cells within |Δ| ≤ 2·max(std_ours, std_paper) + 0.5, " +
            std::to_string(outside) + " outside, " + std::to_string(missing) +
            " without runs. † marks partial or subset data: a different protocol than the paper's.\n\n";

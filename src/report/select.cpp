@@ -278,6 +278,17 @@ Selection select_axes(const ExperimentResults& reported, const ExperimentResults
   return out;
 }
 
+namespace {
+
+// The chosen values of a row, or why none: a row without the axis (a reference row beside a sweep, e.g. the Transformer
+// beside the bag of words' weight decays) has its one configuration; a row with no candidate had nothing to choose on.
+std::string chosen_text(const Choice& c, const std::string& by) {
+  if (!c.values.empty()) return c.values;
+  return c.candidates > 0 ? "— (not swept)" : "none (no " + by + ")";
+}
+
+}  // namespace
+
 std::string choices_markdown(const Selection& selection, const SelectOptions& options, const std::string& metric) {
   const bool per_seed = options.on == SelectOn::Seed;
   std::string out = "\nSelected on " + options.by + " (" +
@@ -289,7 +300,7 @@ std::string choices_markdown(const Selection& selection, const SelectOptions& op
   std::vector<std::string> short_notes, edge_notes;
   for (const auto& c : selection.choices) {
     out += "| " + c.row + " | " + c.dataset + " |" + (per_seed ? " " + std::to_string(c.seed) + " |" : "") + " " +
-           (c.values.empty() ? "none (no " + options.by + ")" : c.values) + " | " +
+           chosen_text(c, options.by) + " | " +
            (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.n) + " | " +
            std::to_string(c.candidates) + " of " + std::to_string(c.candidates_total) + " |\n";
     for (const auto& note : c.short_of_seeds) short_notes.push_back(c.row + " on " + c.dataset + ", " + note);

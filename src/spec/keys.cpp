@@ -66,7 +66,9 @@ std::vector<KeyDef> keys_before_attention() {
              "docs/models.md)."),
       choice("model.kind", "auto", auto_or<ModelKind>(),
              "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on "
-             "token ids; auto = by the dataset."),
+             "token ids; bow = bag of words: TF-IDF of the token ids (IDF from the training split) and one linear "
+             "layer, a reference floor for text tables (no attention; the model.* keys but init_std do not apply); "
+             "auto = vit or text by the dataset."),
       integer("model.dim", 256, 8, 16384, "Embedding width D."),
       integer("model.depth", 8, 1, 256, "Number of encoder blocks."),
       integer("model.heads", 8, 1, 256, "Attention heads (D must divide by it)."),
@@ -79,6 +81,14 @@ std::vector<KeyDef> keys_before_attention() {
       real("model.attn_dropout", "0", 0, 0.99, "Dropout on attention maps."),
       real("model.emb_dropout", "0", 0, 0.99, "Dropout after adding position embeddings."),
       choice("model.norm", "layernorm", names_of<NormKind>(), "Normalization in blocks and before the head."),
+      choice("model.norm_placement", "pre", names_of<NormPlacement>(),
+             "Where each block normalizes: pre = x + f(norm(x)) (pre-norm, the default); post = norm(x + f(x)) (the "
+             "original Transformer's post-norm, PyTorch's nn.TransformerEncoderLayer default); the final norm before "
+             "the head stays in both."),
+      choice("model.positions", "learned", names_of<Positions>(),
+             "Text models' positions: learned = a trained table (model.init_std); sinusoidal = the fixed sine/cosine "
+             "table of Vaswani et al. (2017), with the token embeddings scaled by sqrt(model.dim) as there (ViT: "
+             "learned only)."),
       real("model.norm_eps", "1e-5", 0, 1, "Epsilon of the normalization layers."),
       real("model.init_std", "0.02", 0, 10,
            "Std of the normal init of linear weights, class token, positions and token embeddings; the ViT patch "

@@ -13,7 +13,8 @@ namespace repro {
 // ---- the name tables (the spec's spelling of each enum value)
 
 const EnumNames<ModelKind>& enum_names(ModelKind) {
-  static const EnumNames<ModelKind> names = {{ModelKind::Vit, "vit"}, {ModelKind::Text, "text"}};
+  static const EnumNames<ModelKind> names = {
+      {ModelKind::Vit, "vit"}, {ModelKind::Text, "text"}, {ModelKind::Bow, "bow"}};
   return names;
 }
 const EnumNames<Pool>& enum_names(Pool) {
@@ -22,6 +23,14 @@ const EnumNames<Pool>& enum_names(Pool) {
 }
 const EnumNames<NormKind>& enum_names(NormKind) {
   static const EnumNames<NormKind> names = {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}};
+  return names;
+}
+const EnumNames<NormPlacement>& enum_names(NormPlacement) {
+  static const EnumNames<NormPlacement> names = {{NormPlacement::Pre, "pre"}, {NormPlacement::Post, "post"}};
+  return names;
+}
+const EnumNames<Positions>& enum_names(Positions) {
+  static const EnumNames<Positions> names = {{Positions::Learned, "learned"}, {Positions::Sinusoidal, "sinusoidal"}};
   return names;
 }
 const EnumNames<FfnKind>& enum_names(FfnKind) {
@@ -91,11 +100,11 @@ const EnumNames<NoiseSplit>& enum_names(NoiseSplit) {
 }
 const EnumNames<NoiseKind>& enum_names(NoiseKind) {
   static const EnumNames<NoiseKind> names = {
-      {NoiseKind::Gaussian, "gaussian"},         {NoiseKind::SaltPepper, "salt_pepper"},
-      {NoiseKind::Speckle, "speckle"},           {NoiseKind::GaussianBlur, "gaussian_blur"},
-      {NoiseKind::MotionBlur, "motion_blur"},    {NoiseKind::Jpeg, "jpeg"},
-      {NoiseKind::TokenDrop, "token_drop"},      {NoiseKind::TokenSwap, "token_swap"},
-      {NoiseKind::TokenInsert, "token_insert"},  {NoiseKind::CharTypo, "char_typo"}};
+      {NoiseKind::Gaussian, "gaussian"},        {NoiseKind::SaltPepper, "salt_pepper"},
+      {NoiseKind::Speckle, "speckle"},          {NoiseKind::GaussianBlur, "gaussian_blur"},
+      {NoiseKind::MotionBlur, "motion_blur"},   {NoiseKind::Jpeg, "jpeg"},
+      {NoiseKind::TokenDrop, "token_drop"},     {NoiseKind::TokenSwap, "token_swap"},
+      {NoiseKind::TokenInsert, "token_insert"}, {NoiseKind::CharTypo, "char_typo"}};
   return names;
 }
 const EnumNames<Augment>& enum_names(Augment) {
@@ -126,9 +135,9 @@ void check_claims(const Config& c, const AttentionVariant& chosen) {
     if (other == &chosen) continue;
     for (const ValueClaim& claim : other->claims) {
       const std::string& value = c.text(claim.key);
-      const bool claimed = claim.values.empty() ? value != find_key(claim.key)->default_value
-                                                : std::find(claim.values.begin(), claim.values.end(), value) !=
-                                                      claim.values.end();
+      const bool claimed = claim.values.empty()
+                               ? value != find_key(claim.key)->default_value
+                               : std::find(claim.values.begin(), claim.values.end(), value) != claim.values.end();
       if (!claimed) continue;
       std::string note;
       for (const auto& [variant, hint] : claim.note_for)
@@ -180,6 +189,8 @@ ModelOptions model_options(const Config& c) {
   o.max_len = c.integer("model.max_len");
   o.emb_dropout = c.real("model.emb_dropout");
   o.norm = choice<NormKind>(c, "model.norm");
+  o.norm_placement = choice<NormPlacement>(c, "model.norm_placement");
+  o.positions = choice<Positions>(c, "model.positions");
   o.norm_eps = c.real("model.norm_eps");
   o.init_std = c.real("model.init_std");
   o.pool = choice<Pool>(c, "model.pool");

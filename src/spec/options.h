@@ -21,9 +21,11 @@ class Config;
 
 // ---- enums; each has one table of spec names (enum_names below)
 
-enum class ModelKind { Vit, Text };
+enum class ModelKind { Vit, Text, Bow };  // bow: TF-IDF features and one linear layer (models/bow.h)
 enum class Pool { Cls, Mean };
 enum class NormKind { LayerNorm, RmsNorm };
+enum class NormPlacement { Pre, Post };  // model.norm_placement: x + f(norm(x)), or norm(x + f(x))
+enum class Positions { Learned, Sinusoidal };  // model.positions (text): a learned table, or fixed sines
 enum class FfnKind { Mlp, Swiglu, Gimlp };
 enum class ScheduleKind { Cosine, Linear, Constant };
 enum class ScheduleUnit { Step, Epoch };
@@ -47,6 +49,8 @@ enum class Augment { None, Crop, Flip, CropFlip };              // data.augment 
 const EnumNames<ModelKind>& enum_names(ModelKind);
 const EnumNames<Pool>& enum_names(Pool);
 const EnumNames<NormKind>& enum_names(NormKind);
+const EnumNames<NormPlacement>& enum_names(NormPlacement);
+const EnumNames<Positions>& enum_names(Positions);
 const EnumNames<FfnKind>& enum_names(FfnKind);
 const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
 const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
@@ -139,6 +143,8 @@ struct ModelOptions {
   int64_t max_len = 0;  // 0 = exactly the positions needed
   double emb_dropout = 0;
   NormKind norm = NormKind::LayerNorm;
+  NormPlacement norm_placement = NormPlacement::Pre;
+  Positions positions = Positions::Learned;  // text models only
   double norm_eps = 1e-5;
   double init_std = 0.02;
   Pool pool = Pool::Cls;       // auto resolves to cls (vit), mean (text)
