@@ -353,7 +353,7 @@ void check_setup_line(const std::string& line) {
 std::vector<std::string> read_setup_file(const std::filesystem::path& path) {
   const std::string subject = "--setup-file " + quoted_for_message(path.string());
   if (!std::filesystem::is_regular_file(path)) throw Error(subject + ": no such file");
-  std::string text = read_file(path);
+  std::string text = read_regular_file(path, kRecordBytes, "a setup file");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   const std::vector<std::string> lines = text.empty() ? std::vector<std::string>{} : split(text, '\n');
   for (size_t i = 0; i < lines.size(); ++i)
@@ -405,7 +405,7 @@ RunManifest read_manifest(const std::filesystem::path& path) {
   RunManifest manifest;
   bool columns_seen = false;
   int line_number = 0;
-  for (const auto& line : split_lines(read_file(path))) {
+  for (const auto& line : split_lines(read_regular_file(path, kPlanBytes, "a run manifest"))) {
     const std::string where = path.string() + ":" + std::to_string(++line_number);
     if (line.empty()) continue;
     if (line[0] == '#') {
