@@ -40,12 +40,16 @@ void check_text(const ModelOptions& o, const DatasetInfo& info) {
 
 }  // namespace
 
-ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
-  if (options.kind == ModelKind::Text) {
+void check_model_options(const ModelOptions& options, const DatasetInfo& info) {
+  if (options.kind == ModelKind::Text)
     check_text(options, info);
-    return std::make_shared<TextEncoderImpl>(options, info);
-  }
-  check_vit(options, info);
+  else
+    check_vit(options, info);
+}
+
+ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
+  check_model_options(options, info);
+  if (options.kind == ModelKind::Text) return std::make_shared<TextEncoderImpl>(options, info);
   return std::make_shared<VitImpl>(options, info);
 }
 

@@ -288,6 +288,7 @@ int run_positions(const Experiment& experiment, const std::vector<size_t>& posit
     selected.push_back(runs[position]);
   }
   validate_plan(selected);
+  if (const auto refusal = memory_refusal(selected, training_memory(options.device))) throw Error(*refusal);
   const std::vector<RunState> statuses = check_plan(selected, options.out);  // throws on a changed spec
   write_plan(experiment, runs, options.out);  // the whole plan: runs started one by one still make one table
   Tally tally;
@@ -314,9 +315,12 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
     return run_positions(experiment, {static_cast<size_t>(*options.only_index)}, options);
   const std::vector<PlannedRun> runs =
       expand_grid(experiment, dataset_catalog());  // throws when two runs would share a folder
-  validate_plan(runs);                             // every run's model is built before the first one trains
+  validate_plan(runs);  // every run's model is checked (counted, not built) before the first one trains
   warn_about_plan(experiment, runs);
+  const auto too_big = memory_refusal(runs, training_memory(options.device));  // before anything is allocated
+  if (too_big && !options.dry_run) throw Error(*too_big);
   if (options.dry_run) {
+    if (too_big) spdlog::warn("a real run would stop here: {}", *too_big);
     try {
       check_plan(runs, options.out);
     } catch (const Error& e) {  // said before anything starts, so the user can choose another --out or a sweep
