@@ -31,7 +31,7 @@ PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t
 }  // namespace
 
 PlanRecord read_plan_record(const std::filesystem::path& path) {
-  const json parsed = read_json_object(path);
+  const json parsed = read_json_object(path, kPlanBytes);
   const JsonFields plan(parsed, path);
   PlanRecord p;
   record_version(plan, kPlanRecordVersion);
@@ -48,6 +48,10 @@ PlanRecord read_plan_record(const std::filesystem::path& path) {
 }
 
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
+  write_file_atomic(path, plan_record_text(p));
+}
+
+std::string plan_record_text(const PlanRecord& p) {
   json runs = json::array();
   for (const auto& e : p.runs) {
     runs.push_back({{"dir", e.dir},
@@ -61,7 +65,7 @@ void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
   const json plan = {{"record_version", kPlanRecordVersion}, {"experiment", p.experiment},     {"profile", p.profile},
                      {"spec_file", p.spec_file},       {"description", p.description},
                      {"report", {{"baseline", p.report_baseline}}}, {"runs", runs}};
-  write_file_atomic(path, plan.dump(2) + "\n");
+  return plan.dump(2) + "\n";
 }
 
 PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer) {
