@@ -3,13 +3,14 @@
 // files, bench counts, write failures and unreadable checkpoints. Every row runs
 // the repro binary as a user does and checks the exit code and the message's
 // key words, and that no LibTorch stack trace reaches the output.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "catch.h"
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -108,10 +109,16 @@ struct RecordRow {
   std::function<void(const fs::path& root)> setup;  // changes the good records under root
   std::string command;                              // "{root}" stands for the row's folder
   int exit_code;
-  std::vector<std::string> words;  // all in the output
+  std::vector<std::string> words;        // all in the output
+  std::vector<std::string> absent = {};  // none in the output
 };
 
 const std::string kReport = "report {root}/runs";
+// A command that must end by itself: before issue 49 a FIFO named summary.json hung report, status and collect.
+std::string bounded(const std::string& command) {
+  return "ulimit -c 0; exec timeout 60 " + std::string(REPRO_BINARY) + " " + command;
+}
+const std::string kCollect = "collect {root}/runs {root}/results";
 const std::string kCompare = "report {root}/runs --compare {root}/paper.yaml";
 const std::string kBench = "bench " + std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml --device cpu";
 const std::string kRun = "run " + std::string(REPRO_SOURCE_DIR) +
@@ -218,6 +225,70 @@ std::vector<RecordRow> record_bad_inputs() {
        "status {root}/runs --all",
        0,
        {"1 complete", "1 symbolic link(s), not counted", "link", "seed_1 is a symbolic link to"}},
+      // Issue 49: not a regular file, beyond int64, status and report agreeing.
+      {"summary.json that is a FIFO (report)",
+       [=](const fs::path& r) {
+         fs::remove(summary(r));
+         REQUIRE(::mkfifo(summary(r).c_str(), 0644) == 0);
+       },
+       bounded(kReport),
+       0,
+       {"81.00 ± n/a (1 corrupt)", "seed_0/summary.json: is a FIFO (named pipe), expected a JSON record"}},
+      {"summary.json that is a FIFO (status)",
+       [=](const fs::path& r) {
+         fs::remove(summary(r));
+         REQUIRE(::mkfifo(summary(r).c_str(), 0644) == 0);
+       },
+       bounded("status {root}/runs"),
+       0,
+       {"1 complete", "1 corrupt, not counted", "corrupt", "seed_0/summary.json: is a FIFO (named pipe)"}},
+      {"summary.json that is a FIFO (collect)",
+       [=](const fs::path& r) {
+         fs::remove(summary(r));
+         REQUIRE(::mkfifo(summary(r).c_str(), 0644) == 0);
+       },
+       bounded(kCollect),
+       1,
+       {"seed_0/summary.json: is a FIFO (named pipe)", "nothing of this experiment was copied"}},
+      {"metrics.csv that is a FIFO (report)",
+       [=](const fs::path& r) {
+         fs::remove(metrics(r));
+         REQUIRE(::mkfifo(metrics(r).c_str(), 0644) == 0);
+       },
+       bounded(kReport),
+       0,
+       {"1 corrupt", "seed_0/metrics.csv: is a FIFO (named pipe), expected a metrics.csv"}},
+      {"summary.json that is a folder",
+       [=](const fs::path& r) {
+         fs::remove(summary(r));
+         fs::create_directory(summary(r));
+       },
+       kReport,
+       0,
+       {"1 corrupt", "seed_0/summary.json: is a folder, expected a JSON record"},
+       {"not valid JSON"}},
+      {"record_version 2^64 - 1",
+       [=](const fs::path& r) { replace_in(summary(r), "{", "{\"record_version\": 18446744073709551615,"); },
+       kReport,
+       0,
+       {"1 corrupt", "record_version 18446744073709551615 is newer than this repro reads"},
+       {"negative"}},
+      {"a seed of 2^64 - 1",
+       [=](const fs::path& r) { edit_json(summary(r), [](json& s) { s["seed"] = 18446744073709551615ull; }); },
+       kReport,
+       0,
+       {"1 corrupt", "'seed' is 18446744073709551615, beyond the largest whole number"}},
+      {"a newer record: status says corrupt, as report does",
+       [=](const fs::path& r) { edit_json(summary(r), [](json& s) { s["record_version"] = 2; }); },
+       "status {root}/runs --all",
+       0,
+       {"1 complete", "1 corrupt, not counted", "record_version 2 is newer than this repro reads"},
+       {"failed  "}},
+      {"a garbage record: status says corrupt, as report does",
+       [=](const fs::path& r) { write_file_atomic(summary(r), "garbage"); },
+       "status {root}/runs",
+       0,
+       {"1 corrupt, not counted", "0 failed", "summary.json: not valid JSON"}},
       // metrics.csv
       {"metrics.csv missing",
        [=](const fs::path& r) { fs::remove(metrics(r)); },
@@ -373,6 +444,18 @@ std::vector<RecordRow> record_bad_inputs() {
        "ulimit -f 40; exec " + std::string(REPRO_BINARY) + " " + kRun + " train.epochs=1",
        2,
        {"repro: error: cannot write", "checkpoint.pt: File too large"}},
+      // Issue 49, point 3: a finished record of a newer repro was retrained over, exit 0.
+      {"run over a summary.json of a newer repro",
+       [](const fs::path& r) {
+         with_data(r);
+         REQUIRE(run_shell(std::string(REPRO_BINARY) + " " + replace_all(kRun + " train.epochs=1", "{root}", r.string()))
+                     .exit_code == 0);
+         edit_json(r / "out/smoke/fashion_mnist/vit/seed_0/summary.json", [](json& s) { s["record_version"] = 2; });
+       },
+       kRun + " train.epochs=1",
+       2,
+       {"seed_0/summary.json: record_version 2 is newer than this repro reads", "Nothing was overwritten",
+        "mv "}},
       // checkpoints
       {"checkpoint that is not a checkpoint",
        [](const fs::path& r) {
@@ -415,6 +498,7 @@ TEST_CASE(
     INFO(row.name << "\n$ " << command << "\n" << result.output);
     CHECK(result.exit_code == row.exit_code);
     for (const auto& word : row.words) CHECK_THAT(result.output, repro::test::Contains(word));
+    for (const auto& word : row.absent) CHECK_THAT(result.output, !repro::test::Contains(word));
     for (const char* trace : {"Exception raised from", "frame #", "terminate called", "unexpected pos"})
       CHECK_THAT(result.output, !repro::test::Contains(trace));
   }

@@ -1,10 +1,12 @@
 // Bad spec inputs, table-driven: spec files, KEY=VALUE overrides, --seeds, --set and CLI
 // options. Each must be refused before anything trains, with a message naming where
 // (file:line or the argument), the key or value and what was expected.
-#include "catch.h"
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <optional>
 
+#include "catch.h"
 #include "cli/common.h"
 #include "data/registry.h"
 #include "fixtures.h"
@@ -12,6 +14,7 @@
 #include "run_repro.h"
 #include "spec/grid.h"
 #include "util/error.h"
+#include "util/files.h"
 
 using namespace repro;
 using repro::test::Contains;
@@ -345,8 +348,57 @@ TEST_CASE("a damaged run folder is refused naming it, never taken for a finished
   CHECK_THROWS_WITH(check_plan(runs, out),
                     Contains(folder.string()) && Contains("not valid YAML") && Contains("Nothing was overwritten"));
   test::write_text(folder / "spec.resolved.yaml", runs[0].resolved_yaml());
-  test::write_text(folder / "summary.json", "{\"status\": 3}\n");  // a status that is not a word
+  // A record that cannot be read is neither a finished run nor one to train over (issue 49, point 3): refused,
+  // naming the file, why, and how to keep it; the file is left as it was.
+  const auto summary = folder / "summary.json";
+  const std::vector<std::pair<std::string, std::string>> unreadable = {
+      {"{\"status\": 3}\n", "'status' is 3, expected a string"},
+      {"[\"complete\"]\n", "is array, expected a JSON object"},
+      {"garbage", "not valid JSON"},
+      {"{\"record_version\": 2, \"status\": \"complete\"}", "record_version 2 is newer than this repro reads"},
+      {"{\"record_version\": 18446744073709551615, \"status\": \"complete\"}",
+       "record_version 18446744073709551615 is newer"}};
+  for (const auto& [text, why] : unreadable) {
+    INFO(text);
+    test::write_text(summary, text);
+    CHECK_THROWS_WITH(check_plan(runs, out), Contains(summary.string()) && Contains(why) &&
+                                                 Contains("Nothing was overwritten") &&
+                                                 Contains("mv " + summary.string()));
+    CHECK(read_file(summary) == text);
+  }
+  std::filesystem::remove(summary);
+  std::filesystem::create_directory(summary);
+  CHECK_THROWS_WITH(check_plan(runs, out), Contains(summary.string() + ": is a folder, expected a JSON record"));
+  std::filesystem::remove(summary);
+  REQUIRE(::mkfifo(summary.c_str(), 0644) == 0);  // never opened for a blocking read: no hang
+  CHECK_THROWS_WITH(check_plan(runs, out), Contains(summary.string() + ": is a FIFO (named pipe)"));
+  std::filesystem::remove(summary);
+  // A failed run's record is retried, as before.
+  test::write_text(summary,
+                   "{\"status\": \"failed\", \"message\": \"x\", \"experiment\": \"e\", "
+                   "\"model_config\": \"m\", \"dataset\": \"fashion_mnist\", \"seed\": 0}");
   CHECK(check_plan(runs, out)[0] == RunState::Pending);
-  test::write_text(folder / "summary.json", "[\"complete\"]\n");
-  CHECK(check_plan(runs, out)[0] == RunState::Pending);
+}
+
+TEST_CASE("a spec that is a device or a FIFO is refused at once, naming it, never read (issue 49)", "[cli]") {
+  test::TempDir dir("spec-not-regular");
+  const auto fifo = dir.path() / "spec.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  const std::vector<std::pair<std::string, std::string>> specs = {
+      {"/dev/zero", "/dev/zero: is a character device, expected a spec file (YAML) (a regular file)"},
+      {"/dev/urandom", "/dev/urandom: is a character device, expected a spec file"},
+      {fifo.string(), fifo.string() + ": is a FIFO (named pipe), expected a spec file"},
+      {dir.path().string(), dir.path().string() + ": is a directory; expected a spec file"}};
+  const std::string out = " --out " + (dir.path() / "runs").string();
+  for (const auto& [spec, words] : specs)
+    for (const std::string& command :
+         std::vector<std::string>{"run " + spec + out, "run " + spec + " --dry-run" + out, "params " + spec}) {
+      // `timeout`: before issue 49 /dev/zero ended in std::bad_alloc after 32 s, /dev/urandom and a FIFO never.
+      const test::Result result = test::run_command("timeout 60 " + std::string(REPRO_BINARY) + " " + command);
+      INFO(command << "\n" << result.output);
+      CHECK(result.exit_code == 2);
+      CHECK_THAT(result.output, Contains("repro: error: " + words));
+      CHECK(test::count_of(result.output, "\n") == 1);  // one line
+    }
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));
 }

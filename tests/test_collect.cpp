@@ -1,6 +1,8 @@
 // `repro collect FROM TO` (record/copy_records.h): finished runs' record files copied, never checkpoints, weights
-// or unfinished runs; plan.json merged with the one TO holds; a different record in TO, a link on either side and a
-// damaged summary.json refused one line each, with nothing overwritten or written through a link.
+// or unfinished runs; plan.json merged with the one TO holds; every record checked as `repro report` checks it; a
+// different record in TO, runs of the same row and dataset under other settings, a link anywhere and a damaged
+// record refused one line each, the experiment then copied not at all; nothing overwritten or written through a
+// link, and collecting again changes no byte.
 #include <filesystem>
 
 #include "catch.h"
@@ -9,6 +11,7 @@
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "report/read_record.h"
 #include "run_repro.h"
 #include "util/files.h"
 
@@ -18,10 +21,10 @@ using repro::test::Contains;
 
 namespace {
 
-RunRecord finished_record(int64_t seed, double test_acc) {
+RunRecord finished_record(const std::string& experiment, int64_t seed, double test_acc) {
   RunRecord r;
   r.status = RunState::Complete;
-  r.experiment = "grid", r.model_config = "a", r.dataset = "fashion_mnist", r.seed = seed;
+  r.experiment = experiment, r.model_config = "a", r.dataset = "fashion_mnist", r.seed = seed;
   r.environment = {{"device", "cpu"}};
   r.trained = true;
   r.epochs_planned = 1, r.epochs_run = 1;
@@ -32,21 +35,33 @@ RunRecord finished_record(int64_t seed, double test_acc) {
   return r;
 }
 
-// <out>/grid/fashion_mnist/a/seed_<k>: spec, metrics, log, eval/last.json, checkpoint, model, lock and summary.json.
-RunFolder finished_run(const fs::path& out, int64_t seed, double test_acc) {
-  const RunFolder run(out / ("grid/fashion_mnist/a/seed_" + std::to_string(seed)));
-  for (const auto& path : {run.spec_path(), run.metrics_path(), run.log_path(), run.eval_path("last"),
-                           run.checkpoint_path(), run.model_path(), run.lock_path()})
+const std::string kMetricsHeader = "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n";
+
+std::string spec_text(const std::string& experiment, int64_t seed, const std::string& lr) {
+  return "experiment: " + experiment + "\nmodel_config: a\ndataset: fashion_mnist\nseed: " + std::to_string(seed) +
+         "\ntrain:\n  lr: " + lr + "\n";
+}
+
+// <out>/<experiment>/fashion_mnist/a/seed_<k>: spec, metrics, log, eval/last.json, checkpoint, model, lock and
+// summary.json, as a finished run leaves them (metrics.csv agreeing with summary.json).
+RunFolder finished_run(const fs::path& out, int64_t seed, double test_acc, const std::string& lr = "0.001",
+                       const std::string& experiment = "grid") {
+  const RunFolder run(out / (experiment + "/fashion_mnist/a/seed_" + std::to_string(seed)));
+  test::write_text(run.spec_path(), spec_text(experiment, seed, lr));
+  test::write_text(run.metrics_path(),
+                   kMetricsHeader + "1,4,0.001,0.9,60,0.5,50,0.8," + std::to_string(test_acc) + ",1.5\n");
+  for (const auto& path :
+       {run.log_path(), run.eval_path("last"), run.checkpoint_path(), run.model_path(), run.lock_path()})
     test::write_text(path, path.filename().string() + " of seed " + std::to_string(seed) + "\n");
-  write_run_record(run.summary_path(), finished_record(seed, test_acc));
+  write_run_record(run.summary_path(), finished_record(experiment, seed, test_acc));
   return run;
 }
 
-PlanRecord plan_of(const std::vector<int64_t>& seeds) {
-  PlanRecord plan{"grid", "", "grid.yaml", "", "", {}};
+PlanRecord plan_of(const std::vector<int64_t>& seeds, const std::string& experiment = "grid") {
+  PlanRecord plan{experiment, "", experiment + ".yaml", "", "", {}};
   for (const int64_t seed : seeds) {
     PlanEntry entry;
-    entry.id() = RunId{"grid", "", "fashion_mnist", "a", "a", {}, seed};
+    entry.id() = RunId{experiment, "", "fashion_mnist", "a", "a", {}, seed};
     plan.runs.push_back(entry);
   }
   return plan;
@@ -58,20 +73,29 @@ std::vector<int64_t> planned_seeds(const fs::path& plan) {
   return seeds;
 }
 
+// Every file below `root` with its bytes and its modification time: what "changes no byte" compares.
+std::map<std::string, std::pair<std::string, fs::file_time_type>> snapshot(const fs::path& root) {
+  std::map<std::string, std::pair<std::string, fs::file_time_type>> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file())
+      files[entry.path().string()] = {read_file(entry.path()), fs::last_write_time(entry.path())};
+  return files;
+}
+
 }  // namespace
 
-TEST_CASE("collect copies finished runs' records and merges plan.json; a second collect changes nothing", "[report]") {
+TEST_CASE("collect copies finished runs' records and merges plan.json; a second collect changes no byte", "[report]") {
   test::TempDir dir("collect");
   const fs::path out = dir.path() / "out", results = dir.path() / "results";
   const RunFolder run0 = finished_run(out, 0, 71.5);
   const RunFolder unfinished(out / "grid/fashion_mnist/a/seed_1");  // resumable: spec and checkpoint only
-  test::write_text(unfinished.spec_path(), "spec\n");
+  test::write_text(unfinished.spec_path(), spec_text("grid", 1, "0.001"));
   test::write_text(unfinished.checkpoint_path(), "checkpoint\n");
   write_plan_record(plan_path_in(out / "grid"), plan_of({0, 1}));
   // The results folder already holds another command's seed 2 (a --seeds 2 sweep into another --out).
   write_plan_record(plan_path_in(results / "grid"), plan_of({2}));
 
-  const CollectTally tally = collect_records(out, results);
+  const CollectTally tally = collect_records(out, results, record_problem);
   CHECK(tally.refused.empty());
   CHECK(tally.copied == 1);
   CHECK(tally.unfinished == 1);
@@ -88,22 +112,28 @@ TEST_CASE("collect copies finished runs' records and merges plan.json; a second 
   CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_1"));
   CHECK(planned_seeds(plan_path_in(results / "grid")) == std::vector<int64_t>{0, 1, 2});
 
-  const CollectTally again = collect_records(out, results);
+  const auto before = snapshot(results);
+  const CollectTally again = collect_records(out, results, record_problem);
   CHECK(again.copied == 0);
   CHECK(again.unchanged == 1);
-  CHECK(planned_seeds(plan_path_in(results / "grid")) == std::vector<int64_t>{0, 1, 2});
+  CHECK(again.plans == 0);             // the merged plan is what TO holds: not rewritten
+  const bool unchanged = snapshot(results) == before;  // no byte, and no file's time, changed (plan.json included)
+  CHECK(unchanged);
   CHECK(describe_tally(again) ==
-        "0 finished run(s) copied, 1 already there, 1 unfinished not copied, 1 plan.json written");
+        "0 finished run(s) copied, 1 already there, 1 unfinished not copied, 0 plan.json written");
 }
 
-TEST_CASE("collect refuses a different record, links and damaged records, and overwrites nothing", "[report]") {
+TEST_CASE(
+    "collect refuses a different record, links and damaged records, and then copies nothing of that "
+    "experiment",
+    "[report]") {
   test::TempDir dir("collect-refused");
   const fs::path out = dir.path() / "out", results = dir.path() / "results";
   finished_run(out, 0, 71.5);
   finished_run(out, 1, 72.5);
   finished_run(out, 2, 73.5);
   const RunFolder damaged(out / "grid/fashion_mnist/a/seed_3");
-  test::write_text(damaged.spec_path(), "spec\n");
+  test::write_text(damaged.spec_path(), spec_text("grid", 3, "0.001"));
   test::write_text(damaged.summary_path(), "{\"status\": 7}\n");
   // In the results: seed 0 trained elsewhere (another accuracy), seed 1's folder a link to a folder outside.
   const RunFolder other = finished_run(results, 0, 60.0);
@@ -114,30 +144,114 @@ TEST_CASE("collect refuses a different record, links and damaged records, and ov
   const RunFolder linked_eval = finished_run(out, 4, 74.5);
   fs::rename(linked_eval.eval_dir(), dir.path() / "outside-eval");
   fs::create_directory_symlink(dir.path() / "outside-eval", linked_eval.eval_dir());
+  // Another experiment, whole: copied all the same.
+  finished_run(out, 0, 80.0, "0.001", "clean");
 
-  const CollectTally tally = collect_records(out, results);
-  REQUIRE(tally.refused.size() == 4);
-  CHECK(tally.copied == 1);  // seed 2
-  CHECK_THAT(tally.refused[0], Contains("seed_0 holds a different record of this run") && Contains("not overwritten"));
-  CHECK_THAT(tally.refused[1], Contains("seed_1 is a symbolic link (to ") && Contains("nothing is written through"));
-  CHECK_THAT(tally.refused[2], Contains("seed_3/summary.json"));
-  CHECK_THAT(tally.refused[3], Contains("seed_4/eval is a symbolic link"));
+  const CollectTally tally = collect_records(out, results, record_problem);
+  std::string refused;
+  for (const auto& line : tally.refused) refused += line + "\n";
+  INFO(refused);
+  REQUIRE(tally.refused.size() == 5);
+  CHECK(tally.copied == 1);  // clean's seed 0; grid's seed 2 is refused with its experiment
+  CHECK(tally.experiments_refused == 1);
+  CHECK_THAT(tally.refused[0], Contains("seed_4/eval is a symbolic link (to ") && Contains("never what a link names"));
+  CHECK_THAT(refused, Contains("seed_0 holds a different record of this run") && Contains("not overwritten"));
+  CHECK_THAT(refused, Contains("seed_1 is a symbolic link (to ") && Contains("nothing is written through"));
+  CHECK_THAT(refused, Contains("seed_3/summary.json: 'status' is 7"));
+  CHECK_THAT(tally.refused.back(), Contains("grid: nothing of this experiment was copied (3 refusal(s) in it, and "
+                                            "the problem(s) above)") &&
+                                       Contains("whole or not at all"));
+  CHECK_THAT(describe_tally(tally), Contains("4 refused (1 experiment(s) not copied)"));
+  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_2"));  // all or nothing
   CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_4"));
+  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_3"));
+  CHECK(fs::exists(results / "clean/fashion_mnist/a/seed_0/summary.json"));
   CHECK(read_file(other.summary_path()) == other_summary);
   CHECK(fs::is_empty(dir.path() / "elsewhere"));
-  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_3"));
 
   // A plan of another experiment in the results is not merged into; one folder inside the other is refused.
-  write_plan_record(plan_path_in(out / "grid"), plan_of({0}));
-  PlanRecord another = plan_of({5});
-  another.experiment = "another";
-  write_plan_record(plan_path_in(results / "grid"), another);
-  const CollectTally plans = collect_records(out, results);
+  test::TempDir second("collect-plans");
+  const fs::path out2 = second.path() / "out", results2 = second.path() / "results";
+  finished_run(out2, 0, 71.5);
+  write_plan_record(plan_path_in(out2 / "grid"), plan_of({0}));
+  write_plan_record(plan_path_in(results2 / "grid"), plan_of({5}, "another"));
+  const CollectTally plans = collect_records(out2, results2, record_problem);
   CHECK(plans.plans == 0);
-  CHECK_THAT(plans.refused.back(), Contains("not merged with") && Contains("different experiments (another and grid)"));
-  CHECK(read_plan_record(plan_path_in(results / "grid")).experiment == "another");
-  CHECK_THROWS_WITH(collect_records(out, out / "grid"), Contains("one folder holds the other"));
-  CHECK_THROWS_WITH(collect_records(dir.path() / "none", results), Contains("none: no such folder"));
+  CHECK(plans.copied == 0);
+  REQUIRE(plans.refused.size() == 2);
+  CHECK_THAT(plans.refused[0], Contains("not merged with") && Contains("different experiments (another and grid)"));
+  CHECK(read_plan_record(plan_path_in(results2 / "grid")).experiment == "another");
+  CHECK_THROWS_WITH(collect_records(out, out / "grid", record_problem), Contains("one folder holds the other"));
+  CHECK_THROWS_WITH(collect_records(dir.path() / "none", results, record_problem), Contains("none: no such folder"));
+}
+
+TEST_CASE("collect checks every record as report does: a short, missing or disagreeing metrics.csv is refused",
+          "[report]") {
+  test::TempDir dir("collect-checked");
+  const fs::path results = dir.path() / "results";
+  const std::vector<std::pair<std::string, std::function<void(const RunFolder&)>>> damage = {
+      {"metrics.csv: is missing (summary.json says 1 epochs ran)",
+       [](const RunFolder& run) { fs::remove(run.metrics_path()); }},
+      {"metrics.csv has 0 epochs", [](const RunFolder& run) { test::write_text(run.metrics_path(), kMetricsHeader); }},
+      {"metrics.csv epoch 1 has test_acc 10.0",
+       [](const RunFolder& run) {
+         test::write_text(run.metrics_path(), kMetricsHeader + "1,4,0.001,0.9,60,0.5,50,0.8,10,1.5\n");
+       }},
+      {"metrics.csv: is a folder, expected a metrics.csv",
+       [](const RunFolder& run) {
+         fs::remove(run.metrics_path());
+         fs::create_directory(run.metrics_path());
+       }},
+  };
+  int row = 0;
+  for (const auto& [words, spoil] : damage) {
+    INFO(words);
+    const fs::path out = dir.path() / ("out" + std::to_string(row++));
+    finished_run(out, 0, 71.5);
+    spoil(finished_run(out, 1, 72.5));
+    const CollectTally tally = collect_records(out, results, record_problem);
+    REQUIRE(tally.refused.size() == 2);
+    CHECK_THAT(tally.refused[0], Contains("seed_1/" + words) && Contains("(repro report marks it so): not copied"));
+    CHECK(tally.copied == 0);
+    CHECK_FALSE(fs::exists(results / "grid"));  // seed 0 neither: the experiment whole or not at all
+  }
+}
+
+TEST_CASE("collect refuses runs of the same row and dataset trained under other settings beside the old ones",
+          "[report]") {
+  test::TempDir dir("collect-settings");
+  const fs::path out = dir.path() / "out", results = dir.path() / "results";
+  finished_run(results, 0, 71.5, "0.001");  // collected earlier
+  finished_run(out, 1, 75.0, "0.003");      // the same experiment, another learning rate: one table, two rates
+  const CollectTally tally = collect_records(out, results, record_problem);
+  REQUIRE(tally.refused.size() == 2);
+  CHECK_THAT(tally.refused[0], Contains("seed_0 holds the same row and dataset trained under other settings") &&
+                                   Contains("train.lr: 0.001 -> 0.003") && Contains("one table would mix them"));
+  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_1"));
+  // The same settings (another seed only): copied.
+  finished_run(out, 1, 75.0, "0.001");
+  const CollectTally same = collect_records(out, results, record_problem);
+  CHECK(same.refused.empty());
+  CHECK(same.copied == 1);
+}
+
+TEST_CASE("walk_tree names a folder it cannot list and goes on with the others", "[report]") {
+  test::TempDir dir("walk");
+  for (const char* folder : {"a/x", "b/y", "c/z"}) fs::create_directories(dir.path() / folder);
+  std::vector<std::string> visited, unreadable;
+  walk_tree(
+      dir.path(),
+      [&](const fs::directory_entry& entry) {
+        visited.push_back(entry.path().lexically_relative(dir.path()).string());
+        if (entry.path().filename() == "a") fs::remove_all(dir.path() / "b/y");  // gone before it is listed
+        if (entry.path().filename() == "b") fs::rename(dir.path() / "c", dir.path() / "c2");
+      },
+      [&](const fs::path& folder, const std::string& reason) {
+        unreadable.push_back(folder.lexically_relative(dir.path()).string() + ": " + reason);
+      });
+  CHECK(visited == std::vector<std::string>{"a", "a/x", "b", "c"});
+  REQUIRE(unreadable.size() == 1);
+  CHECK_THAT(unreadable[0], Contains("c: No such file or directory"));
 }
 
 TEST_CASE("repro collect prints its tally, one line per refusal, and exits 1 when it refused something", "[cli]") {
@@ -153,6 +267,14 @@ TEST_CASE("repro collect prints its tally, one line per refusal, and exits 1 whe
   const test::Result second = test::run_repro("collect " + out.string() + " " + results.string());
   INFO(second.output);
   CHECK(second.exit_code == 1);
-  CHECK_THAT(second.output,
-             Contains("holds a different record of this run") && Contains("1 already there") && Contains("1 refused"));
+  CHECK_THAT(second.output, Contains("holds a different record of this run") && Contains("0 already there") &&
+                                Contains("1 refused (1 experiment(s) not copied)"));
+  // A run folder that is a link below FROM: refused, exit 1 (it was a warning and exit 0).
+  fs::remove_all(out / "grid/fashion_mnist/a/seed_1");
+  fs::create_directory_symlink(out / "grid/fashion_mnist/a/seed_0", out / "grid/fashion_mnist/a/seed_1");
+  fs::remove_all(results / "grid/fashion_mnist/a/seed_1");
+  const test::Result linked = test::run_repro("collect " + out.string() + " " + results.string());
+  INFO(linked.output);
+  CHECK(linked.exit_code == 1);
+  CHECK_THAT(linked.output, Contains("seed_1 is a symbolic link (to ") && Contains("nothing of this experiment"));
 }

@@ -358,3 +358,54 @@ TEST_CASE("partial is a typed flag, not the wording of a note", "[data]") {
   other.note(NoteKind::Unverified, "x");
   CHECK(other.partial());
 }
+
+// Which examples each split holds, pinned: a digest of the sorted index lists (and pools) of train, validation and
+// test, per split rule and data.split_seed. A change of seed offsets (validation drawn with the test hold-out's
+// seed), of the shuffles or of the limits' draws moves examples between splits and changes a digest; the sizes
+// alone would not (issue 49). Update a digest only for an intended change of the split rules (kSplitRulesVersion).
+TEST_CASE("split membership is pinned per split rule and seed", "[data]") {
+  std::vector<int64_t> labels_10, tests_10, labels_2;  // 600 training / 100 test labels of 10 classes; 1000 of 2
+  for (int64_t i = 0; i < 600; ++i) labels_10.push_back((i * 7) % 10);
+  for (int64_t i = 0; i < 100; ++i) tests_10.push_back((i * 3) % 10);
+  for (int64_t i = 0; i < 1000; ++i) labels_2.push_back(i < 500 ? 0 : 1);
+  const auto digest = [](const SplitPlan& plan) {
+    std::string text;
+    for (const auto* split : {&plan.train, &plan.val, &plan.test}) {
+      text += split->pool == SourceSplit::Train ? "train:" : "test:";
+      for (const auto i : split->indices) text += std::to_string(i) + ",";
+      text += "|";
+    }
+    return sha256_hex(text).substr(0, 16);
+  };
+  struct Case {
+    std::string rule;
+    int64_t seed;
+    std::string digest;
+  };
+  const std::vector<Case> cases = {
+      {"official", 0, "92892cd1c33bd80f"},          {"official", 7, "82ee58a1955b0aa1"},
+      {"split_test", 0, "93c52db7337f7f3c"},        {"split_test", 7, "723b932a30d60c05"},
+      {"standard", 0, "aca4c25120ba89c0"},          {"standard", 7, "203efba3bc76f13e"},
+      {"standard_with_val", 0, "2bf7bd3a84ca42b0"}, {"standard_with_val", 7, "4de9c8d2f3e3fef9"},
+      {"random", 0, "d0dc87937018ce66"},            {"random", 7, "916231f0203ab287"}};
+  for (const auto& c : cases) {
+    SplitOptions s;
+    s.seed = c.seed;
+    s.val_fraction = 0.2;
+    s.train_limit = 200, s.val_limit = 80, s.test_limit = 60;  // every class stays in every split
+    SplitPlan plan;
+    if (c.rule == "official") {
+      plan = plan_splits(fashion_mnist_info(), labels_10, tests_10, s, {});
+    } else if (c.rule == "split_test") {
+      s.missing_train = MissingTrain::SplitTest;
+      s.train_limit = 150, s.val_limit = 0, s.test_limit = 0;
+      plan = plan_splits(fashion_mnist_info(), {}, labels_10, s, {});
+    } else {
+      s.unsplit = enum_from_name<UnsplitRule>(c.rule, "test");
+      plan = plan_splits(rotten_tomatoes_info(), labels_2, {}, s, {});
+    }
+    INFO(c.rule << " seed " << c.seed << ": sizes " << plan.train.indices.size() << " " << plan.val.indices.size()
+                << " " << plan.test.indices.size());
+    CHECK(digest(plan) == c.digest);
+  }
+}

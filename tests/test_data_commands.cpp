@@ -128,7 +128,7 @@ TEST_CASE("data info counts examples per class", "[data]") {
 TEST_CASE("data.verify=warn trains on a mismatching file with a note and a dagger; strict refuses it", "[data]") {
   test::ScopedCache cache;
   test::TempDir dir("verify-run");
-  test::write_fashion_fixture(dir.path() / "data", 200, 50);
+  test::write_fashion_fixture(dir.path() / "data", 200, 40);  // 150 train, 50 validation, 40 test: all distinct
   test::write_text(dir.path() / "spec.yaml",
                    "experiment: warned\ndatasets: [fashion_mnist]\nseeds: [0]\n"
                    "model: {dim: 16, depth: 1, heads: 2, patch: 7, ffn: {ratio: 2}}\n"
@@ -147,6 +147,7 @@ TEST_CASE("data.verify=warn trains on a mismatching file with a note and a dagge
       nlohmann::json::parse(read_file(dir.path() / "warn/warned/fashion_mnist/model/seed_0/summary.json"));
   CHECK(summary["data"]["train"] == 64);  // data.train_limit: the examples trained on
   CHECK(summary["data"]["val"] == 50);
+  CHECK(summary["data"]["test"] == 40);
   CHECK(summary["data"]["partial"] == true);
   CHECK_THAT(join(summary["data"]["notes"].get<std::vector<std::string>>(), "\n"),
              Contains("unverified: ") && Contains("(data.verify=warn)"));

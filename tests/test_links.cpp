@@ -3,6 +3,7 @@
 // Three layers: the primitives of util/files (every writer goes through them), a scan of the
 // sources for any other way of opening a file for writing, and end-to-end runs, reports, benches
 // and evaluations with a link planted where each of their files goes.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,6 +123,63 @@ TEST_CASE("no source file opens a file for writing but through util/files", "[re
   CHECK(files > 150);
   INFO(join(found, "\n"));
   CHECK(found.empty());
+}
+
+// The readers: a file read whole is read by util/files' read_regular_file, with its bound and what it should be, never
+// by an unbounded read of its own (issue 49: /dev/zero as a spec took the memory, a FIFO hung report). The
+// remaining ifstreams read line by line, each for the reason named.
+TEST_CASE("no source file reads a whole file but through read_regular_file, with a bound", "[report][links]") {
+  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
+  const std::regex reader(R"re(\bread_file\s*\(|std::ifstream|istreambuf_iterator|YAML::LoadFile)re");
+  const std::map<std::string, std::string> allowed = {
+      {"util/files.cpp", "read_file is read_regular_file with the largest bound, for tests and tools"},
+      {"util/files.h", "its declaration"},
+      {"util/sha256.cpp", "streams in 1 MiB pieces, after regular_file_size refused a FIFO or a device"},
+      {"util/version.cpp", "/proc/cpuinfo, line by line until the model name"},
+      {"run/threads.cpp", "the cgroup's cpu.max, one line"},
+      {"data/hash_cache.cpp", "the checksum cache, line by line, after non_regular_kind refused a FIFO or a device"},
+      {"tools/repro_spm.cpp", "the SentencePiece helper reads the model it wrote in its own mkdtemp folder"},
+      {"report/paper.cpp", "the paper file: its reader is being replaced by the strict one of issue 49, point 5"},
+  };
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    const auto extension = entry.path().extension();
+    if (extension != ".cpp" && extension != ".h") continue;
+    const std::string relative = fs::relative(entry.path(), src).string();
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      const auto comment = line.find("//");
+      const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+      if (std::regex_search(code, reader) && allowed.count(relative) == 0)
+        found.push_back(relative + ":" + std::to_string(number) + ": " + line);
+    }
+  }
+  INFO(join(found, "\n"));
+  CHECK(found.empty());
+}
+
+TEST_CASE("read_regular_file refuses a folder, a FIFO, a device and a file beyond its bound at once", "[report]") {
+  test::TempDir dir("read-regular");
+  const fs::path fifo = dir.path() / "fifo", folder = dir.path() / "folder", file = dir.path() / "file";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  fs::create_directory(folder);
+  write_file_atomic(file, std::string(100, 'x'));
+  CHECK(read_regular_file(file, 100, "a test file") == std::string(100, 'x'));
+  CHECK(regular_file_size(file, 100, "a test file") == 100);
+  CHECK_THROWS_WITH(read_regular_file(file, 99, "a test file"),
+                    Contains(file.string() + ": 100 bytes, more than the 99 bytes a test file may hold"));
+  CHECK_THROWS_WITH(read_regular_file(fifo, 100, "a test file"),
+                    Contains(fifo.string() + ": is a FIFO (named pipe), expected a test file (a regular file)"));
+  CHECK_THROWS_WITH(read_regular_file(folder, 100, "a test file"), Contains(folder.string() + ": is a folder"));
+  CHECK_THROWS_WITH(read_regular_file("/dev/zero", kMiB, "a test file"), Contains("/dev/zero: is a character device"));
+  CHECK_THROWS_WITH(regular_file_size("/dev/urandom", kStreamedBytes, "a test file"),
+                    Contains("/dev/urandom: is a character device"));
+  CHECK_THROWS_WITH(read_regular_file(dir.path() / "absent", 100, "a test file"),
+                    Contains("cannot read " + (dir.path() / "absent").string() + ": No such file or directory"));
+  CHECK(non_regular_kind(fifo) == "a FIFO (named pipe)");
+  CHECK(non_regular_kind(file).empty());
+  CHECK(non_regular_kind(dir.path() / "absent").empty());
 }
 
 TEST_CASE("a run, its resume, report, eval and bench write no file through a planted link", "[cli][links]") {

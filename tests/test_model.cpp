@@ -403,3 +403,83 @@ TEST_CASE("enum names: one table each, the key table's choices", "[spec]") {
   CHECK(find_key("model.pool")->choices == pool);
 }
 
+namespace {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+// The settings of one variant that change its parameters (each list a configuration of its own).
+std::vector<Settings> variant_settings(const std::string& variant) {
+  if (variant == "diff")
+    return {{}, {{"model.attention.diff_heads", "1"}}, {{"model.attention.lambda_schedule", "fixed"}}};
+  if (variant == "dgsa")
+    return {{},
+            {{"model.attention.gate_layers", "2"}},
+            {{"model.attention.lambda_schedule", "learnable"}},
+            {{"model.attention.diff_heads", "4"}, {"model.attention.gate_layers", "2"}}};
+  if (variant == "plug") {
+    std::vector<Settings> out;
+    for (const char* gml : {"A", "B", "C", "D", "E"}) out.push_back({{"model.attention.plug_gml", gml}});
+    out.push_back({{"model.attention.plug_head_specific", "true"}, {"model.attention.plug_fraction", "0.5"}});
+    out.push_back({{"model.attention.plug_gml", "D"}, {"model.attention.plug_hidden", "7"}});
+    return out;
+  }
+  return {{}};
+}
+
+// The options of `settings` for a dataset: a small model, every "auto" resolved as a run resolves it.
+ModelOptions counted_options(const Settings& settings, const DatasetInfo& info) {
+  Config config = Config::defaults();
+  for (const auto& [key, value] :
+       Settings{{"model.dim", "16"}, {"model.heads", "4"}, {"model.depth", "2"}, {"model.patch", "4"}})
+    config.set(key, value, "t");
+  for (const auto& [key, value] : settings) config.set(key, value, "t");
+  resolve_settings(config, info.traits());
+  return model_options(config);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "parameters counted from the options equal the built model's, part by part, for every variant, "
+    "feed-forward kind and model kind",
+    "[model]") {
+  DatasetInfo text = text_info();
+  text.max_length = 9;
+  const std::vector<std::pair<DatasetInfo, Settings>> models = {
+      {fashion_mnist_info(), {}},                                                      // ViT, one channel, 28 x 28
+      {image_info(3, 32, 100), {{"model.max_len", "80"}, {"model.norm", "rmsnorm"}}},  // more positions than patches
+      {text, {{"model.kind", "text"}}},
+      {text, {{"model.kind", "text"}, {"model.max_len", "30"}, {"model.attention.qkv_bias", "false"}}},
+      {text, {{"model.kind", "text"}, {"model.positions", "sinusoidal"}, {"model.norm_placement", "post"}}},
+      {text, {{"model.kind", "bow"}}}};  // the head only, whatever the attention
+  int compared = 0;
+  for (const auto& entry : attention_table())
+    for (const auto& own : variant_settings(entry.variant->name))
+      for (const char* ffn : {"mlp", "swiglu", "gimlp"})
+        for (const auto& [info, model_settings] : models) {
+          Settings settings = model_settings;
+          settings.insert(settings.end(), own.begin(), own.end());
+          settings.push_back({"model.attention.kind", entry.variant->name});
+          settings.push_back({"model.ffn.kind", ffn});
+          settings.push_back({"model.ffn.ratio", "16/3"});  // e*D rounded: 85 (mlp, gimlp), 2 x 43 (swiglu)
+          std::string described;
+          for (const auto& [key, value] : settings) described += key + "=" + value + " ";
+          INFO(described << "on " << info.name);
+          const ModelOptions options = counted_options(settings, info);
+          const ParamBreakdown built = count_parameters(*build_model(options, info));
+          const ParamBreakdown counted = count_parameters(options, info);
+          CHECK(counted.total == built.total);
+          CHECK(counted.parts == built.parts);
+          ++compared;
+        }
+  CHECK(compared >= 5 * 3 * 4);
+  // What cannot be built cannot be counted either, with build_model's message.
+  const ModelOptions odd =
+      counted_options({{"model.attention.kind", "diff"}, {"model.attention.diff_heads", "3"}}, fashion_mnist_info());
+  CHECK_THROWS_WITH(count_parameters(odd, fashion_mnist_info()), test::Contains("divisible by 2h=6"));
+  CHECK_THROWS_WITH(build_model(odd, fashion_mnist_info()), test::Contains("divisible by 2h=6"));
+  const ModelOptions text_on_images = counted_options({{"model.kind", "text"}}, text);
+  CHECK_THROWS_WITH(count_parameters(text_on_images, fashion_mnist_info()), test::Contains("needs a text dataset"));
+  // The training state: float32 weights, gradients and AdamW's two moments.
+  CHECK(training_state_bytes(1000) == 16000);
+}

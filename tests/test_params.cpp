@@ -163,3 +163,39 @@ TEST_CASE("repro params --compare names the reading that matches each paper cell
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Contains("'shallow' is not a reading") && Contains("all, spec, deep"));
 }
+
+TEST_CASE("a spec of 10^11 parameters is counted, listed and refused from its options: nothing is allocated", "[cli]") {
+  test::TempDir dir("params-huge");
+  const auto spec = dir.path() / "big.yaml";
+  // 32 blocks of width 16384 with an MLP of 4 x D: 12 D^2 a block, about 1.03 x 10^11 parameters.
+  test::write_text(spec,
+                   "experiment: big\ndatasets: [fashion_mnist]\nseeds: [0]\n"
+                   "model: {dim: 16384, depth: 32, heads: 128, patch: 7, ffn: {kind: mlp, ratio: 4}}\n");
+  const std::string out = " --out " + (dir.path() / "out").string();
+  // 4 GB of address space: a build of the model (400 GB of float32 weights alone) could not even start.
+  const std::string limited = "ulimit -v 4000000; exec " + std::string(REPRO_BINARY) + " ";
+  const auto count_in = [](const std::string& output) {
+    std::smatch found;
+    REQUIRE(std::regex_search(output, found, std::regex("(\\d{12}) parameters")));
+    return std::stoll(found[1]);
+  };
+
+  const auto dry = test::run_command(limited + "run " + spec.string() + " --dry-run" + out);
+  INFO(dry.output);
+  CHECK(dry.exit_code == 0);
+  CHECK(count_in(dry.output) > 100'000'000'000LL);
+  CHECK_THAT(dry.output, Contains("a real run would stop here") && Contains("GiB to train") &&
+                             Contains("16 bytes a parameter") && Contains("Nothing was allocated"));
+
+  const auto run = test::run_command(limited + "run " + spec.string() + out);
+  INFO(run.output);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Contains("repro: error: ") && Contains("big.yaml") && Contains("GiB to train") &&
+                             Contains("make the model smaller"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "out"));  // refused before the plan was written
+
+  const auto params = test::run_command(limited + "params " + spec.string());
+  INFO(params.output);
+  CHECK(params.exit_code == 0);
+  CHECK_THAT(params.output, Contains(" | fashion_mnist | 1030"));
+}

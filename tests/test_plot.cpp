@@ -206,6 +206,11 @@ TEST_CASE("repro report --plots on the smoke run: figures, CSVs, report.md, stat
                                                (dir.path() / "absent").string());
   CHECK(nowhere.exit_code != 0);
   CHECK_THAT(nowhere.output, Contains("--against") && Contains("no such folder"));
+  // Its pairs are a markdown table: never appended to CSV output (issue 49).
+  const test::Result csv_against =
+      test::run_repro("report " + (runs / "smoke").string() + " --format csv --against " + runs.string());
+  CHECK(csv_against.exit_code == 2);
+  CHECK_THAT(csv_against.output, Contains("--against") && Contains("use it with --format md") && !Contains("| +0.00"));
 }
 
 #else

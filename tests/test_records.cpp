@@ -41,7 +41,7 @@ RunRecord complete_record() {
   r.selection = {"best_val", 6};
   r.params = 3930000;
   r.param_breakdown = {{"attention", 1000}, {"embeddings", 2000}};
-  r.data = {8529, 1066, 1066, false, {"a note"}};
+  r.data = {8529, 1067, 1066, false, {"a note"}};  // every count distinct: a count read or written as another fails
   r.wall_seconds = 1234.5;
   r.resumed_from_epoch = 3;
   r.finished_at = "2026-11-26T12:00:00Z";
@@ -85,6 +85,18 @@ TEST_CASE("run records round-trip through the one writer and reader, complete an
   const RunRecord read = read_run_record(path);
   check_same(complete, read);
   CHECK(read.version == kRunRecordVersion);
+  CHECK(read.data.train == 8529);
+  CHECK(read.data.val == 1067);
+  CHECK(read.data.test == 1066);
+  const json written = json::parse(read_file(path));  // the keys the file holds, as docs and results/ read them
+  CHECK(written["data"]["train"] == 8529);
+  CHECK(written["data"]["val"] == 1067);
+  CHECK(written["data"]["test"] == 1066);
+  CHECK(written["selection"]["epoch"] == 6);
+  CHECK(written["selected"]["epoch"] == 6);
+  CHECK(written["final"]["epoch"] == 10);
+  CHECK(written["epochs_planned"] == 10);
+  CHECK(written["resumed_from_epoch"] == 3);
   CHECK_FALSE(read.selected->metrics.at("val_loss").has_value());  // null: not measured
 
   RunRecord failed;

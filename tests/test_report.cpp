@@ -1,7 +1,7 @@
 // Mean, sample std and the markdown table, against hand-computed values.
-#include "catch.h"
 #include <cmath>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "report/against.h"
 #include "report/paper.h"
@@ -9,6 +9,7 @@
 #include "report/table.h"
 
 using namespace repro;
+namespace fs = std::filesystem;
 using repro::test::Contains;
 
 namespace {
@@ -190,4 +191,40 @@ TEST_CASE("--against: seed-by-seed pairs, Δ, the 2 × std seed-noise rule, unpa
   CHECK_THAT(text, Contains("2 pairs: 1 within seed noise, 1 outside, 0 without a std. Not paired: 2 complete run(s) "
                             "only in cpu-runs, 2 only in gpu-runs."));
   CHECK_THAT(against_report({cpu}, {}, "a", "b", "test_acc"), Contains("(no run is in both)"));
+}
+
+TEST_CASE("--against compares the twins' resolved specs and names the other folder's bad records", "[report]") {
+  test::TempDir dir("against-specs");
+  const auto spec = [&](const std::string& side, int seed, const std::string& lines) {
+    const fs::path folder = dir.path() / side / ("seed_" + std::to_string(seed));
+    test::write_text(folder / "spec.resolved.yaml",
+                     "experiment: t\nmodel_config: A\ndataset: newsgroups\nseed: " + std::to_string(seed) + "\n" +
+                         lines);
+    return folder.string();
+  };
+  ExperimentResults cpu, gpu;
+  cpu.name = gpu.name = "t";
+  cpu.model_configs = gpu.model_configs = {"A"};
+  cpu.datasets = gpu.datasets = {"newsgroups"};
+  cpu.runs = {result("A", "newsgroups", 0, "complete", 70, 0), result("A", "newsgroups", 1, "complete", 72, 0)};
+  gpu.runs = {result("A", "newsgroups", 0, "complete", 71, 0), result("A", "newsgroups", 1, "complete", 73, 0),
+              result("A", "newsgroups", 2, "corrupt", 0, 0)};
+  // Seed 0: the same settings but for keys that differ by design (precision, checks, where the files are).
+  cpu.runs[0].path = spec("cpu", 0, "train:\n  lr: 0.001\n  precision: fp32\ndata:\n  verify: strict\n");
+  gpu.runs[0].path = spec("gpu", 0, "train:\n  lr: 0.001\n  precision: bf16\ndata:\n  verify: off\n");
+  // Seed 1: trained under another learning rate, 1.0 apart (within a seed noise of 2 x std = 2.83).
+  cpu.runs[1].path = spec("cpu", 1, "train:\n  lr: 0.003\n");
+  gpu.runs[1].path = spec("gpu", 1, "train:\n  lr: 0.001\n");
+  gpu.runs[2].path = (dir.path() / "gpu/seed_2").string();
+  gpu.runs[2].problem = gpu.runs[2].path + "/summary.json: record_version 2 is newer than this repro reads (1)";
+  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", "test_acc");
+  INFO(text);
+  CHECK_THAT(text, Contains("| A | newsgroups | 0 | 70.00 | 71.00 | -1.00 |") && Contains("| within seed noise |"));
+  CHECK_THAT(text, Contains("| A | newsgroups | 1 | 72.00 | 73.00 | -1.00 |") &&
+                       Contains("| **other settings**: train.lr: 0.001 -> 0.003 |"));
+  CHECK_THAT(text, Contains("2 pairs: 1 within seed noise, 0 outside, 0 without a std, 1 trained under other "
+                            "settings (not judged"));
+  CHECK_THAT(text, Contains("1 record(s) of gpu-runs cannot be trusted, not paired:\n\n- corrupt: ") &&
+                       Contains("seed_2/summary.json: record_version 2 is newer"));
+  CHECK(test::count_of(text, "within seed noise |") == 1);
 }

@@ -11,6 +11,7 @@
 #include "report/paper.h"
 #include "report/significance.h"
 #include "report/table.h"
+#include "report/welch.h"
 #include "spec/experiment.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -286,4 +287,33 @@ TEST_CASE("claims with a row, dataset or pair the paper's table lacks are refuse
                              "claims:\n  - claim: x\n    experiment: table1\n    pairs: [DG]\n"
                              "    datasets: [cifar10]\n    margin: two\n");
   CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:") && Contains("margin 'two' is not a number"));
+}
+
+TEST_CASE(
+    "the Welch table's bold threshold is p < 0.05: bold at p = 0.04, not at p = 0.07; the paper's count "
+    "says the same",
+    "[report]") {
+  // n = 5 a side, std 1: se = sqrt(2/5), df = 8. Δ = 1.55 gives t = 2.45, p = 0.040; Δ = 1.32 gives t = 2.09,
+  // p = 0.070 (either side of 0.05, inside 0.1).
+  const SampleSummary base{50.0, 1.0, 5}, near{51.55, 1.0, 5}, far{51.32, 1.0, 5};
+  const double p_near = welch_test(near, base).p, p_far = welch_test(far, base).p;
+  REQUIRE(p_near > 0.035);
+  REQUIRE(p_near < 0.045);
+  REQUIRE(p_far > 0.065);
+  REQUIRE(p_far < 0.075);
+  const std::string bold = difference_text(near, base, 2), plain = difference_text(far, base, 2);
+  INFO(bold << "\n" << plain);
+  CHECK(bold.rfind("**+1.55 [", 0) == 0);
+  CHECK_THAT(bold, Contains("p = 0.04**"));
+  CHECK(plain.rfind("+1.32 [", 0) == 0);
+  CHECK_THAT(plain, Contains("p = 0.07") && !Contains("**"));
+  // The paper's own table tested the same way: one of the two differences below 0.05, and only it in bold.
+  PaperTable table;
+  table.number = 9, table.experiment = "t", table.metric = "test_acc", table.n = 5;
+  table.cells = {
+      {"base", "cifar10", 50.0, 1.0, ""}, {"near", "cifar10", 51.55, 1.0, ""}, {"far", "cifar10", 51.32, 1.0, ""}};
+  const std::string note = paper_significance(table);
+  INFO(note);
+  CHECK_THAT(note, Contains("1 of 2 differences have p < 0.05 (bold)"));
+  CHECK_THAT(note, Contains("| near | **+1.55 [") && Contains("| far | +1.32 ["));
 }

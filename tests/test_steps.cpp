@@ -7,6 +7,7 @@
 // reader that tails it as TensorBoard does (TailingReader) sees an undisturbed run's values
 // across a kill and a resume. The CSV floats bring float32 back bit for bit.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -395,20 +396,23 @@ TEST_CASE(
     CHECK(reader.starts() == 2);
     check_as_calm(reader, "interrupted");
   }
-  SECTION("a fresh start beside a stale event file: a new file with this run only") {
+  SECTION("a fresh start beside a stale event file: continued after a START at step 0, never replaced") {
     fs::create_directories(s.run_dir("fresh"));
     fs::copy_file(s.events("calm"), s.events("fresh"));
+    const std::string stale = read_file(s.events("fresh"));
     append_file(s.events("fresh"), tfrecord("torn").substr(0, 5));
-    REQUIRE(s.run("fresh", "train.log_every=2").exit_code == 0);
-    TailingReader reader(s.events("fresh"));
+    TailingReader reader(s.events("fresh"));  // open before the start, as a TensorBoard would be
     reader.poll();
-    CHECK(reader.starts() == 1);
+    REQUIRE(s.run("fresh", "train.log_every=2").exit_code == 0);
+    reader.poll();
+    CHECK(read_file(s.events("fresh")).substr(0, stale.size()) == stale);  // the stale records kept, the torn cut
+    CHECK(reader.starts() == 2);
     CHECK(reader.offset() == fs::file_size(s.events("fresh")));
     check_as_calm(reader, "fresh");
   }
 }
 
-TEST_CASE("a resumed event file: a torn or CRC-bad tail is cut, the rest kept byte for byte, a START appended",
+TEST_CASE("a continued event file: a torn or damaged tail is cut, the rest kept byte for byte, a START appended",
           "[train]") {
   if (!event_files_built()) return;
   test::TempDir dir("events-cut");
@@ -427,46 +431,202 @@ TEST_CASE("a resumed event file: a torn or CRC-bad tail is cut, the rest kept by
   std::string bad_data = last, bad_length = last;
   bad_data[14] ^= 0x01;
   bad_length[9] ^= 0x01;
-  // The file's records as a reader sees them after resume(path, 2), and that the bytes before `kept` are unchanged.
-  const auto check_resumed = [&](const std::string& kept, int starts_added) {
+  // The file's records as a reader sees them after a START at 2, and that the bytes before `kept` are unchanged.
+  const auto check_continued = [&](const std::string& kept) {
     const std::string after = read_file(path);
     REQUIRE(after.size() > kept.size());
     CHECK(after.substr(0, kept.size()) == kept);
     size_t at = kept.size();
-    for (int i = 0; i < starts_added; ++i) {
-      const auto start = next_record(after, at);
-      REQUIRE(start);
-      CHECK(decode_event(*start).kind == EventRecord::Kind::SessionStart);
-      CHECK(decode_event(*start).step == 2);
-    }
+    const auto start = next_record(after, at);
+    REQUIRE(start);
+    CHECK(decode_event(*start).kind == EventRecord::Kind::SessionStart);
+    CHECK(decode_event(*start).step == 2);
+    CHECK(decode_event(*start).wall_time >= 1e9 + 1);  // never before the file's last event
     CHECK(at == after.size());
     TailingReader reader(path);
     reader.poll();
     CHECK(reader.scalars().at("a") == Series::mapped_type{{1, 0.5}});  // the value at step 2 dropped by the START
   };
-  const std::vector<std::pair<std::string, std::string>> tails = {{"none", ""},
-                                                                  {"a torn header", last.substr(0, 10)},
-                                                                  {"a torn record", last.substr(0, last.size() - 1)},
-                                                                  {"a bad data CRC", bad_data},
-                                                                  {"a bad length CRC", bad_length}};
-  for (const auto& [what, tail] : tails) {
-    INFO(what);
-    write_file_atomic(path, whole + tail);
-    REQUIRE(EventFile::resume(path, 2).has_value());
-    check_resumed(whole, 1);
+  struct Tail {
+    std::string what, bytes;
+    bool damaged;
+  };
+  const std::vector<Tail> tails = {{"none", "", false},
+                                   {"a torn header", last.substr(0, 10), false},
+                                   {"a torn record", last.substr(0, last.size() - 1), false},
+                                   {"a record cut inside its length's CRC", last.substr(0, 13), false},
+                                   {"a bad data CRC", bad_data, true},
+                                   {"a bad length CRC", bad_length, true},
+                                   {"a bad length CRC, then more records", bad_length + last, true}};
+  for (const auto& tail : tails) {
+    INFO(tail.what);
+    write_file_atomic(path, whole + tail.bytes);
+    EventFileScan scan;
+    auto file = EventFile::continue_file(path, scan);
+    REQUIRE(file.has_value());
+    CHECK(scan.readable == whole.size());
+    CHECK(scan.damaged == tail.damaged);
+    CHECK(scan.events.size() == 4);
+    file->session_start(2);
+    check_continued(whole);
   }
-  // A file of repro 0.4.0 (no START after the version): two STARTs, the first counted as the first session's.
+  // A file of repro 0.4.0 (no START after the version): continued; the scan says it has none.
   const std::string unstarted = whole.substr(0, ends[0]) + whole.substr(ends[1]);
   write_file_atomic(path, unstarted);
-  REQUIRE(EventFile::resume(path, 2).has_value());
-  check_resumed(unstarted, 2);
-  // Nothing to continue: no file, no file_version record first, not an event file.
+  EventFileScan scan;
+  REQUIRE(EventFile::continue_file(path, scan).has_value());
+  CHECK(std::none_of(scan.events.begin(), scan.events.end(),
+                     [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; }));
+  // Nothing to continue: no file, no file_version record first, not an event file, not a regular file.
   fs::remove(path);
-  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+  CHECK_FALSE(EventFile::continue_file(path, scan).has_value());
   write_file_atomic(path, whole.substr(ends[0]));
-  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+  CHECK_FALSE(EventFile::continue_file(path, scan).has_value());
   write_file_atomic(path, "not an event file");
-  CHECK_FALSE(EventFile::resume(path, 2).has_value());
+  CHECK_FALSE(EventFile::continue_file(path, scan).has_value());
+  fs::remove(path);
+  fs::create_directory(path);
+  CHECK_FALSE(EventFile::continue_file(path, scan).has_value());
+  // For report and status: whole, damaged, cut short, not an event file.
+  fs::remove(path);
+  write_file_atomic(path, whole);
+  CHECK(event_file_problem(path).empty());
+  write_file_atomic(path, whole + bad_length + last);
+  CHECK_THAT(event_file_problem(path),
+             Contains(path.string() + ": a damaged record at byte " + std::to_string(whole.size()) + " of "));
+  write_file_atomic(path, whole + last.substr(0, 20));
+  CHECK_THAT(event_file_problem(path), Contains("a record cut short at byte " + std::to_string(whole.size())));
+  write_file_atomic(path, "not an event file");
+  CHECK_THAT(event_file_problem(path), Contains("not a TensorBoard event file"));
+  CHECK(event_file_problem(dir.path() / "absent").empty());
+}
+
+namespace {
+
+// Every whole record of an event file, decoded, in file order.
+std::vector<EventRecord> records_of(const fs::path& path) {
+  const std::string bytes = read_file(path);
+  std::vector<EventRecord> events;
+  for (size_t at = 0; const auto data = next_record(bytes, at);) events.push_back(decode_event(*data));
+  return events;
+}
+
+// The byte offset of the first record holding `tag` at `step`.
+size_t offset_of(const fs::path& path, const std::string& tag, int64_t step) {
+  const std::string bytes = read_file(path);
+  size_t at = 0, before = 0;
+  while (const auto data = next_record(bytes, at)) {
+    const EventRecord event = decode_event(*data);
+    if (event.name == tag && event.step == step) return before;
+    before = at;
+  }
+  FAIL("no " << tag << " at step " << step);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a damaged record mid-file: the resume keeps the records before it and rebuilds the rest from the "
+    "checkpoint's rows, in step order, wall times never going back; the file is named",
+    "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-damaged");
+  REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
+  TailingReader calm(s.events("calm"));
+  calm.poll();
+  // Killed at step 9: the checkpoint is epoch 1's at step 5; the file holds steps 2, 4, epoch 1 at 5, 6 and 8.
+  REQUIRE(s.run_faulty("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+  const fs::path events = s.events("killed");
+  const size_t damaged_at = offset_of(events, "train/lr", 4);  // inside step 4's row, before the checkpoint
+  std::string bytes = read_file(events);
+  bytes[damaged_at + 14] ^= 0x01;  // its data: a bad CRC in a whole record, records after it
+  write_file_atomic(events, bytes);
+  TailingReader reader(events);  // a TensorBoard open on the file: it stops at the damaged record
+  reader.poll();
+  CHECK(reader.offset() == damaged_at);
+
+  const auto resumed = s.run("killed", "train.log_every=2");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Contains(events.string() + ": a damaged record at byte " + std::to_string(damaged_at)) &&
+                                 Contains("the rows from step 4 on are written again"));
+  CHECK(read_file(events).substr(0, damaged_at) == bytes.substr(0, damaged_at));  // kept byte for byte
+  reader.poll();                                                                  // on from where it stopped
+  CHECK(reader.offset() == fs::file_size(events));
+  TailingReader fresh(events);  // and a reader opened afterwards
+  fresh.poll();
+  for (const TailingReader* seen : {&reader, &fresh}) {
+    check_events_match(seen->scalars(), s.steps("killed"), s.epochs("killed"));
+    for (const auto& [tag, series] : calm.scalars())
+      if (tag != "train/examples_per_s") CHECK(seen->scalars().at(tag) == series);
+  }
+  // After the session's START: steps never go back, and no wall time in the file does.
+  const std::vector<EventRecord> all = records_of(events);
+  double wall = 0;
+  int64_t step = -1;
+  bool after_start = false;
+  for (const auto& event : all) {
+    CHECK(event.wall_time >= wall);
+    wall = std::max(wall, event.wall_time);
+    if (event.kind == EventRecord::Kind::SessionStart && event.step == 4) after_start = true, step = 4;
+    if (after_start && event.kind == EventRecord::Kind::Scalar) {
+      CHECK(event.step >= step);
+      step = event.step;
+    }
+  }
+  CHECK(after_start);
+}
+
+TEST_CASE("a kill before the first checkpoint: the next start appends a START at step 0 to the same file", "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-early");
+  REQUIRE(s.run("calm", "train.log_every=2").exit_code == 0);
+  TailingReader calm(s.events("calm"));
+  calm.poll();
+  REQUIRE(s.run_faulty("early", "train.log_every=2 --kill-at-step 3").exit_code == 128 + SIGKILL);
+  const fs::path events = s.events("early");
+  const std::string killed = read_file(events);
+  const auto inode = [](const fs::path& path) {
+    struct stat status {};
+    REQUIRE(::stat(path.c_str(), &status) == 0);
+    return status.st_ino;
+  };
+  const auto before = inode(events);
+  TailingReader reader(events);  // open on the killed run's file
+  reader.poll();
+  CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2});
+  REQUIRE(s.run("early", "train.log_every=2").exit_code == 0);
+  CHECK(inode(events) == before);  // the same file, appended to: an open reader keeps reading it
+  CHECK(read_file(events).substr(0, killed.size()) == killed);
+  reader.poll();
+  CHECK(reader.starts() == 2);
+  check_events_match(reader.scalars(), s.steps("early"), s.epochs("early"));
+  for (const auto& [tag, series] : calm.scalars())
+    if (tag != "train/examples_per_s") CHECK(reader.scalars().at(tag) == series);
+  const Decoded decoded = decode_events(events, s.dir.path() / "pb-early");
+  CHECK(decoded.texts == std::vector<std::string>{"spec 0 text", "spec 0 text"});  // once a session: after its START
+}
+
+TEST_CASE("status and report name a finished run's damaged event file", "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-named");
+  REQUIRE(s.run("runs", "train.log_every=2").exit_code == 0);
+  const fs::path events = s.events("runs");
+  std::string bytes = read_file(events);
+  const size_t at = offset_of(events, "train/loss", 6);
+  bytes[at + 14] ^= 0x01;
+  write_file_atomic(events, bytes);
+  const std::string named = events.string() + ": a damaged record at byte " + std::to_string(at);
+  const auto status = test::run_repro("status " + (s.dir.path() / "runs").string());
+  INFO(status.output);
+  CHECK(status.exit_code == 0);
+  CHECK_THAT(status.output, Contains("1 complete") && Contains(named));
+  const auto report = test::run_repro("report " + (s.dir.path() / "runs").string());
+  INFO(report.output);
+  CHECK(report.exit_code == 0);
+  CHECK_THAT(report.output,
+             Contains("Damaged TensorBoard event files (the runs are counted from metrics.csv):") && Contains(named));
 }
 
 TEST_CASE("CSV floats bring a float32 back bit for bit (9 significant digits); 8-digit files still read", "[train]") {

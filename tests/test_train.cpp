@@ -1,10 +1,13 @@
 // Schedules, resume-equals-uninterrupted, skip-if-complete and changed specs.
 #include "catch.h"
-
+#include "data/fashion_mnist.h"
 #include "fault_injector.h"
 #include "fixtures.h"
+#include "models/model.h"
 #include "run/runner.h"
 #include "spec/experiment.h"
+#include "spec/presets.h"
+#include "train/optimizer.h"
 #include "train/schedule.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -114,4 +117,66 @@ TEST_CASE("finished runs are skipped; a changed spec is refused without touching
   CHECK_THROWS_WITH(run_experiment(experiment, test::runner_options(dir, "out")),
                     Contains("train.epochs: 1 -> 2") && Contains("not extended to more epochs"));
   CHECK(read_file(summary) == before);
+}
+
+TEST_CASE(
+    "make_optimizer: its groups are decayed_parameters key by key; a zero-gradient step scales the decayed "
+    "weights by exactly 1 - lr*wd and leaves the exempt ones bit for bit",
+    "[train]") {
+  Config config = Config::defaults();
+  // A differential ViT with RMSNorm: biases, norm weights, the heads' RMSNorm, lambda vectors, embeddings.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"model.dim", "16"},
+                                                                                   {"model.heads", "2"},
+                                                                                   {"model.depth", "1"},
+                                                                                   {"model.patch", "7"},
+                                                                                   {"model.attention.kind", "diff"},
+                                                                                   {"model.norm", "rmsnorm"}})
+    config.set(key, value, "t");
+  resolve_settings(config, fashion_mnist_info().traits());
+  const double lr = 0.01, weight_decay = 0.1;
+  for (const NoDecay rule : {NoDecay::Paper, NoDecay::VectorsEmbeddings}) {
+    INFO(name_of(rule));
+    torch::manual_seed(0);
+    const ClassifierPtr model = build_model(model_options(config), fashion_mnist_info());
+    OptimizerOptions options;
+    options.weight_decay = weight_decay;
+    options.no_decay = rule;
+    const auto optimizer = make_optimizer(*model, options, lr);
+    const auto decays = decayed_parameters(*model, rule);
+    std::map<const void*, std::string> name_of_tensor;
+    for (const auto& item : model->named_parameters()) name_of_tensor[item.value().unsafeGetTensorImpl()] = item.key();
+    REQUIRE(optimizer->param_groups().size() == 2);
+    std::map<std::string, int> group_of;  // parameter name -> its group (0: with decay, 1: without)
+    for (int g = 0; g < 2; ++g)
+      for (const auto& p : optimizer->param_groups()[static_cast<size_t>(g)].params())
+        CHECK(group_of.emplace(name_of_tensor.at(p.unsafeGetTensorImpl()), g).second);  // each once
+    CHECK(group_of.size() == decays.size());
+    int exempt = 0;
+    for (const auto& [name, decayed] : decays) {
+      INFO(name);
+      CHECK(group_of.at(name) == (decayed ? 0 : 1));
+      exempt += decayed ? 0 : 1;
+    }
+    CHECK(exempt > 0);
+    const auto& with = static_cast<const torch::optim::AdamWOptions&>(optimizer->param_groups()[0].options());
+    const auto& without = static_cast<const torch::optim::AdamWOptions&>(optimizer->param_groups()[1].options());
+    CHECK(with.weight_decay() == weight_decay);
+    CHECK(without.weight_decay() == 0.0);
+
+    // One step with zero gradients: Adam's update is 0, so only the decoupled decay moves a weight.
+    std::map<std::string, torch::Tensor> before;
+    for (auto& item : model->named_parameters()) {
+      before[item.key()] = item.value().detach().clone();
+      item.value().mutable_grad() = torch::zeros_like(item.value());
+    }
+    optimizer->step();
+    for (const auto& item : model->named_parameters()) {
+      INFO(item.key());
+      const torch::Tensor& was = before.at(item.key());
+      if (decays.at(item.key()))
+        CHECK(torch::equal(item.value().detach(), was.mul(1 - lr * weight_decay)));
+      else
+        CHECK(torch::equal(item.value().detach(), was));  // bit for bit
+    }
+  }
 }

@@ -139,8 +139,9 @@ int launch_slurm(LaunchCommand& c) {
   for (const auto& part : parts) std::cout << "script:   " << part.script.string() << "\n";
   if (c.dry_run) {
     std::cout << "\n"
-              << read_file(parts.front().script) << "\n--dry-run: nothing submitted; submit with: sbatch "
-              << shell_quote(parts.front().script.string()) << "\n";
+              << read_regular_file(parts.front().script, kRecordBytes, "a batch script")
+              << "\n--dry-run: nothing submitted; submit with: sbatch " << shell_quote(parts.front().script.string())
+              << "\n";
     return 0;
   }
   std::vector<std::string> jobs;

@@ -108,6 +108,8 @@ void run_report(ReportCommand c) {
   if (!c.compare.empty()) text += compare_text(c, collected.tables);
   if (!c.against.empty()) {
     if (!c.eval.empty()) throw Error("--against " + c.against + ": not with --eval (it pairs training records)");
+    if (c.options.format != ReportFormat::Markdown)  // never a markdown table inside CSV output
+      throw Error("--against " + c.against + ": its pairs are a markdown table; use it with --format md");
     if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
     text += against_report(collected.tables, collect_results(c.against, c.options.metric, c.epoch), c.dir, c.against,
                            c.options.metric);

@@ -77,6 +77,10 @@ class HashCache {
     loaded_from_ = file;
     entries_.clear();
     unreadable_lines_ = 0;
+    if (!non_regular_kind(file).empty()) {  // a FIFO would block, a device never end: the cache is skipped
+      ++unreadable_lines_;
+      return;
+    }
     std::ifstream in(file, std::ios::binary);
     std::string line;
     while (std::getline(in, line)) {  // later lines win; malformed lines are counted and skipped

@@ -173,7 +173,7 @@ std::map<std::string, std::string> DatasetFiles::read(const std::vector<std::str
       wanted[name] = role;
       continue;
     }
-    out[role] = read_file(*place);
+    out[role] = read_regular_file(*place, kDataBytes, "a dataset file");
     found[role] = {role, name, *place, "", out[role].size()};
   }
   if (!wanted.empty())
@@ -204,7 +204,7 @@ DatasetFiles::Tree DatasetFiles::read_tree(const std::string& top,
     for (const auto& entry : fs::recursive_directory_iterator(dir / top)) {
       if (!entry.is_regular_file()) continue;
       const std::string relative = fs::relative(entry.path(), dir).generic_string();
-      if (wanted(relative)) tree.emplace_back(relative, read_file(entry.path()));
+      if (wanted(relative)) tree.emplace_back(relative, read_regular_file(entry.path(), kDataBytes, "a dataset file"));
     }
     std::sort(tree.begin(), tree.end());
     notes_.note(NoteKind::Info, manifest_.name + ": read from the unpacked folder " + top +

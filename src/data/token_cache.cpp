@@ -60,6 +60,7 @@ std::optional<TokenizedSplits> read_token_cache(const std::string& key) {
   if (!present) return std::nullopt;
   try {
     torch::serialize::InputArchive archive;
+    regular_file_size(path, kStreamedBytes, "a token cache");  // a FIFO would block LibTorch's reader
     archive.load_from(path.string());
     c10::IValue version, stored_key;
     archive.read("version", version);
@@ -78,7 +79,7 @@ std::optional<TokenizedSplits> read_token_cache(const std::string& key) {
     archive.read("vocab_size", vocab);
     splits.vocab_size = vocab.item<int64_t>();
     return splits;
-  } catch (const c10::Error&) {
+  } catch (const std::exception&) {  // LibTorch's error, or not a regular file (Error): caches cost time, never a run
     spdlog::warn("token cache {} is unreadable; rebuilding it", path.string());
     return std::nullopt;
   }

@@ -57,18 +57,21 @@ const std::vector<ModelKindSummary>& model_kind_table() {
   return table;
 }
 
-ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
+void check_model_options(const ModelOptions& options, const DatasetInfo& info) {
   if (options.positions == Positions::Sinusoidal && options.kind != ModelKind::Text)
     throw Error("model.positions=sinusoidal applies to model.kind=text only (got " + name_of(options.kind) + ")");
-  if (options.kind == ModelKind::Bow) {
+  if (options.kind == ModelKind::Bow)
     check_bow(info);
-    return std::make_shared<BagOfWordsImpl>(options, info);
-  }
-  if (options.kind == ModelKind::Text) {
+  else if (options.kind == ModelKind::Text)
     check_text(options, info);
-    return std::make_shared<TextEncoderImpl>(options, info);
-  }
-  check_vit(options, info);
+  else
+    check_vit(options, info);
+}
+
+ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info) {
+  check_model_options(options, info);
+  if (options.kind == ModelKind::Bow) return std::make_shared<BagOfWordsImpl>(options, info);
+  if (options.kind == ModelKind::Text) return std::make_shared<TextEncoderImpl>(options, info);
   return std::make_shared<VitImpl>(options, info);
 }
 

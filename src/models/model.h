@@ -33,6 +33,10 @@ const std::vector<ModelKindSummary>& model_kind_table();
 // `info` gives what the data decides: classes, image size and channels, vocabulary,
 // maximum length.
 ClassifierPtr build_model(const ModelOptions& options, const DatasetInfo& info);
+// The checks of build_model that need no module (the model kind against the dataset's modality, model.dim against
+// model.heads, model.patch against the image); throws repro::Error. The attention variants check their own
+// options when built or counted (AttentionEntry::count).
+void check_model_options(const ModelOptions& options, const DatasetInfo& info);
 
 // Whether each named parameter of `model` gets weight decay under `rule` (train.no_decay):
 //   paper: every parameter but biases and the weights of norm layers (LayerNorm, RMSNorm,

@@ -14,7 +14,16 @@ struct ParamBreakdown {
   std::vector<std::pair<std::string, int64_t>> parts;  // embeddings, attention, feed-forward, norms, head
 };
 
+// The parameters of a built model, by their names.
 ParamBreakdown count_parameters(const torch::nn::Module& model);
+// The same count and breakdown from the options and the dataset's shape alone: nothing is allocated (a spec of 10^11
+// parameters is counted in microseconds). Checks the options as build_model does and throws the same errors.
+// tests/test_params.cpp checks it against the built model of every attention variant, feed-forward kind and model
+// kind.
+ParamBreakdown count_parameters(const ModelOptions& options, const DatasetInfo& info);
+// Bytes that training a model of `params` float32 parameters holds however small its batch: the weights, their
+// gradients and AdamW's two moments (4 x 4 bytes a parameter; activations come on top).
+int64_t training_state_bytes(int64_t params);
 std::string format_millions(int64_t count);  // 3771402 -> "3.77M"
 
 // A count next to a paper's printed number (`paper` its value, `printed` as printed, e.g. "25.7M").

@@ -1,16 +1,17 @@
 #include "record/copy_records.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "record/folder.h"
 #include "record/lifecycle.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -18,16 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_link(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_symlink(fs::symlink_status(path, ec));
-}
-
-// A regular file's content; nullopt when there is none (or a link is there).
+// A regular file's content; nullopt when there is none (absent, a link, a folder, a FIFO).
 std::optional<std::string> file_content(const fs::path& path) {
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(path, ec))) return std::nullopt;
-  return read_file(path);
+  return read_regular_file(path, kLogBytes, "a record file");
 }
 
 // Why writing `to`/`relative` would go through a symbolic link; "" when it would not.
@@ -35,6 +31,50 @@ std::string written_through_link(const fs::path& to, const fs::path& relative) {
   const auto link = first_link_below(to, relative);
   return link ? link->string() + " is a symbolic link (to " + link_target(*link) + "): nothing is written through it"
               : "";
+}
+
+// `outer` is `inner` or holds it, both relative paths compared component by component ("" holds everything).
+bool holds_relative(const fs::path& outer, const fs::path& inner) {
+  auto a = outer.begin(), b = inner.begin();
+  for (; a != outer.end(); ++a, ++b)
+    if (b == inner.end() || *a != *b) return false;
+  return true;
+}
+
+// An experiment's folder relative to FROM: a run's is three folders up (<dataset>/<model>/seed_<k>), a plan's its
+// own folder.
+fs::path experiment_of_run(const fs::path& run) { return run.parent_path().parent_path().parent_path(); }
+
+// What walking FROM found, every path relative to FROM.
+struct Found {
+  std::vector<fs::path> runs, plans;
+  std::vector<std::pair<fs::path, std::string>> problems;  // (the path it concerns, the line)
+};
+
+Found find_records(const fs::path& from) {
+  Found found;
+  const std::string spec_name = RunFolder("").spec_path().filename().string();
+  walk_tree(
+      from,
+      [&](const fs::directory_entry& entry) {
+        const fs::path relative = entry.path().lexically_relative(from);
+        std::error_code ec;
+        if (entry.is_symlink(ec)) {
+          found.problems.emplace_back(relative, entry.path().string() + " is a symbolic link (to " +
+                                                    link_target(entry.path()) +
+                                                    "): a record's own files are collected, never what a link names");
+          return;
+        }
+        if (entry.path().filename() == spec_name || entry.path().filename() == kSummaryFile)  // a run folder's
+          found.runs.push_back(relative.parent_path());  // first file, or its record (a spec lost or never written)
+        else if (entry.path().filename() == kPlanFile)
+          found.plans.push_back(relative);
+      },
+      [&](const fs::path& folder, const std::string& reason) {
+        const std::string line = folder.string() + ": cannot be listed (" + reason + "): nothing below it is collected";
+        found.problems.emplace_back(folder.lexically_relative(from), line);
+      });
+  return found;
 }
 
 // The record files of a run folder, relative to it, summary.json last: a copy is a record once it has one.
@@ -53,26 +93,73 @@ std::vector<fs::path> record_files(const RunFolder& run) {
   return files;
 }
 
-// Why the run at `from`/`relative` is not copied into `to`, before anything is written; "" when it can be.
-std::string refusal(const fs::path& from, const fs::path& to, const fs::path& relative,
-                    const std::vector<fs::path>& files) {
-  for (const auto& file : files) {
-    if (const auto link = first_link_below(from / relative, file))
-      return link->string() + " is a symbolic link: a record's own files are copied, not what a link names";
-    if (const std::string why = written_through_link(to, relative / file); !why.empty()) return why;
+// The runs the plans of FROM list, by their folder relative to FROM.
+using PlannedAt = std::map<fs::path, PlanEntry>;
+
+// The runs of the same row and dataset that TO holds (its seed folders beside `relative`) trained under other
+// settings than the run at FROM/`relative`: "" when none is.
+std::string other_settings_in(const fs::path& from, const fs::path& to, const fs::path& relative) {
+  const auto spec = file_content(RunFolder(from / relative).spec_path());
+  if (!spec) return "";  // nothing to compare (copied as it is)
+  const fs::path row_folder = to / relative.parent_path();
+  std::error_code ec;
+  std::vector<fs::path> seeds;
+  for (fs::directory_iterator it(row_folder, ec), end; !ec && it != end; it.increment(ec)) seeds.push_back(it->path());
+  std::sort(seeds.begin(), seeds.end());
+  for (const auto& seed : seeds) {
+    const auto there = file_content(RunFolder(seed).spec_path());
+    if (!there) continue;
+    const auto changes = setting_differences(*there, *spec, /*ignore_by_design=*/false);
+    if (changes.empty()) continue;
+    const size_t shown = std::min<size_t>(3, changes.size());
+    return seed.string() + " holds the same row and dataset trained under other settings (" +
+           join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(shown)), "; ") +
+           "): one table would mix them; collect into another results folder, or train the new settings as rows "
+           "of their own (a sweep axis)";
   }
-  const auto there = file_content(to / relative / kSummaryFile);
-  if (there && *there != read_file(from / relative / kSummaryFile))
-    return (to / relative).string() +
-           " holds a different record of this run (its summary.json differs): not "
-           "overwritten; move one of them away to keep both";
   return "";
 }
 
+// The run at FROM/`relative`: nullopt when it is not finished (not copied, not refused); else why it is refused
+// ("" when it is copied).
+std::optional<std::string> run_refusal(const fs::path& from, const fs::path& to, const fs::path& relative,
+                                       const PlannedAt& planned, const RecordCheck& check) {
+  const RunFolder source(from / relative);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(source.summary_path(), ec))) return std::nullopt;
+  RunRecord record;
+  try {
+    record = read_run_record(source.summary_path());
+  } catch (const std::exception& e) {
+    return error_text(e) + ": a record that cannot be read is never copied";
+  }
+  if (!is_finished(record.status)) return std::nullopt;
+  if (const std::string problem = check(source.dir()); !problem.empty())
+    return problem + " (repro report marks it so): not copied";
+  if (const auto it = planned.find(relative); it != planned.end()) {
+    const PlanEntry& e = it->second;
+    if (e.model_config != record.model_config || e.dataset != record.dataset || e.seed != record.seed)
+      return source.summary_path().string() + " holds " + record.model_config + " on " + record.dataset + ", seed " +
+             std::to_string(record.seed) + "; its plan.json expects " + e.model_config + " on " + e.dataset +
+             ", seed " + std::to_string(e.seed) + ": not copied";
+  }
+  for (const auto& file : record_files(source)) {
+    if (const std::string kind = non_regular_kind(source.dir() / file); !kind.empty())
+      return (source.dir() / file).string() + ": is " + kind + ", not a record file: not copied";
+    if (const std::string why = written_through_link(to, relative / file); !why.empty()) return why;
+  }
+  const auto there = file_content(to / relative / kSummaryFile);
+  if (there && *there != read_regular_file(source.summary_path(), kRecordBytes, "a run record"))
+    return (to / relative).string() +
+           " holds a different record of this run (its summary.json differs): not overwritten; move one of them "
+           "away to keep both";
+  return other_settings_in(from, to, relative);
+}
+
 // Copies the files that differ; true when one did.
-bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative, const std::vector<fs::path>& files) {
+bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative) {
   bool wrote = false;
-  for (const auto& file : files) {
+  for (const auto& file : record_files(RunFolder(from / relative))) {
     const auto content = file_content(from / relative / file);
     if (!content || file_content(to / relative / file) == content) continue;
     write_file_atomic(to / relative / file, *content);
@@ -81,51 +168,23 @@ bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative
   return wrote;
 }
 
-void collect_run(const fs::path& from, const fs::path& to, const fs::path& relative, CollectTally& tally) {
-  const RunFolder source(from / relative);
-  if (is_link(source.summary_path())) {
-    tally.refused.push_back(source.summary_path().string() + " is a symbolic link: not a record of this folder");
-    return;
-  }
-  try {
-    const std::optional<RunRecord> record = read_run_record_if_any(source.summary_path());
-    if (!record || !is_finished(record->status)) {
-      ++tally.unfinished;
-      return;
-    }
-  } catch (const std::exception& e) {  // a damaged summary.json is never copied as a record
-    tally.refused.push_back(error_text(e));
-    return;
-  }
-  const std::vector<fs::path> files = record_files(source);
-  const std::string why = refusal(from, to, relative, files);
-  if (!why.empty())
-    tally.refused.push_back(why);
-  else if (copy_run(from, to, relative, files))
-    ++tally.copied;
-  else
-    ++tally.unchanged;
-}
+// The text plan.json at TO/`relative` should hold (the source plan merged with TO's), or why it cannot.
+struct PlanWrite {
+  fs::path relative;
+  std::string text, refusal;
+};
 
-void collect_plan(const fs::path& from, const fs::path& to, const fs::path& relative, CollectTally& tally) {
-  const fs::path source = from / relative, dest = to / relative;
-  if (is_link(source)) {
-    tally.refused.push_back(source.string() + " is a symbolic link: not a plan of this folder");
-    return;
-  }
-  if (const std::string why = written_through_link(to, relative); !why.empty()) {
-    tally.refused.push_back(why);
-    return;
-  }
+PlanWrite plan_write(const fs::path& to, const fs::path& relative, const PlanRecord& source,
+                     const fs::path& source_path) {
+  const fs::path dest = to / relative;
+  if (const std::string why = written_through_link(to, relative); !why.empty()) return {relative, "", why};
   try {
-    PlanRecord plan = read_plan_record(source);
-    if (file_content(dest)) plan = merge_plan_records(read_plan_record(dest), plan);
-    write_plan_record(dest, plan);
-    ++tally.plans;
-  } catch (const WriteError&) {
-    throw;  // a full disk fails every later write the same way
+    PlanRecord plan = source;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dest, ec))) plan = merge_plan_records(read_plan_record(dest), source);
+    return {relative, plan_record_text(plan), ""};
   } catch (const std::exception& e) {
-    tally.refused.push_back(dest.string() + ": not merged with " + source.string() + ": " + error_text(e));
+    return {relative, "", dest.string() + ": not merged with " + source_path.string() + ": " + error_text(e)};
   }
 }
 
@@ -135,33 +194,81 @@ bool holds(const fs::path& outer, const fs::path& inner) {
   return !relative.empty() && *relative.begin() != "..";
 }
 
+// One experiment of FROM (its folder relative to FROM) and what becomes of it.
+struct ExperimentCopy {
+  std::vector<fs::path> runs;  // finished, to copy
+  std::vector<PlanWrite> plans;
+  std::vector<std::string> refused;
+};
+
 }  // namespace
 
-CollectTally collect_records(const fs::path& from, const fs::path& to) {
+CollectTally collect_records(const fs::path& from, const fs::path& to, const RecordCheck& check) {
   if (!fs::is_directory(from)) throw Error(from.string() + ": no such folder (expected an --out folder of runs)");
   const fs::path a = fs::weakly_canonical(fs::absolute(from)), b = fs::weakly_canonical(fs::absolute(to));
   if (holds(a, b) || holds(b, a))
     throw Error("repro collect " + from.string() + " " + to.string() +
                 ": one folder holds the other; expected an --out folder and a results folder apart from it");
-  std::vector<fs::path> runs, plans;  // relative to `from`
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& path = it->path();
-    if (is_link(path) && fs::is_directory(path, ec))
-      spdlog::warn("{}: a symbolic link to a folder (to {}): not followed", path.string(), link_target(path));
-    ec.clear();
-    const fs::path relative = path.lexically_relative(from);
-    if (RunFolder(path.parent_path()).spec_path() == path)  // every run folder's first file
-      runs.push_back(relative.parent_path());
-    else if (path.filename() == kPlanFile)
-      plans.push_back(relative);
-  }
-  if (ec) throw Error("cannot list " + from.string() + ": " + ec.message());
-  std::sort(runs.begin(), runs.end());
-  std::sort(plans.begin(), plans.end());
+  Found found = find_records(from);
+  std::sort(found.runs.begin(), found.runs.end());  // a folder with a spec and a summary is one run
+  found.runs.erase(std::unique(found.runs.begin(), found.runs.end()), found.runs.end());
   CollectTally tally;
-  for (const auto& run : runs) collect_run(from, to, run, tally);
-  for (const auto& plan : plans) collect_plan(from, to, plan, tally);
+  std::map<fs::path, ExperimentCopy> experiments;
+  PlannedAt planned;
+  std::map<fs::path, PlanRecord> plans;  // relative path -> the source plan
+  for (const auto& plan : found.plans) {
+    experiments[plan.parent_path()];
+    try {
+      plans[plan] = read_plan_record(from / plan);
+      for (const auto& entry : plans[plan].runs) planned[plan.parent_path() / entry.dir] = entry;
+    } catch (const std::exception& e) {
+      found.problems.emplace_back(plan, error_text(e) + ": its experiment is not collected");
+    }
+  }
+  for (const auto& run : found.runs) {
+    ExperimentCopy& experiment = experiments[experiment_of_run(run)];
+    const auto refusal = run_refusal(from, to, run, planned, check);
+    if (!refusal)
+      ++tally.unfinished;
+    else if (refusal->empty())
+      experiment.runs.push_back(run);
+    else
+      experiment.refused.push_back(*refusal);
+  }
+  for (const auto& [relative, plan] : plans) {
+    PlanWrite write = plan_write(to, relative, plan, from / relative);
+    ExperimentCopy& experiment = experiments[relative.parent_path()];
+    if (!write.refusal.empty())
+      experiment.refused.push_back(write.refusal);
+    else
+      experiment.plans.push_back(write);
+  }
+  for (const auto& [where, line] : found.problems) {  // links and unreadable folders: every experiment they touch
+    tally.refused.push_back(line);
+    for (auto& [folder, experiment] : experiments)
+      if (where == "." || holds_relative(folder, where) || holds_relative(where, folder))
+        experiment.refused.push_back("");  // said once above
+  }
+  for (auto& [folder, experiment] : experiments) {
+    const auto said = std::count(experiment.refused.begin(), experiment.refused.end(), "");
+    for (const auto& line : experiment.refused)
+      if (!line.empty()) tally.refused.push_back(line);
+    if (!experiment.refused.empty()) {
+      ++tally.experiments_refused;
+      const std::string name = folder.empty() ? from.string() : (from / folder).string();
+      tally.refused.push_back(name + ": nothing of this experiment was copied (" +
+                              std::to_string(experiment.refused.size() - static_cast<size_t>(said)) +
+                              " refusal(s) in it" + (said > 0 ? ", and the problem(s) above" : "") +
+                              "): a results folder holds an experiment whole or not at all");
+      continue;
+    }
+    for (const auto& run : experiment.runs) ++(copy_run(from, to, run) ? tally.copied : tally.unchanged);
+    for (const auto& plan : experiment.plans) {
+      if (file_content(to / plan.relative) == plan.text) continue;  // collecting again changes no byte
+      write_file_atomic(to / plan.relative, plan.text);
+      ++tally.plans;
+    }
+  }
   return tally;
 }
 
@@ -169,7 +276,12 @@ std::string describe_tally(const CollectTally& tally) {
   const auto count = [](int n, const std::string& what) { return std::to_string(n) + " " + what; };
   return count(tally.copied, "finished run(s) copied") + ", " + count(tally.unchanged, "already there") + ", " +
          count(tally.unfinished, "unfinished not copied") + ", " + count(tally.plans, "plan.json written") +
-         (tally.refused.empty() ? "" : ", " + count(static_cast<int>(tally.refused.size()), "refused"));
+         (tally.refused.empty()
+              ? ""
+              : ", " + count(static_cast<int>(tally.refused.size()) - tally.experiments_refused, "refused") +
+                    (tally.experiments_refused > 0
+                         ? " (" + count(tally.experiments_refused, "experiment(s) not copied") + ")"
+                         : ""));
 }
 
 }  // namespace repro

@@ -38,6 +38,8 @@ std::string JsonFields::text(const std::string& key) const {
 int64_t JsonFields::integer(const std::string& key) const {
   const json& value = required(key);
   if (!value.is_number_integer()) wrong(key, value, "expected a whole number");
+  if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX))
+    wrong(key, value, "beyond the largest whole number a record holds (2^63 - 1)");
   return value.get<int64_t>();
 }
 
@@ -94,10 +96,16 @@ json json_number(std::optional<double> value) {
   return value && std::isfinite(*value) ? json(*value) : json();
 }
 
-json read_json_object(const std::filesystem::path& file) {
+json read_json_object(const std::filesystem::path& file, uint64_t max_bytes) {
+  std::string text;
+  try {  // a folder, a FIFO or a device of the record's name is refused before a byte is read
+    text = read_regular_file(file, max_bytes, "a JSON record written by repro");
+  } catch (const Error& e) {
+    throw RecordError(e.what());
+  }
   json parsed;
   try {
-    parsed = json::parse(read_file(file));
+    parsed = json::parse(text);
   } catch (const json::exception& e) {
     throw RecordError(file.string() + ": not valid JSON (" + e.what() + ")");
   }
@@ -107,10 +115,16 @@ json read_json_object(const std::filesystem::path& file) {
 }
 
 int64_t record_version(const JsonFields& fields, int64_t known) {
+  const auto newer = [&](const std::string& version) {
+    fields.fail("record_version " + version + " is newer than this repro reads (" + std::to_string(known) +
+                "): read it with the repro that wrote it, or a newer one");
+  };
+  if (fields.has("record_version")) {  // beyond int64 (e.g. 2^64 - 1): newer still, not "negative"
+    const json& raw = fields.required("record_version");
+    if (raw.is_number_unsigned() && raw.get<uint64_t>() > uint64_t(INT64_MAX)) newer(raw.dump());
+  }
   const int64_t version = fields.optional_integer("record_version").value_or(0);
-  if (version > known)
-    fields.fail("record_version " + std::to_string(version) + " is newer than this repro reads (" +
-                std::to_string(known) + "): read it with the repro that wrote it, or a newer one");
+  if (version > known) newer(std::to_string(version));
   if (version < 0) fields.fail("record_version " + std::to_string(version) + " is negative");
   return version;
 }

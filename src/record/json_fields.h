@@ -11,6 +11,7 @@
 
 #include "record/run_id.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace repro {
 
@@ -57,9 +58,9 @@ SweepValues read_sweep_values(const JsonFields& fields, const std::string& key);
 // A number, or null when absent or not finite (JSON has no NaN).
 nlohmann::json json_number(std::optional<double> value);
 
-// The file's JSON object; throws RecordError "PATH: not valid JSON (...)" or "PATH: is array, expected a JSON
-// object", or repro::Error when it cannot be read.
-nlohmann::json read_json_object(const std::filesystem::path& file);
+// The file's JSON object; throws RecordError "PATH: not valid JSON (...)", "PATH: is array, expected a JSON
+// object", or naming why it cannot be read (a folder, a FIFO, a device, beyond `max_bytes`, permissions).
+nlohmann::json read_json_object(const std::filesystem::path& file, uint64_t max_bytes = kRecordBytes);
 // A record's "record_version" (0 when absent: written before records were versioned); throws when it is newer
 // than `known`, the newest this repro reads.
 int64_t record_version(const JsonFields& fields, int64_t known);

@@ -36,7 +36,7 @@ void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_
 }
 
 PlanRecord read_plan_record(const std::filesystem::path& path) {
-  const json parsed = read_json_object(path);
+  const json parsed = read_json_object(path, kPlanBytes);
   const JsonFields plan(parsed, path);
   PlanRecord p;
   record_version(plan, kPlanRecordVersion);
@@ -56,6 +56,10 @@ PlanRecord read_plan_record(const std::filesystem::path& path) {
 }
 
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
+  write_file_atomic(path, plan_record_text(p));
+}
+
+std::string plan_record_text(const PlanRecord& p) {
   json runs = json::array();
   for (const auto& e : p.runs) {
     runs.push_back({{"dir", e.dir_in_plan()},
@@ -69,7 +73,7 @@ void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
   const json plan = {{"record_version", kPlanRecordVersion}, {"experiment", p.experiment},     {"profile", p.profile},
                      {"spec_file", p.spec_file},       {"description", p.description},
                      {"report", {{"baseline", p.report_baseline}}}, {"runs", runs}};
-  write_file_atomic(path, plan.dump(2) + "\n");
+  return plan.dump(2) + "\n";
 }
 
 PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer) {

@@ -36,6 +36,8 @@ class JsonFields;
 // 0.7.1 lacks them.
 void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_7_1);
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& plan);
+// The file's text as write_plan_record writes it (repro collect writes a plan only when this differs).
+std::string plan_record_text(const PlanRecord& plan);
 
 // One plan of two plans of the same experiment and profile (records gathered from several --out folders into one
 // results folder): `newer`'s header and runs, then `earlier`'s runs of other folders (taking the newer plan's

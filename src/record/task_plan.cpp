@@ -34,7 +34,7 @@ std::vector<TaskEntry> TaskPlan::task(int64_t task, const std::filesystem::path&
 }
 
 TaskPlan read_task_plan(const std::filesystem::path& path) {
-  const json parsed = read_json_object(path);
+  const json parsed = read_json_object(path, kPlanBytes);
   const JsonFields fields(parsed, path);
   record_version(fields, kTaskPlanRecordVersion);
   TaskPlan plan;

@@ -1,11 +1,17 @@
 #include "report/against.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
 
+#include "record/folder.h"
 #include "report/stats.h"
+#include "spec/run_spec.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -49,6 +55,31 @@ std::string two_decimals(double value) {
 
 std::string signed_number(double value) { return (value >= 0 ? "+" : "") + two_decimals(value); }
 
+// The settings two twins were trained under that differ (spec/run_spec.h: keys that differ by design, such as
+// train.precision or data.files, aside); empty when they agree or were not read from folders. A spec that cannot be
+// read is one line saying so (the pair is then not judged either).
+std::vector<std::string> twin_differences(const RunResult& ours, const RunResult& other) {
+  if (ours.path.empty() || other.path.empty()) return {};
+  const auto spec_of = [](const RunResult& run) {
+    return read_regular_file(RunFolder(run.path).spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
+  };
+  try {
+    return setting_differences(spec_of(other), spec_of(ours), /*ignore_by_design=*/true);
+  } catch (const std::exception& e) {
+    return {"not compared: " + error_text(e)};
+  }
+}
+
+// The runs of `all` whose records cannot be trusted (corrupt: damaged or of a newer repro; inconsistent; a link),
+// one line each naming the file and why.
+std::vector<std::string> bad_records(const std::vector<ExperimentResults>& all) {
+  std::vector<std::string> lines;
+  for (const auto& results : all)
+    for (const auto& run : results.runs)
+      if (is_bad_record(run)) lines.push_back(name_of(run.state) + ": " + run.problem);
+  return lines;
+}
+
 }  // namespace
 
 std::string against_report(const std::vector<ExperimentResults>& ours, const std::vector<ExperimentResults>& other,
@@ -60,7 +91,7 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
          "other has fewer than 2 seeds).\n\n";
   out += "| model | dataset | seed | ours | other | Δ | selected epoch (ours / other) | device (ours / other) | 2 × std "
          "| |\n|---|---|---|---|---|---|---|---|---|---|\n";
-  int pairs = 0, within = 0, outside = 0, unjudged = 0, only_ours = 0, only_other = 0;
+  int pairs = 0, within = 0, outside = 0, unjudged = 0, only_ours = 0, only_other = 0, not_twins = 0;
   for (const auto& key : a.order) {
     const auto& ours_seeds = a.by_cell.at(key);
     const auto match = b.by_cell.find(key);
@@ -80,7 +111,15 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
       ++pairs;
       const double delta = run->value - twin->second->value;
       std::string verdict = "no std (n < 2)";
-      if (std::isfinite(spread)) {
+      const auto changes = twin_differences(*run, *twin->second);
+      if (!changes.empty()) {  // not the same run trained twice: the seed noise says nothing about it
+        ++not_twins;
+        verdict =
+            "**other settings**: " +
+            join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(
+                                                                                 std::min<size_t>(3, changes.size()))),
+                 "; ");
+      } else if (std::isfinite(spread)) {
         const bool near = std::abs(delta) <= 2 * spread;
         verdict = near ? "within seed noise" : "**outside**";
         ++(near ? within : outside);
@@ -99,9 +138,18 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
       if (!a.by_cell.count(key) || !a.by_cell.at(key).count(seed)) ++only_other;
   if (pairs == 0) out += "| (no run is in both) | | | | | | | | | |\n";
   out += "\n" + std::to_string(pairs) + " pairs: " + std::to_string(within) + " within seed noise, " +
-         std::to_string(outside) + " outside, " + std::to_string(unjudged) + " without a std. Not paired: " +
-         std::to_string(only_ours) + " complete run(s) only in " + ours_name + ", " + std::to_string(only_other) +
-         " only in " + other_name + ".\n";
+         std::to_string(outside) + " outside, " + std::to_string(unjudged) + " without a std" +
+         (not_twins > 0 ? ", " + std::to_string(not_twins) +
+                              " trained under other settings (not judged: the same run trained twice differs only "
+                              "in where it ran)"
+                        : std::string()) +
+         ". Not paired: " + std::to_string(only_ours) + " complete run(s) only in " + ours_name + ", " +
+         std::to_string(only_other) + " only in " + other_name + ".\n";
+  const auto bad = bad_records(other);
+  if (!bad.empty()) {
+    out += "\n" + std::to_string(bad.size()) + " record(s) of " + other_name + " cannot be trusted, not paired:\n\n";
+    for (const auto& line : bad) out += "- " + line + "\n";
+  }
   return out;
 }
 

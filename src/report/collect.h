@@ -40,6 +40,8 @@ struct RunResult : RunId {
   std::string path;     // the run folder ("" when not read from disk)
   std::string problem;  // corrupt or inconsistent: what is wrong, naming the file
   std::string missing;  // NoMetric: what is missing when it is not the table's metric ("val_acc to select on")
+  std::string events_problem;  // a finished run's damaged TensorBoard event file, named (still counted: its numbers
+                               // come from metrics.csv); "" when whole or absent
 };
 
 struct ExperimentResults {

@@ -39,7 +39,7 @@ std::vector<EpochRow> history_of(const RunResult& run) {
   if (!is_counted(run) || run.path.empty()) return {};
   const fs::path file = RunFolder(run.path).metrics_path();
   try {
-    return parse_metrics_csv(read_file(file), file);
+    return parse_metrics_csv(read_regular_file(file, kRecordBytes, "a metrics.csv"), file);
   } catch (const std::exception&) {
     return {};
   }

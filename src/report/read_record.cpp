@@ -7,6 +7,7 @@
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "spec/run_spec.h"
+#include "run/event_file.h"
 #include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -46,7 +47,7 @@ void check_metrics(const RunFolder& folder, const RunRecord& record, const std::
   }
   std::vector<EpochRow> rows;
   try {
-    rows = parse_metrics_csv(read_file(file), file);
+    rows = parse_metrics_csv(read_regular_file(file, kRecordBytes, "a metrics.csv"), file);
   } catch (const Error& e) {
     throw BadRecord{RunState::Corrupt, e.what()};
   }
@@ -97,6 +98,7 @@ void take_record(const RunFolder& folder, const RunRecord& s, const std::string&
       r.value = value;
   }
   check_metrics(folder, s, picked, key, metric, value);
+  r.events_problem = event_file_problem(folder.events_path());
 }
 
 // The experiment and profile of a run folder whose summary.json cannot be read: its spec.resolved.yaml says them,
@@ -161,6 +163,11 @@ RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric
     r.value = 0;
   }
   return out;
+}
+
+std::string record_problem(const fs::path& run_dir) {
+  const RecordRead read = read_run_for_table(run_dir, "test_acc", nullptr);
+  return is_bad_record(read.result.state) ? read.result.problem : "";
 }
 
 }  // namespace repro

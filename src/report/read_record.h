@@ -21,4 +21,9 @@ struct RecordRead {
 RecordRead read_run_for_table(const std::filesystem::path& run_dir, const std::string& metric,
                                const PlanEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
 
+// What `repro report` finds wrong with the record in `run_dir` ("" when nothing): its problem when it reads as
+// corrupt or inconsistent (a summary.json that cannot be read, a metrics.csv missing, short, damaged or disagreeing
+// with it). repro collect's RecordCheck (record/copy_records.h).
+std::string record_problem(const std::filesystem::path& run_dir);
+
 }  // namespace repro

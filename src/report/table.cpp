@@ -60,6 +60,13 @@ std::string bad_records_text(const ExperimentResults& results) {
   return out.empty() ? out : "Records not counted (corrupt or inconsistent):\n" + out;
 }
 
+std::string event_files_text(const ExperimentResults& results) {
+  std::string out;
+  for (const auto& run : results.runs)
+    if (!run.events_problem.empty()) out += "- " + run.events_problem + "\n";
+  return out.empty() ? out : "Damaged TensorBoard event files (the runs are counted from metrics.csv):\n" + out;
+}
+
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset) {
   Cell cell;
   std::set<int64_t> seeds;  // n counts distinct run records: a seed twice is a bug, not a larger n
@@ -129,6 +136,7 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
     for (const auto& note : partial_notes) out += "- " + note + "\n";
   }
   out += bad_records_text(results);
+  out += event_files_text(results);
   return out;
 }
 
@@ -166,6 +174,9 @@ std::string render_report(const std::vector<ExperimentResults>& all, const Repor
     for (const auto& results : all)
       for (const auto& run : results.runs)
         if (is_bad_record(run)) spdlog::warn("{} record not counted: {}", name_of(run.state), run.problem);
+    for (const auto& results : all)
+      for (const auto& run : results.runs)
+        if (!run.events_problem.empty()) spdlog::warn("damaged TensorBoard event file: {}", run.events_problem);
     return render_csv(all, options.metric);
   }
   // --baseline applies to the experiments that have such a row; a name no experiment has is a mistake.

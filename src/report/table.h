@@ -40,6 +40,8 @@ std::string render_csv(const std::vector<ExperimentResults>& all, const std::str
 // "Records not counted (corrupt or inconsistent):" and one line per such run
 // with its problem (which names the file); "" when there are none.
 std::string bad_records_text(const ExperimentResults& results);
+// "Damaged TensorBoard event files ...": the counted runs whose event file is damaged, one line each ("" when none).
+std::string event_files_text(const ExperimentResults& results);
 
 // Collects everything under `dir` and renders it in the requested format.
 std::string render_report(const std::filesystem::path& dir, const ReportOptions& options);

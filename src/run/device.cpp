@@ -48,13 +48,17 @@ nlohmann::json slurm_job() {
   return id;
 }
 
-// The GPU's name and memory as the CUDA driver reports them ("NVIDIA H100 80GB HBM3, 81559 MiB"), asked through
-// libcuda (already loaded by a CUDA LibTorch; no CUDA headers at build time); null on the CPU or when the driver
-// does not answer.
-nlohmann::json gpu_description(torch::Device device) {
-  if (!device.is_cuda()) return nullptr;
+struct GpuFacts {
+  std::string name;    // "" when the driver does not answer
+  uint64_t bytes = 0;  // 0 when it does not say
+};
+
+// The GPU's name and memory as the CUDA driver reports them, asked through libcuda (already loaded by a CUDA
+// LibTorch; no CUDA headers at build time).
+GpuFacts gpu_facts(torch::Device device) {
+  GpuFacts facts;
   void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!driver) return nullptr;
+  if (!driver) return facts;
   using Init = int (*)(unsigned);
   using Get = int (*)(int*, int);
   using Name = int (*)(char*, int, int);
@@ -63,21 +67,36 @@ nlohmann::json gpu_description(torch::Device device) {
   const auto get = reinterpret_cast<Get>(::dlsym(driver, "cuDeviceGet"));
   const auto name = reinterpret_cast<Name>(::dlsym(driver, "cuDeviceGetName"));
   const auto memory = reinterpret_cast<Memory>(::dlsym(driver, "cuDeviceTotalMem_v2"));
-  nlohmann::json result = nullptr;
   int handle = 0;
   char text[256] = {0};
   if (init && get && name && init(0) == 0 && get(&handle, device.has_index() ? device.index() : 0) == 0 &&
       name(text, static_cast<int>(sizeof text - 1), handle) == 0) {
-    std::string description = text;
+    facts.name = text;
     size_t bytes = 0;
-    if (memory && memory(&bytes, handle) == 0) description += ", " + std::to_string(bytes >> 20) + " MiB";
-    result = description;
+    if (memory && memory(&bytes, handle) == 0) facts.bytes = bytes;
   }
   ::dlclose(driver);
-  return result;
+  return facts;
+}
+
+// "NVIDIA H100 80GB HBM3, 81559 MiB"; null on the CPU or when the driver does not answer.
+nlohmann::json gpu_description(torch::Device device) {
+  if (!device.is_cuda()) return nullptr;
+  const GpuFacts facts = gpu_facts(device);
+  if (facts.name.empty()) return nullptr;
+  return facts.bytes ? facts.name + ", " + std::to_string(facts.bytes >> 20) + " MiB" : facts.name;
 }
 
 }  // namespace
+
+MemoryBudget training_memory(DeviceChoice choice) {
+  const bool cuda = choice == DeviceChoice::Cuda || (choice == DeviceChoice::Auto && torch::cuda::is_available());
+  if (cuda) {
+    const GpuFacts facts = gpu_facts(torch::Device(torch::kCUDA, 0));
+    if (facts.bytes > 0) return {facts.bytes, "the GPU (" + facts.name + ")"};
+  }
+  return {physical_memory_bytes(), "this machine"};
+}
 
 nlohmann::json environment_record(torch::Device device) {
   char host[256] = {0};

@@ -100,10 +100,50 @@ EventRecord decode_event(const std::string& data) {
   return record;
 }
 
+EventFileScan scan_event_bytes(const std::string& bytes) {
+  EventFileScan scan;
+  scan.size = bytes.size();
+  while (const auto data = next_record(bytes, scan.readable)) scan.events.push_back(decode_event(*data));
+  const size_t left = scan.size - scan.readable;
+  if (left < 12) return scan;  // the end, or a header cut short
+  const std::string length_bytes = bytes.substr(scan.readable, 8);
+  if (read_little_endian(bytes, scan.readable + 8, 4) != masked_crc32c(length_bytes)) {
+    scan.damaged = true;  // a writer writes a record whole: a bad length CRC is damage
+    return scan;
+  }
+  const uint64_t length = read_little_endian(bytes, scan.readable, 8);
+  scan.damaged =
+      left >= 16 && length <= left - 16;  // the whole record is there with a bad data CRC (shorter: cut by a kill)
+  return scan;
+}
+
+std::string EventFileScan::stop() const {
+  if (readable == size) return "";
+  return std::string(damaged ? "a damaged record" : "a record cut short") + " at byte " + std::to_string(readable) +
+         " of " + std::to_string(size);
+}
+
+std::string event_file_problem(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return "";
+  try {
+    const EventFileScan scan = scan_event_bytes(read_regular_file(path, kLogBytes, "a TensorBoard event file"));
+    if (!scan.is_event_file())
+      return path.string() + ": not a TensorBoard event file (its first record is not the file_version event)";
+    if (scan.readable < scan.size)
+      return path.string() + ": " + scan.stop() +
+             " bytes; TensorBoard shows nothing after it (steps.csv and "
+             "metrics.csv hold every row)";
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 EventFile EventFile::create(const std::filesystem::path& path) {
   EventFile file(OutputFile::replace(path));
   tb::Event event;
-  event.set_wall_time(unix_time_now());
+  event.set_wall_time(file.stamp(unix_time_now()));
   event.set_file_version("brain.Event:2");  // version 2: TensorBoard purges on a SessionLog START (below)
   file.write(event.SerializeAsString());
   file.session_start(0);
@@ -111,31 +151,30 @@ EventFile EventFile::create(const std::filesystem::path& path) {
 }
 
 // TensorBoard's readers (tensorboard/backend/event_processing/event_file_loader.py) stop at a torn or damaged
-// record and retry from its offset, so that cutting such a tail and appending after it is what they expect. Its
-// accumulators (plugin_event_accumulator.py, _CheckForRestartAndMaybePurge and _Purge) in a file whose
-// file_version is 2 or more treat each SessionLog START after the first as a restart: they drop every value of
-// every tag whose step is >= the START's (`x.step < event.step` is kept). The older event_accumulator.py purges on
-// the first START too. Only steps matter: wall_time is never compared there (the first event's is the run's
-// start), so a resumed session's times need not follow the killed one's.
-std::optional<EventFile> EventFile::resume(const std::filesystem::path& path, int64_t step) {
-  if (std::filesystem::is_symlink(path) || !std::filesystem::is_regular_file(path)) return std::nullopt;
-  const std::string bytes = read_file(path);
-  size_t readable = 0;  // the bytes of the whole records with good CRCs from the start
-  std::vector<EventRecord> events;
-  while (const auto data = next_record(bytes, readable)) events.push_back(decode_event(*data));
-  if (events.empty() || events.front().kind != EventRecord::Kind::FileVersion) return std::nullopt;
-  if (readable < bytes.size()) std::filesystem::resize_file(path, readable);
-  EventFile file(OutputFile::append(path));
-  const bool started = std::any_of(events.begin(), events.end(),
-                                   [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; });
-  if (!started) file.session_start(step);  // a file of repro 0.4.0 or earlier: this one counts as the first START
-  file.session_start(step);
-  return file;
+// record and retry from its offset, so that cutting there and appending after it is what they expect: a reader
+// that stopped at a damaged record goes on with what this session appends. Its accumulators
+// (plugin_event_accumulator.py, _CheckForRestartAndMaybePurge and _Purge) in a file whose file_version is 2 or more
+// treat each SessionLog START after the first as a restart: they drop every value of every tag whose step is >= the
+// START's (`x.step < event.step` is kept). The older event_accumulator.py purges on the first START too.
+std::optional<EventFile> EventFile::continue_file(const std::filesystem::path& path, EventFileScan& scan) {
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec) || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  scan = scan_event_bytes(read_regular_file(path, kLogBytes, "a TensorBoard event file"));
+  if (!scan.is_event_file()) return std::nullopt;
+  if (scan.readable < scan.size) std::filesystem::resize_file(path, scan.readable);
+  double last_wall_time = 0;
+  for (const auto& event : scan.events) last_wall_time = std::max(last_wall_time, event.wall_time);
+  return EventFile(OutputFile::append(path), last_wall_time);
+}
+
+double EventFile::stamp(double wall_time) {
+  last_wall_time_ = std::max(last_wall_time_, wall_time);
+  return last_wall_time_;
 }
 
 void EventFile::session_start(int64_t step) {
   tb::Event event;
-  event.set_wall_time(unix_time_now());
+  event.set_wall_time(stamp(unix_time_now()));
   event.set_step(step);
   event.mutable_session_log()->set_status(tb::SessionLog::START);
   write(event.SerializeAsString());
@@ -143,7 +182,7 @@ void EventFile::session_start(int64_t step) {
 
 void EventFile::scalar(const std::string& tag, int64_t step, double value, double wall_time) {
   tb::Event event;
-  event.set_wall_time(wall_time);
+  event.set_wall_time(stamp(wall_time));
   event.set_step(step);
   auto* v = event.mutable_summary()->add_value();
   v->set_tag(tag);
@@ -154,7 +193,7 @@ void EventFile::scalar(const std::string& tag, int64_t step, double value, doubl
 // The text plugin's form: a scalar string tensor with plugin_name "text".
 void EventFile::text(const std::string& tag, int64_t step, const std::string& markdown, double wall_time) {
   tb::Event event;
-  event.set_wall_time(wall_time);
+  event.set_wall_time(stamp(wall_time));
   event.set_step(step);
   auto* v = event.mutable_summary()->add_value();
   v->set_tag(tag);
@@ -182,8 +221,12 @@ uint32_t masked_crc32c(const std::string&) { unavailable(); }
 std::string tfrecord(const std::string&) { unavailable(); }
 std::optional<std::string> next_record(const std::string&, size_t&) { unavailable(); }
 EventRecord decode_event(const std::string&) { unavailable(); }
+EventFileScan scan_event_bytes(const std::string&) { unavailable(); }
+std::string EventFileScan::stop() const { unavailable(); }
+std::string event_file_problem(const std::filesystem::path&) { return ""; }  // nothing is written: nothing to check
 EventFile EventFile::create(const std::filesystem::path&) { unavailable(); }
-std::optional<EventFile> EventFile::resume(const std::filesystem::path&, int64_t) { unavailable(); }
+std::optional<EventFile> EventFile::continue_file(const std::filesystem::path&, EventFileScan&) { unavailable(); }
+double EventFile::stamp(double) { unavailable(); }
 void EventFile::session_start(int64_t) { unavailable(); }
 void EventFile::scalar(const std::string&, int64_t, double, double) { unavailable(); }
 void EventFile::text(const std::string&, int64_t, const std::string&, double) { unavailable(); }

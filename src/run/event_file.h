@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "util/files.h"
 
@@ -34,27 +35,52 @@ struct EventRecord {
 };
 EventRecord decode_event(const std::string& data);
 
+// What an event file's bytes hold: its whole records with good CRCs from the start, and what stops them.
+struct EventFileScan {
+  std::vector<EventRecord> events;  // in file order
+  size_t readable = 0;              // the bytes of those records
+  size_t size = 0;                  // the file's bytes
+  // The bytes after `readable` are not a record a killed writer cut short (that is a torn tail, left by every kill
+  // mid-write) but damage: a whole record with a bad CRC, or a length with a bad one. The records after it are
+  // lost to every reader.
+  bool damaged = false;
+  bool is_event_file() const { return !events.empty() && events.front().kind == EventRecord::Kind::FileVersion; }
+  // "" when every byte is read; else "a damaged record at byte N of M" or "a record cut short at byte N of M".
+  std::string stop() const;
+};
+EventFileScan scan_event_bytes(const std::string& bytes);
+
+// For `repro report` and `repro status` of a finished run: "" when the event file at `path` is absent or whole;
+// else one line naming it and what is wrong (a damaged record, a record cut short, not an event file, not a regular
+// file). A finished run's file ends with whole records: its numbers are in metrics.csv and steps.csv all the same.
+std::string event_file_problem(const std::filesystem::path& path);
+
 // One events.out.tfevents.* file, appended to and written through after every event, so that TensorBoard shows
 // a run while it trains. Never rewritten in place: a TensorBoard that is reading it keeps its byte offset.
 class EventFile {
  public:
   // A new file (an existing file, or a link, is replaced; a link's target is never written): the file_version
-  // event "brain.Event:2", then a SessionLog START at step 0.
+  // event "brain.Event:2", then a SessionLog START at step 0. Only where there is nothing to continue.
   static EventFile create(const std::filesystem::path& path);
-  // The file continued by a session that resumes from a checkpoint at global step `step`: its torn or CRC-bad
-  // tail (a killed writer's; no reader got past it) cut, then a SessionLog START at `step`, after which readers
-  // drop every value at `step` or later that the file held. nullopt when there is nothing to continue: no file, a
-  // link, or a first record that is not the file_version event.
-  static std::optional<EventFile> resume(const std::filesystem::path& path, int64_t step);
+  // The file continued by a new session: whatever follows its whole records (a killed writer's torn tail, or a
+  // damaged record and what comes after it; no reader got past either) is cut, and the session appends after
+  // them, beginning with session_start. `scan` receives what the file held. nullopt when there is nothing to
+  // continue: no file, a link, not a regular file, or a first record that is not the file_version event.
+  static std::optional<EventFile> continue_file(const std::filesystem::path& path, EventFileScan& scan);
 
+  // A SessionLog START at `step`: readers drop every value at `step` or later that the file held before it.
+  void session_start(int64_t step);
   void scalar(const std::string& tag, int64_t step, double value, double wall_time);
   void text(const std::string& tag, int64_t step, const std::string& markdown, double wall_time);
 
  private:
-  explicit EventFile(OutputFile out) : out_(std::move(out)) {}
-  void session_start(int64_t step);
+  explicit EventFile(OutputFile out, double last_wall_time = 0)
+      : out_(std::move(out)), last_wall_time_(last_wall_time) {}
+  // Wall times never go back in a file: an event asking for an earlier time than the last one gets the last.
+  double stamp(double wall_time);
   void write(const std::string& event_bytes);
   OutputFile out_;
+  double last_wall_time_ = 0;
 };
 
 double unix_time_now();  // seconds, with the fraction

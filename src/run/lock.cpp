@@ -49,7 +49,9 @@ std::string read_all(int fd) {
   std::string text;
   char buffer[512];
   off_t offset = 0;
-  for (ssize_t n; (n = ::pread(fd, buffer, sizeof buffer, offset)) > 0; offset += n) text.append(buffer, n);
+  constexpr off_t kMostBytes = 1 << 16;  // a holder record is a line: a larger lock file is not read on
+  for (ssize_t n; offset < kMostBytes && (n = ::pread(fd, buffer, sizeof buffer, offset)) > 0; offset += n)
+    text.append(buffer, n);
   return text;
 }
 
@@ -77,7 +79,8 @@ std::optional<RunLock> RunLock::try_acquire(const std::filesystem::path& folder)
 }
 
 std::optional<LockHolder> RunLock::holder(const std::filesystem::path& folder) {
-  const int fd = ::open(path_in(folder).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO named lock never blocks the reader (status, the plan check).
+  const int fd = ::open(path_in(folder).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<LockHolder> holder;
   if (::flock(fd, LOCK_SH | LOCK_NB) == 0)

@@ -7,6 +7,7 @@
 #include "run/selection.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -72,6 +73,7 @@ void write_model_file(const std::filesystem::path& path, torch::nn::Module& mode
 
 ModelFileInfo read_model_file_info(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
+  regular_file_size(path, kStreamedBytes, "a model file (model.pt)");  // a FIFO would block LibTorch's reader
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path.string(), torch::Device(torch::kCPU));
@@ -83,6 +85,7 @@ ModelFileInfo read_model_file_info(const std::filesystem::path& path) {
 
 ModelFileInfo load_model_file(const std::filesystem::path& path, torch::nn::Module& model, const RunId& run) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
+  regular_file_size(path, kStreamedBytes, "a model file (model.pt)");  // a FIFO would block LibTorch's reader
   const auto expected = shapes_of(model);
   ModelFileInfo info;
   try {

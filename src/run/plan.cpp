@@ -3,12 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
-#include <tuple>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "data/registry.h"
 #include "models/param_count.h"
@@ -17,8 +18,8 @@
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
-#include "spec/run_spec.h"
 #include "spec/options.h"
+#include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -65,7 +66,7 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
     try {
       const ModelOptions& model = run.options.model;
       const DatasetInfo info = shape_without_data(run);
-      build_model(model, info);
+      count_parameters(model, info);  // build_model's checks, from the options: nothing is allocated
       check_max_len(model, info);
     } catch (const std::exception& e) {
       throw Error(run.blame(error_text(e)));
@@ -73,16 +74,46 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
   }
 }
 
+std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory) {
+  if (memory.bytes == 0) return std::nullopt;  // the machine does not say
+  const auto gib = [](double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(uint64_t(1) << 30));
+    return std::string(text);
+  };
+  for (const auto& run : one_per_configuration(runs)) {
+    const int64_t params = count_parameters(run.options.model, shape_without_data(run)).total;
+    const int64_t needed = training_state_bytes(params);
+    if (static_cast<uint64_t>(needed) <= memory.bytes) continue;
+    return run.origin + " on " + run.dataset + ": " + std::to_string(params) + " parameters (" +
+           format_millions(params) + ") need " + gib(static_cast<double>(needed)) +
+           " to train (float32 weights, their gradients and AdamW's two moments: 16 bytes a parameter, before "
+           "activations" +
+           (shape_without_data(run).modality == Modality::Text ? " and with a 64-word placeholder vocabulary" : "") +
+           "), more than the " + gib(static_cast<double>(memory.bytes)) + " of " + memory.where +
+           ". Nothing was allocated; make the model smaller (model.dim, model.depth, model.ffn.ratio) or train it "
+           "where it fits";
+  }
+  return std::nullopt;
+}
+
 namespace {
 
-// The state summary.json records when the run is finished (complete or diverged); nullopt otherwise, also when
-// the record cannot be read: a damaged record is never taken for a finished run (the run trains again).
+// The state summary.json records when the run is finished (complete or diverged); nullopt when it has none or
+// records a failed run (retried). A record that cannot be read (damaged, of a newer repro, a folder or a FIFO of its
+// name) is neither taken for a finished run nor trained over: refused, naming it and the way to keep it.
 std::optional<RunState> finished_state(const RunFolder& folder) {
+  const std::filesystem::path path = folder.summary_path();
+  std::optional<RunRecord> record;
   try {
-    const std::optional<RunRecord> record = read_run_record_if_any(folder.summary_path());
-    if (record && is_finished(record->status)) return record->status;
-  } catch (const RecordError&) {
+    std::error_code ec;  // anything of that name, a dangling link included
+    if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) record = read_run_record(path);
+  } catch (const Error& e) {
+    throw Error(error_text(e) + ". Nothing was overwritten: repro run never trains over a record it cannot read; " +
+                "to keep it and train the run again, move it away (mv " + path.string() + " " + path.string() +
+                ".unread), or read it with the repro that wrote it");
   }
+  if (record && is_finished(record->status)) return record->status;
   return std::nullopt;
 }
 
@@ -96,7 +127,7 @@ std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std:
       statuses.push_back(RunState::Pending);
       continue;
     }
-    const std::string existing = read_file(folder.spec_path());
+    const std::string existing = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
     const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
                                                          : changed_settings(existing, run.resolved_yaml());
     if (!changes.empty())
@@ -185,9 +216,7 @@ std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesy
   }
   text << runs.size() << " runs in " << firsts.size() << " model configuration x dataset pairs\n";
   for (const PlannedRun* run : firsts) {
-    torch::manual_seed(0);
-    const auto model = build_model(run->options.model, loader.model_info(run->dataset, run->options));
-    const auto params = count_parameters(*model);
+    const auto params = count_parameters(run->options.model, loader.model_info(run->dataset, run->options));
     std::vector<std::string> seed_text;
     for (auto s : seeds[run->model_config + "|" + run->dataset]) seed_text.push_back(std::to_string(s));
     text << "\n"

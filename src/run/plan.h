@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "data/loader.h"
-#include "spec/experiment.h"
 #include "record/lifecycle.h"
+#include "run/device.h"
+#include "spec/experiment.h"
 #include "spec/grid.h"
 
 namespace repro {
@@ -20,6 +21,12 @@ namespace repro {
 // dataset's manifest; text models get a placeholder vocabulary (the real one is known
 // only after tokenizing) and text.max_len tokens. Throws repro::Error naming the run.
 void validate_plan(const std::vector<PlannedRun>& runs);
+
+// Why the plan cannot train in `memory`: the first model configuration x dataset whose weights, gradients and
+// AdamW state (models/param_count.h training_state_bytes, counted from the options: nothing allocated) exceed it;
+// nullopt when every one fits or the memory is unknown. `repro run` refuses such a plan before anything is built,
+// --dry-run warns.
+std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory);
 
 // Per run: its recorded state when finished (Complete or Diverged: skip), Resumable (a checkpoint of the same
 // spec) or Pending (a fresh start, a failed run's retry included).
@@ -61,7 +68,7 @@ void freeze_tasks(const std::filesystem::path& path, const std::vector<const Pla
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out);
 
 // The dry-run listing: each model configuration x dataset with its settings
-// that differ from the defaults, its parameter count and its run folders.
+// that differ from the defaults, its parameter count (from the options: no model is built) and its run folders.
 // Text datasets are loaded and tokenized (through `loader`) for their vocabulary size.
 std::string describe_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out, DataLoader& loader);
 

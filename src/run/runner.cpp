@@ -9,6 +9,7 @@
 #include "data/registry.h"
 #include "run/device.h"
 #include "run/plan.h"
+#include "util/error.h"
 
 namespace repro {
 
@@ -25,16 +26,25 @@ void warn_about_plan(const Experiment& experiment, const std::vector<PlannedRun>
                  baseline);
 }
 
+// What a real run would stop at, said as a warning by --dry-run.
+void warn_if_refused(const std::function<void()>& check) {
+  try {
+    check();
+  } catch (const Error& e) {  // said before anything starts, so the user can choose another --out or a sweep
+    spdlog::warn("a real run would stop here: {}", e.what());
+  }
+}
+
+// Refuses a plan whose model's training state does not fit the memory of `device` (nothing allocated).
+void check_memory(const Plan& plan, DeviceChoice device) {
+  if (const auto refusal = memory_refusal(plan.runs, training_memory(device))) throw Error(*refusal);
+}
+
 // --dry-run: the plan listed with what a real run would stop at; nothing written.
 int describe_dry_run(Plan& plan, const RunnerOptions& options) {
-  for (const auto& check : {std::function<void()>([&] { check_data_root(options.data_root); }),
-                            std::function<void()>([&] { check_plan(plan, options.out); })}) {
-    try {
-      check();
-    } catch (const Error& e) {  // said before anything starts, so the user can choose another --out or a sweep
-      spdlog::warn("a real run would stop here: {}", e.what());
-    }
-  }
+  warn_if_refused([&] { check_memory(plan, options.device); });
+  warn_if_refused([&] { check_data_root(options.data_root); });
+  warn_if_refused([&] { check_plan(plan, options.out); });
   DataLoader loader(resolve_data_root(options.data_root));
   std::cout << describe_plan(plan.runs, options.out, loader);
   return 0;
@@ -47,6 +57,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   Plan plan = plan_grid(experiment, options.dry_run ? std::nullopt : options.only_index);
   if (!options.only_index || options.dry_run) warn_about_plan(experiment, plan.runs);
   if (options.dry_run) return describe_dry_run(plan, options);
+  check_memory(plan, options.device);  // before anything is allocated
   check_data_root(options.data_root);  // once, before any record is written (it wrote one failed record per run)
   check_plan(plan, options.out);               // throws on a folder of another spec, before anything is written
   write_plan(experiment, plan.runs, options.out);  // the whole grid: runs started one by one still make one table
@@ -55,7 +66,9 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
 }
 
 int run_task(const std::filesystem::path& tasks_file, int64_t index, const RunnerOptions& options) {
-  return in_process_executor(options)->execute(plan_of_task(tasks_file, index, options.out));
+  Plan plan = plan_of_task(tasks_file, index, options.out);
+  check_memory(plan, options.device);  // this node's memory, which the launching machine could not know
+  return in_process_executor(options)->execute(plan);
 }
 
 }  // namespace repro

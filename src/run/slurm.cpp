@@ -328,7 +328,7 @@ void check_setup_line(const std::string& line) {
 std::vector<std::string> read_setup_file(const std::filesystem::path& path) {
   const std::string subject = "--setup-file " + quoted_for_message(path.string());
   if (!std::filesystem::is_regular_file(path)) throw Error(subject + ": no such file");
-  std::string text = read_file(path);
+  std::string text = read_regular_file(path, kRecordBytes, "a setup file");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   const std::vector<std::string> lines = text.empty() ? std::vector<std::string>{} : split(text, '\n');
   for (size_t i = 0; i < lines.size(); ++i)

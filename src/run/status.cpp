@@ -4,11 +4,12 @@
 #include <map>
 #include <sstream>
 
-#include "run/lock.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
+#include "run/event_file.h"
+#include "run/lock.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -31,15 +32,15 @@ std::string checkpoint_detail(const std::filesystem::path& path) {
   }
 }
 
-// The state a finished run's summary.json records (a record that cannot be read: failed, saying why); nullopt
-// when it has none.
+// The state a finished run's summary.json records; a record that cannot be read (damaged, of a newer repro, not a
+// regular file) is `corrupt`, saying why, as repro report calls it; nullopt when it has none.
 std::optional<RunStanding> finished_standing(const RunFolder& folder, const std::string& dir) {
   try {
     const std::optional<RunRecord> record = read_run_record_if_any(folder.summary_path());
     if (!record) return std::nullopt;
     return RunStanding{dir, record->status, record->message};
   } catch (const Error& e) {
-    return RunStanding{dir, RunState::Failed, e.what()};
+    return RunStanding{dir, RunState::Corrupt, error_text(e)};
   }
 }
 
@@ -53,7 +54,9 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
     try {
       const TaskPlan tasks = read_task_plan(tasks_file);
       const auto jobs_file = entry.path() / kSubmittedJobsFile;
-      const std::string jobs = std::filesystem::exists(jobs_file) ? join(split_lines(read_file(jobs_file)), ",") : "";
+      const std::string jobs = std::filesystem::exists(jobs_file)
+                                   ? join(split_lines(read_regular_file(jobs_file, kRecordBytes, "a jobs.txt")), ",")
+                                   : "";
       launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(tasks.runs.size()) +
                          " runs in " + std::to_string(tasks.tasks()) + " array task(s), " +
                          (jobs.empty() ? "not submitted (written by --dry-run, or sbatch refused it)"
@@ -76,7 +79,12 @@ RunStanding run_standing(const std::filesystem::path& experiment_folder, const s
   const RunFolder folder(experiment_folder / dir);
   if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
     return RunStanding{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
-  if (auto finished = finished_standing(folder, dir)) return *finished;
+  if (auto finished = finished_standing(folder, dir)) {
+    if (is_finished(finished->state))  // a damaged event file is named (its numbers are in metrics.csv)
+      if (const std::string problem = event_file_problem(folder.events_path()); !problem.empty())
+        finished->detail += (finished->detail.empty() ? "" : "; ") + problem;
+    return *finished;
+  }
   if (std::filesystem::exists(folder.checkpoint_path()))
     return RunStanding{dir, RunState::Resumable, checkpoint_detail(folder.checkpoint_path())};
   return RunStanding{dir, RunState::Pending, ""};
@@ -115,6 +123,7 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
          << " complete, " << counts[RunState::Running] << " running, "
          << counts[RunState::Resumable] + counts[RunState::Pending] << " pending (" << counts[RunState::Resumable]
          << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged";
+    if (counts[RunState::Corrupt] > 0) text << ", " << counts[RunState::Corrupt] << " corrupt, not counted";
     if (counts[RunState::Link] > 0) text << ", " << counts[RunState::Link] << " symbolic link(s), not counted";
     text << "\n";
     if (!e.started) {  // a spec's plan under an --out where nothing ran: say so rather than list every run
@@ -122,7 +131,7 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
       if (!all) continue;
     }
     for (const auto& run : e.runs) {
-      if (run.state == RunState::Complete && !all) continue;
+      if (run.state == RunState::Complete && run.detail.empty() && !all) continue;
       const std::string state = name_of(run.state);
       text << "  " << state << std::string(11 - state.size(), ' ') << run.dir;
       if (!run.detail.empty()) text << "  " << run.detail;

@@ -17,7 +17,10 @@ int64_t epochs_recorded(const RunFolder& folder) {
   std::error_code error;
   if (!std::filesystem::exists(folder.metrics_path(), error)) return 0;
   try {
-    return std::max<int64_t>(0, static_cast<int64_t>(split_lines(read_file(folder.metrics_path())).size()) - 1);
+    return std::max<int64_t>(
+        0, static_cast<int64_t>(
+               split_lines(read_regular_file(folder.metrics_path(), kRecordBytes, "a metrics.csv")).size()) -
+               1);
   } catch (const std::exception&) {
     return 0;  // being replaced right now: read it next time
   }

@@ -7,8 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +14,7 @@
 #include "spec/config.h"
 #include "spec/keys.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -344,9 +343,8 @@ YAML::Node read_yaml(const std::string& path) {
   const auto status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status)) throw Error(path + ": spec file not found");
   if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory; expected a spec file (YAML)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read the spec file (" + std::strerror(errno) + ")");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A FIFO, a device (/dev/zero, /dev/urandom) or a huge file is refused before a byte is read.
+  const std::string text = read_regular_file(path, kSpecBytes, "a spec file (YAML)");
   if (const auto nul = text.find('\0'); nul != std::string::npos) {  // yaml-cpp would read past it into nonsense
     const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n') + 1;
     const auto line_start = text.rfind('\n', nul);

@@ -80,7 +80,7 @@ void set_header_field(RunSpec& spec, const std::string& key, const std::string& 
 
 RunSpec read_run_spec(const fs::path& path) {
   if (!fs::exists(path)) throw Error(path.string() + ": no such file (the run's resolved spec)");
-  return parse_run_spec(read_file(path), path.string());
+  return parse_run_spec(read_regular_file(path, kSpecBytes, "a run's spec.resolved.yaml"), path.string());
 }
 
 RunSpec parse_run_spec(const std::string& text, const std::string& source) {
@@ -172,6 +172,26 @@ std::vector<std::string> changed_settings(const std::string& before, const std::
   } catch (const YAML::Exception& e) {
     return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
   }
+}
+
+bool differs_by_design(const std::string& key) {
+  static const std::vector<std::string> keys = {
+      "train.precision",   "train.eval_batch_size", "train.eval_tokens", "train.log_every",
+      "train.tensorboard", "train.save_model",      "data.verify",       "data.files"};
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+std::vector<std::string> setting_differences(const std::string& before, const std::string& after,
+                                             bool ignore_by_design) {
+  static const std::vector<std::string> header = {"seed", "experiment", "profile", "dataset", "model_config"};
+  std::vector<std::string> out;
+  for (const auto& change : changed_settings(before, after)) {
+    const std::string key = change.substr(0, change.find(": "));
+    if (std::find(header.begin(), header.end(), key) != header.end()) continue;
+    if (ignore_by_design && differs_by_design(key)) continue;
+    out.push_back(change);
+  }
+  return out;
 }
 
 std::string keep_both_advice(const std::vector<std::string>& changes) {

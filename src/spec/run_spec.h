@@ -27,6 +27,15 @@ RunSpec parse_run_spec(const std::string& text, const std::string& source);
 // (keys added to repro since `before` was written count only when not at their default); one line
 // saying so when `before` is not valid YAML (a damaged file).
 std::vector<std::string> changed_settings(const std::string& before, const std::string& after);
+// The settings two runs of one row and dataset differ in (changed_settings without the run's header: seed,
+// experiment, profile, dataset, model_config). With `ignore_by_design`, also without the keys that twins trained
+// elsewhere may set differently by design (differs_by_design).
+std::vector<std::string> setting_differences(const std::string& before, const std::string& after,
+                                             bool ignore_by_design);
+// Keys two trainings of one run may differ in by design (where they ran, how they are checked, logged and evaluated
+// in batches): train.precision, train.eval_batch_size, train.eval_tokens, train.log_every, train.tensorboard,
+// train.save_model, data.verify, data.files (where the files are).
+bool differs_by_design(const std::string& key);
 // How to keep both runs when a folder holds a run of another spec: the changed values as one-value
 // sweep axes, or another --out; and why more train.epochs is another run.
 std::string keep_both_advice(const std::vector<std::string>& changes);

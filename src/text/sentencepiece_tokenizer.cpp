@@ -78,7 +78,7 @@ SentencePieceTokenizer::Encoded SentencePieceTokenizer::encode_many(const std::v
   run_helper("encode " + quoted(work_dir_ / "model") + " < " + quoted(work_dir_ / "texts.txt") + " > " +
                  quoted(work_dir_ / "ids.txt"),
              "encoding");
-  std::istringstream lines(read_file(work_dir_ / "ids.txt"));
+  std::istringstream lines(read_regular_file(work_dir_ / "ids.txt", kDataBytes, "the tokenizer's ids"));
   std::string line;
   std::getline(lines, line);  // "vocab N"
   Encoded out{std::stoll(line.substr(6)), {}};

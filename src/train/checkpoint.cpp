@@ -97,6 +97,7 @@ TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module&
   const std::string restart = "; delete it to restart this run from epoch 1";
   try {
     torch::serialize::InputArchive archive, model_archive, optimizer_archive;
+    regular_file_size(path, kStreamedBytes, "a checkpoint");  // a FIFO would block LibTorch's reader
     archive.load_from(path.string());
     archive.read("model", model_archive);
     archive.read("optimizer", optimizer_archive);
@@ -129,6 +130,7 @@ TrainState load_checkpoint(const std::filesystem::path& path, torch::nn::Module&
 CheckpointPosition peek_checkpoint(const std::filesystem::path& path) {
   try {
     torch::serialize::InputArchive archive;
+    regular_file_size(path, kStreamedBytes, "a checkpoint");
     archive.load_from(path.string());
     CheckpointPosition position;
     position.epochs_done = read_tensor(archive, "epochs_done").item<int64_t>();

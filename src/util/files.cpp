@@ -2,12 +2,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "util/error.h"
 
@@ -137,6 +138,24 @@ std::string link_target(const fs::path& path) {
   return ec ? "?" : target.string();
 }
 
+void walk_tree(const fs::path& root, const std::function<void(const fs::directory_entry&)>& visit,
+               const std::function<void(const fs::path& folder, const std::string& reason)>& unreadable) {
+  std::error_code ec;
+  std::vector<fs::directory_entry> entries;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(*it);
+  if (ec) {
+    unreadable(root, ec.message());
+    return;
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
+  for (const auto& entry : entries) {
+    visit(entry);
+    std::error_code status_error;
+    if (!entry.is_symlink(status_error) && entry.is_directory(status_error)) walk_tree(entry.path(), visit, unreadable);
+  }
+}
+
 void refuse_link(const fs::path& path) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(path, ec))) throw WriteError(path.string(), kLinkReason);
@@ -170,14 +189,94 @@ void OutputFile::write(const char* data, size_t size) {
     fail_write(path_, error_number);
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-  return buffer.str();
+namespace {
+
+std::string kind_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
+
+std::string bytes_text(uint64_t bytes) {
+  return bytes >= kMiB ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+[[noreturn]] void refuse_kind(const fs::path& path, const std::string& kind, const std::string& what) {
+  throw Error(path.string() + ": is " + kind + ", expected " + what + " (a regular file)");
+}
+
+[[noreturn]] void refuse_size(const fs::path& path, uint64_t size, uint64_t max_bytes, const std::string& what) {
+  throw Error(path.string() + ": " + bytes_text(size) + ", more than the " + bytes_text(max_bytes) + " " + what +
+              " may hold (not the file repro wrote or expects?)");
+}
+
+// An open descriptor of the regular file at `path` (O_NONBLOCK: opening a FIFO never waits for a writer), checked
+// by fstat; its size through `size`.
+int open_regular(const fs::path& path, uint64_t max_bytes, const std::string& what, uint64_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) {
+    const int error_number = errno;
+    ::close(fd);
+    throw Error("cannot read " + path.string() + ": " + std::strerror(error_number));
+  }
+  if (const std::string kind = kind_of_mode(status.st_mode); !kind.empty()) {
+    ::close(fd);
+    refuse_kind(path, kind, what);
+  }
+  size = static_cast<uint64_t>(status.st_size);
+  if (size > max_bytes) {
+    ::close(fd);
+    refuse_size(path, size, max_bytes, what);
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::string non_regular_kind(const fs::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return "";
+  return kind_of_mode(status.st_mode);
+}
+
+uint64_t regular_file_size(const fs::path& path, uint64_t max_bytes, const std::string& what) {
+  uint64_t size = 0;
+  ::close(open_regular(path, max_bytes, what, size));
+  return size;
+}
+
+std::string read_regular_file(const fs::path& path, uint64_t max_bytes, const std::string& what) {
+  uint64_t size = 0;
+  const int fd = open_regular(path, max_bytes, what, size);
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(size));
+  char chunk[1 << 16];
+  while (true) {  // to the end, which may differ from the size fstat saw (a file still growing): bounded too
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error_number = errno;
+      ::close(fd);
+      throw Error("cannot read " + path.string() + ": " + std::strerror(error_number));
+    }
+    if (n == 0) break;
+    bytes.append(chunk, static_cast<size_t>(n));
+    if (bytes.size() > max_bytes) {
+      ::close(fd);
+      refuse_size(path, bytes.size(), max_bytes, what);
+    }
+  }
+  ::close(fd);
+  return bytes;
+}
+
+std::string read_file(const fs::path& path) { return read_regular_file(path, kLogBytes, "a file"); }
 
 int sweep_stale_temp_files(const fs::path& dir) {
   std::error_code ec;

@@ -5,7 +5,9 @@
 // sources), and none is ever opened through a symbolic link: a whole-file write
 // replaces a link at its path (the link's target is untouched), an append to a
 // link is refused.
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,6 +30,12 @@ void append_file(const fs::path& path, const std::string& text);
 std::optional<fs::path> first_link_below(const fs::path& root, const fs::path& relative);
 // What the link `path` names, as written in it ("?" when it cannot be read).
 std::string link_target(const fs::path& path);
+
+// Every entry below `root`, depth first, each folder's entries in name order; a symbolic link is passed to `visit`
+// and never followed. A folder that cannot be listed (permissions, removed meanwhile) is passed to `unreadable` with
+// the reason and skipped: one such folder never hides the others.
+void walk_tree(const fs::path& root, const std::function<void(const fs::directory_entry&)>& visit,
+               const std::function<void(const fs::path& folder, const std::string& reason)>& unreadable);
 
 // Throws WriteError "cannot write PATH: it is a symbolic link ..." when `path` is one.
 void refuse_link(const fs::path& path);
@@ -57,7 +65,31 @@ class OutputFile {
   int fd_ = -1;
 };
 
-// Reads a whole file; throws repro::Error naming the file and the reason when it cannot.
+// Bounds on what repro reads whole (bytes). A file beyond its bound is refused naming it: no input can take the
+// machine's memory.
+inline constexpr uint64_t kMiB = uint64_t(1) << 20;
+inline constexpr uint64_t kSpecBytes = 16 * kMiB;    // a spec, a spec.resolved.yaml, a paper file
+inline constexpr uint64_t kRecordBytes = 64 * kMiB;  // summary.json, eval/*.json, metrics.csv, jobs.txt
+inline constexpr uint64_t kPlanBytes = 256 * kMiB;   // plan.json (a run is about 200 bytes of it), tasks.json
+inline constexpr uint64_t kLogBytes = 1024 * kMiB;   // steps.csv, log.txt, the event file (collect copies them)
+inline constexpr uint64_t kDataBytes = 4096 * kMiB;  // one dataset file or archive member (the largest is 0.2 GiB)
+// A file its reader takes in pieces (a checkpoint or model.pt through LibTorch's zip reader, a file being
+// checksummed): no bound on its size, only on what it is (a FIFO or a device is refused).
+inline constexpr uint64_t kStreamedBytes = UINT64_MAX;
+
+// Reads the whole regular file at `path` (a link is followed to its target), of at most `max_bytes` bytes.
+// Anything else is refused at once with one line naming the file and naming it as `what` expects ("a spec
+// file", "a run record"): a folder, a FIFO (never opened for a blocking read: it cannot hang), a device such as
+// /dev/zero or /dev/urandom (never read without end), a socket, a file beyond the bound. Throws repro::Error.
+std::string read_regular_file(const fs::path& path, uint64_t max_bytes, const std::string& what);
+// The same checks without reading: the size of the regular file at `path`; throws as read_regular_file does.
+uint64_t regular_file_size(const fs::path& path, uint64_t max_bytes, const std::string& what);
+// "a folder", "a FIFO (named pipe)", "a character device", ... for what `path` is when it is not a regular file
+// (a link followed); "" for a regular file or nothing there.
+std::string non_regular_kind(const fs::path& path);
+
+// read_regular_file(path, kLogBytes, "a file"): for tests and tools. repro's own sources name the bound and
+// what they expect (tests/test_links.cpp checks that src/ never calls this).
 std::string read_file(const fs::path& path);
 
 // A temporary sibling path for atomic writes: `path.tmp-<pid>`.

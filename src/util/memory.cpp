@@ -2,6 +2,7 @@
 #include "util/memory.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,11 @@ bool user_tunes_malloc() {
 }
 
 }  // namespace
+
+uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) : 0;
+}
 
 void keep_freed_memory() {
   if (user_tunes_malloc()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/files.h"
 
 namespace repro {
 
@@ -85,6 +86,7 @@ std::string sha256_hex(const std::string& bytes) {
 }
 
 std::string sha256_file(const std::filesystem::path& path) {
+  regular_file_size(path, kStreamedBytes, "a file to checksum");  // a FIFO or /dev/zero never ends
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read " + path.string());
   Sha256 sha;

@@ -29,6 +29,10 @@ using AttentionPtr = std::shared_ptr<AttentionImpl>;
 struct AttentionEntry {
   const AttentionVariant* variant;  // name, summary, keys and settings struct, declared in the variant's file
   AttentionPtr (*make)(const AttentionOptions& options, int64_t layer_index);
+  // The parameters one module of the variant holds, from its options alone (nothing allocated: `repro params`,
+  // --dry-run and the plan's memory check); throws as `make` does on options it cannot build. tests/test_params.cpp
+  // checks it against the built module of every variant.
+  int64_t (*count)(const AttentionOptions& options);
 };
 
 }  // namespace repro

@@ -43,4 +43,11 @@ struct QkvProjections {
 // Normal(0, std) for weights, zeros for biases of a Linear.
 void init_linear(torch::nn::Linear& linear, double std);
 
+// Parameters of Linear(in, out) with or without its bias, without building it.
+inline int64_t linear_parameters(int64_t in, int64_t out, bool bias = true) { return in * out + (bias ? out : 0); }
+// Parameters of QkvProjections(dim, qkv_bias): qkv (D -> 3D) and out (D -> D, with bias).
+inline int64_t qkv_projection_parameters(int64_t dim, bool qkv_bias) {
+  return linear_parameters(dim, 3 * dim, qkv_bias) + linear_parameters(dim, dim);
+}
+
 }  // namespace repro

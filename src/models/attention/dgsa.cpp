@@ -74,6 +74,15 @@ AttentionPtr make_dgsa(const AttentionOptions& options, int64_t layer_index) {
   return std::make_shared<DgsaAttention>(options, layer_index);
 }
 
+// The differential core, gate_hidden (D -> D, gate_layers 2), gate (D -> h) and the learnable lambda (one).
+int64_t count_dgsa(const AttentionOptions& o) {
+  const DgsaOptions& dgsa = o.settings.as<DgsaOptions>();
+  const int64_t h = differential_heads(o, dgsa.layout, /*halve_by_default=*/false);
+  return diff_core_parameters(o, dgsa.layout, /*halve_heads=*/false) +
+         (dgsa.gate_layers == 2 ? linear_parameters(o.dim, o.dim) : 0) + linear_parameters(o.dim, h) +
+         (dgsa.layout.lambda_schedule == LambdaSchedule::Learnable ? 1 : 0);
+}
+
 }  // namespace
 
 const AttentionEntry& dgsa_attention() {
@@ -101,7 +110,7 @@ const AttentionEntry& dgsa_attention() {
         {{"diff",
           "diff's lambda is learnable already through lambda_q1, lambda_k1, lambda_q2, lambda_k2: use depth or "
           "fixed"}}}});
-  static const AttentionEntry entry{&variant, make_dgsa};
+  static const AttentionEntry entry{&variant, make_dgsa, count_dgsa};
   return entry;
 }
 

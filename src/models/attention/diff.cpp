@@ -55,13 +55,20 @@ AttentionPtr make_diff(const AttentionOptions& options, int64_t layer_index) {
   return std::make_shared<DiffAttention>(options, layer_index);
 }
 
+// The differential core, then lambda_q1, lambda_k1, lambda_q2, lambda_k2 (d each).
+int64_t count_diff(const AttentionOptions& o) {
+  const DiffLayoutOptions& layout = o.settings.as<DiffOptions>().layout;
+  const int64_t d = o.dim / (2 * differential_heads(o, layout, /*halve_by_default=*/true));
+  return diff_core_parameters(o, layout, /*halve_heads=*/true) + 4 * d;
+}
+
 }  // namespace
 
 const AttentionEntry& diff_attention() {
   static const AttentionVariant variant = make_variant<DiffOptions>(
       "diff", "differential attention (A1 - lambda A2)V, per-head RMSNorm x (1 - lambda_init) (Ye et al. 2024)",
       keys_of_part(&DiffOptions::layout, diff_layout_keys()));
-  static const AttentionEntry entry{&variant, make_diff};
+  static const AttentionEntry entry{&variant, make_diff, count_diff};
   return entry;
 }
 

@@ -34,8 +34,6 @@ const std::vector<Key<DiffLayoutOptions>>& diff_layout_keys() {
 
 double depth_lambda_init(int64_t layer_index) { return 0.8 - 0.6 * std::exp(-0.3 * static_cast<double>(layer_index)); }
 
-namespace {
-
 int64_t differential_heads(const AttentionOptions& o, const DiffLayoutOptions& layout, bool halve_by_default) {
   const int64_t set = layout.heads;
   const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
@@ -44,6 +42,13 @@ int64_t differential_heads(const AttentionOptions& o, const DiffLayoutOptions& l
                 " divisible by 2h=" + std::to_string(2 * h) + " (h = model.attention.diff_heads, or model.heads/2)");
   return h;
 }
+
+int64_t diff_core_parameters(const AttentionOptions& o, const DiffLayoutOptions& layout, bool halve_heads) {
+  const int64_t h = differential_heads(o, layout, halve_heads);
+  return 4 * o.dim * o.dim + 2 * (o.dim / (2 * h));
+}
+
+namespace {
 
 double choose_lambda_init(const DiffLayoutOptions& o, int64_t layer_index) {
   return o.lambda_schedule == LambdaSchedule::Depth ? depth_lambda_init(layer_index) : o.lambda_init;

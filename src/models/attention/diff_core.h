@@ -83,4 +83,10 @@ class DiffCore {
 // 0.8 - 0.6 exp(-0.3 l), l = 0-based layer index (DIFF Transformer, official code).
 double depth_lambda_init(int64_t layer_index);
 
+// h, the differential heads: layout.heads, else model.heads / 2 (`halve_by_default`, diff) or model.heads (dgsa).
+// Throws when model.dim is not divisible by 2h.
+int64_t differential_heads(const AttentionOptions& options, const DiffLayoutOptions& layout, bool halve_by_default);
+// The parameters DiffCore registers on its owner: W_q, W_k, W_v, W_o (D x D each) and head_norm (2d = D / h).
+int64_t diff_core_parameters(const AttentionOptions& options, const DiffLayoutOptions& layout, bool halve_heads);
+
 }  // namespace repro

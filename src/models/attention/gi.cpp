@@ -86,6 +86,11 @@ AttentionPtr make_gi(const AttentionOptions& options, int64_t /*layer_index*/) {
   return std::make_shared<GiAttention>(options);
 }
 
+// The projections, then q_gate, q_inhibit, k_gate, k_inhibit: D -> D with bias each.
+int64_t count_gi(const AttentionOptions& o) {
+  return qkv_projection_parameters(o.dim, o.qkv_bias) + 4 * linear_parameters(o.dim, o.dim);
+}
+
 }  // namespace
 
 const EnumNames<GiCombine>& enum_names(GiCombine) {
@@ -114,7 +119,7 @@ const AttentionEntry& gi_attention() {
           key("model.attention.gi_detach", &O::detach,
               "gi: stop gradients through the threshold max(S) (the code does not)."),
       });
-  static const AttentionEntry entry{&variant, make_gi};
+  static const AttentionEntry entry{&variant, make_gi, count_gi};
   return entry;
 }
 

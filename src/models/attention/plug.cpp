@@ -36,6 +36,11 @@ torch::Tensor bound(const torch::Tensor& x, PlugActivation activation) {
   return x;
 }
 
+// d_g: the gating width, a fraction of the head width (at least 1).
+int64_t gate_width(const AttentionOptions& o, const PlugOptions& plug) {
+  return std::max<int64_t>(1, std::llround(plug.fraction * static_cast<double>(o.dim / o.heads)));
+}
+
 class PlugAttention : public AttentionImpl {
  public:
   explicit PlugAttention(const AttentionOptions& o) : PlugAttention(o, o.settings.as<PlugOptions>()) {}
@@ -43,7 +48,7 @@ class PlugAttention : public AttentionImpl {
   PlugAttention(const AttentionOptions& o, const PlugOptions& plug)
       : heads_(o.heads),
         dim_(o.dim),
-        gate_dim_(std::max<int64_t>(1, std::llround(plug.fraction * static_cast<double>(o.dim / o.heads)))),
+        gate_dim_(gate_width(o, plug)),
         gate_heads_(plug.head_specific ? o.heads : 1),
         gml_hidden_(plug.gml == PlugGml::D ? plug.hidden : 0),
         attn_dropout_(o.attn_dropout),
@@ -119,6 +124,19 @@ AttentionPtr make_plug(const AttentionOptions& options, int64_t /*layer_index*/)
   return std::make_shared<PlugAttention>(options);
 }
 
+// The projections, gate_qk (D -> 2 Hg d_g), and the Gating Modulation Layer's weights.
+int64_t count_plug(const AttentionOptions& o) {
+  const auto& plug = o.settings.as<PlugOptions>();
+  const int64_t gate_heads = plug.head_specific ? o.heads : 1;
+  int64_t gml = 0;
+  if (plug.gml == PlugGml::D)
+    gml = linear_parameters(1, plug.hidden) + linear_parameters(plug.hidden, 2);
+  else if (plug.gml != PlugGml::A)
+    gml = linear_parameters(1, plug.gml == PlugGml::C ? 1 : 2);
+  return qkv_projection_parameters(o.dim, o.qkv_bias) +
+         linear_parameters(o.dim, 2 * gate_heads * gate_width(o, plug), o.qkv_bias) + gml;
+}
+
 }  // namespace
 
 const EnumNames<PlugGml>& enum_names(PlugGml) {
@@ -157,7 +175,7 @@ const AttentionEntry& plug_attention() {
           key("model.attention.plug_residual", &O::residual,
               "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
       });
-  static const AttentionEntry entry{&variant, make_plug};
+  static const AttentionEntry entry{&variant, make_plug, count_plug};
   return entry;
 }
 

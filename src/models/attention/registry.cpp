@@ -26,12 +26,22 @@ void install_attention_variants() {
   install_attention_variants(variants);
 }
 
-AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index) {
+namespace {
+
+const AttentionEntry& attention_entry(const AttentionOptions& options) {
   for (const auto& entry : attention_table())
-    if (options.variant == entry.variant) return entry.make(options, layer_index);
+    if (options.variant == entry.variant) return entry;
   throw Error(options.variant
                   ? "internal: attention variant '" + options.variant->name + "' is not in attention_table()"
                   : "internal: attention options without a variant (use attention_defaults)");
 }
+
+}  // namespace
+
+AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index) {
+  return attention_entry(options).make(options, layer_index);
+}
+
+int64_t attention_parameters(const AttentionOptions& options) { return attention_entry(options).count(options); }
 
 }  // namespace repro

@@ -15,5 +15,7 @@ void install_attention_variants();
 
 // The variant options.variant names, for the block at 0-based depth `layer_index`.
 AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index);
+// The parameters of one module of that variant, without building it (AttentionEntry::count).
+int64_t attention_parameters(const AttentionOptions& options);
 
 }  // namespace repro

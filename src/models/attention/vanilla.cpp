@@ -46,12 +46,14 @@ AttentionPtr make_vanilla(const AttentionOptions& options, int64_t /*layer_index
   return std::make_shared<VanillaAttention>(options);
 }
 
+int64_t count_vanilla(const AttentionOptions& o) { return qkv_projection_parameters(o.dim, o.qkv_bias); }
+
 }  // namespace
 
 const AttentionEntry& vanilla_attention() {
   static const AttentionVariant variant =
       make_variant<VanillaOptions>("vanilla", "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V", {});
-  static const AttentionEntry entry{&variant, make_vanilla};
+  static const AttentionEntry entry{&variant, make_vanilla, count_vanilla};
   return entry;
 }
 

@@ -3,6 +3,7 @@
 // kinds' spec names are in spec/options.cpp.
 #include <torch/torch.h>
 
+#include <cmath>
 #include <vector>
 
 #include "spec/options.h"
@@ -29,10 +30,14 @@ class TwoLayerFeedForward : public FeedForwardImpl {
   int64_t dropouts_;
 };
 
+// e*D rounded: the hidden width of mlp and gimlp.
+inline int64_t expanded_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
+
 struct FeedForwardEntry {
   FfnKind kind;
   const char* summary;  // one line for `repro list`
   FeedForwardPtr (*make)(const FfnOptions&);
+  int64_t (*count)(const FfnOptions&);  // its parameters, without building it (tests/test_params.cpp checks it)
 };
 
 }  // namespace repro

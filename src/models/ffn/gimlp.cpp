@@ -20,7 +20,7 @@ namespace {
 class GiMlp : public FeedForwardImpl {
  public:
   explicit GiMlp(const FfnOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts), inh_p_(o.inh_p) {
-    const auto hidden = static_cast<int64_t>(std::llround(o.ratio * o.dim));
+    const int64_t hidden = expanded_width(o);
     trunk_ = register_module("trunk", torch::nn::Linear(o.dim, hidden));
     gate_ = register_module("gate", torch::nn::Linear(o.dim, o.dim));
     inhibit_ = register_module("inhibit", torch::nn::Linear(o.dim, hidden));
@@ -47,5 +47,10 @@ class GiMlp : public FeedForwardImpl {
 }  // namespace
 
 FeedForwardPtr make_gimlp(const FfnOptions& options) { return std::make_shared<GiMlp>(options); }
+
+int64_t count_gimlp(const FfnOptions& o) {
+  const int64_t hidden = expanded_width(o);
+  return 2 * (o.dim * hidden + hidden) + (o.dim * o.dim + o.dim) + (hidden * o.dim + o.dim);
+}
 
 }  // namespace repro

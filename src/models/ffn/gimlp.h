@@ -4,5 +4,8 @@
 namespace repro {
 
 FeedForwardPtr make_gimlp(const FfnOptions& options);
+// Its parameters without building it: trunk (D -> e*D), gate (D -> D), inhibit (D -> e*D) and fc2 (e*D -> D), with
+// biases.
+int64_t count_gimlp(const FfnOptions& options);
 
 }  // namespace repro

@@ -12,11 +12,9 @@ namespace repro {
 
 namespace {
 
-int64_t hidden_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
-
 class Mlp : public TwoLayerFeedForward {
  public:
-  explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, hidden_width(o), hidden_width(o)) {}
+  explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, expanded_width(o), expanded_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
     return project_out(repro::gelu(linear(fc1_, x)));  // (B, N, hidden) -> (B, N, D)
@@ -26,5 +24,10 @@ class Mlp : public TwoLayerFeedForward {
 }  // namespace
 
 FeedForwardPtr make_mlp(const FfnOptions& options) { return std::make_shared<Mlp>(options); }
+
+int64_t count_mlp(const FfnOptions& o) {
+  const int64_t hidden = expanded_width(o);
+  return (o.dim * hidden + hidden) + (hidden * o.dim + o.dim);
+}
 
 }  // namespace repro

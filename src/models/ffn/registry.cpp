@@ -24,19 +24,27 @@ torch::Tensor TwoLayerFeedForward::project_out(const torch::Tensor& h) {
 
 const std::vector<FeedForwardEntry>& ffn_table() {
   static const std::vector<FeedForwardEntry> table = {
-      {FfnKind::Mlp, "Linear(D, ratio*D) -> GELU -> dropout -> Linear(ratio*D, D) [-> dropout]", make_mlp},
+      {FfnKind::Mlp, "Linear(D, ratio*D) -> GELU -> dropout -> Linear(ratio*D, D) [-> dropout]", make_mlp, count_mlp},
       {FfnKind::Swiglu, "Linear(D, e*D) split [a, b] -> a * SiLU(b) -> dropout -> Linear(e*D/2, D) [-> dropout]",
-       make_swiglu},
+       make_swiglu, count_swiglu},
       {FfnKind::Gimlp, "gate with inhibition: GELU(xW) * (1 + GELU(S - inh_p max S)) -> Linear(e*D, D) (giMLP)",
-       make_gimlp},
+       make_gimlp, count_gimlp},
   };
   return table;
 }
 
-FeedForwardPtr make_ffn(const FfnOptions& options) {
+namespace {
+
+const FeedForwardEntry& ffn_entry(const FfnOptions& options) {
   for (const auto& entry : ffn_table())
-    if (options.kind == entry.kind) return entry.make(options);
+    if (options.kind == entry.kind) return entry;
   throw Error("internal: feed-forward kind '" + name_of(options.kind) + "' has no entry in ffn_table()");
 }
+
+}  // namespace
+
+FeedForwardPtr make_ffn(const FfnOptions& options) { return ffn_entry(options).make(options); }
+
+int64_t ffn_parameters(const FfnOptions& options) { return ffn_entry(options).count(options); }
 
 }  // namespace repro

@@ -30,4 +30,9 @@ class SwiGlu : public TwoLayerFeedForward {
 
 FeedForwardPtr make_swiglu(const FfnOptions& options) { return std::make_shared<SwiGlu>(options); }
 
+int64_t count_swiglu(const FfnOptions& o) {
+  const int64_t half = half_width(o);
+  return (o.dim * 2 * half + 2 * half) + (half * o.dim + o.dim);
+}
+
 }  // namespace repro

@@ -4,5 +4,7 @@
 namespace repro {
 
 FeedForwardPtr make_swiglu(const FfnOptions& options);
+// Its parameters without building it: fc1 (D -> 2 * e*D/2) and fc2 (e*D/2 -> D), with biases.
+int64_t count_swiglu(const FfnOptions& options);
 
 }  // namespace repro
