@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/enum_option.h"
+#include "record/epoch_row.h"
 #include "report/against.h"
 #include "report/claims.h"
 #include "report/eval_table.h"
@@ -32,6 +33,7 @@ struct ReportCommand {
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
   std::string select, select_on = "mean";     // --select AXIS[,AXIS...], --select-on
+  std::string by = "val_acc";                 // --by: the metric --select chooses on
   bool select_given = false;                  // --select was on the command line (an empty value is refused)
   SelectOptions selection;                    // from them
   RecordEpoch epoch = RecordEpoch::Selected;  // --epoch selected | final
@@ -55,7 +57,7 @@ Collected collect(const ReportCommand& c) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
     });
-    if (match == by.end()) throw Error("internal: " + results.name + " not collected with " + c.selection.by);
+    if (match == by.end()) throw Error("internal: " + results.name + " not collected with " + name_of(c.selection.by));
     out.tables.push_back(select_axes(results, *match, c.selection).results);
   }
   return out;
@@ -63,21 +65,20 @@ Collected collect(const ReportCommand& c) {
 
 // --compare: ours beside the paper's cells, the paper's own table tested, the claims.
 std::string compare_text(const ReportCommand& c, const std::vector<ExperimentResults>& tables) {
-  const auto paper = load_paper(c.compare);
-  const auto claims = load_claims(c.compare, paper);
-  const auto ledger = load_ledger(c.compare, paper);
+  const PaperFile file = read_paper_file(c.compare);
+  const auto& paper = file.tables;
   std::string text;
   for (const auto& results : tables) {
-    text += "\n" + compare_with_paper(results, paper, c.options.metric);
+    text += "\n" + compare_with_paper(results, paper);
     for (const auto& table : paper)
       if (table.experiment == results.name && table.metric == c.options.metric) {
         const std::string note = paper_significance(table);
         if (!note.empty()) text += note + "\n";
       }
-    const std::string verdicts = claims_report(results, paper, claims);
+    const std::string verdicts = claims_report(results, paper, file.claims);
     if (!verdicts.empty()) text += verdicts;
     text += ledger_report(results.name, results.profile, results.heading.empty() ? results.name : results.heading,
-                          ledger, c.compare);
+                          file.ledger, c.compare);
   }
   return text;
 }
@@ -96,10 +97,11 @@ void run_report(ReportCommand c) {
     const bool empty_axis = std::any_of(c.selection.axes.begin(), c.selection.axes.end(),
                                         [](const std::string& axis) { return trim(axis).empty(); });
     if (c.selection.axes.empty() || empty_axis)
-        throw Error("--select '" + c.select + "': an empty axis name; give the sweep axes to collapse, e.g. "
-                    "--select train.lr (or lr)");
+      throw Error("--select '" + c.select +
+                  "': an empty axis name; give the sweep axes to collapse, e.g. "
+                  "--select train.lr (or lr)");
     c.selection.on = enum_from_name<SelectOn>(c.select_on, "--select-on");
-    check_select_metric(c.selection.by);
+    c.selection.by = select_metric(c.by);
   }
   const FigureOptions figures = figure_options(c.plot_format);
   const Collected collected = c.eval.empty() ? collect(c) : Collected{};
@@ -117,9 +119,9 @@ void run_report(ReportCommand c) {
     if (c.output.empty()) c.output = (std::filesystem::path(c.dir) / "report.md").string();
     const std::filesystem::path markdown_dir = std::filesystem::absolute(c.output).parent_path();
     const fs::path folder = markdown_dir / "figures";
-    text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures)
-                                   : write_figures(collect_results(c.dir, c.options.metric), {}, folder, markdown_dir,
-                                                   figures));
+    text += "\n" + (c.eval.empty()
+                        ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures)
+                        : write_figures(collect_results(c.dir, c.options.metric), {}, folder, markdown_dir, figures));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
   if (c.output.empty())
@@ -135,8 +137,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto c = std::make_shared<ReportCommand>();
   command->add_option("runs", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
   command
-      ->add_option("--metric", c->options.metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
-      ->check(CLI::IsMember({"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"}));
+      ->add_option_function<std::string>(
+          "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
+          join(metric_names(), " | "))
+      ->check(CLI::IsMember(metric_names()));
   add_enum_option(*command, "--format", c->options.format);
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
@@ -153,9 +157,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
                     "RUNS_DIR unless -o)");
   command->add_option("--plot-format", c->plot_format, "png | svg | both")
       ->check(CLI::IsMember({"png", "svg", "both"}));
-  command->add_option("--eval", c->eval,
-                      "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
-                      "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->add_option(
+      "--eval", c->eval,
+      "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
+      "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
   command->add_option("--against", c->against,
                       "Another folder of the same runs (e.g. trained on a GPU): each run beside its twin (same "
                       "experiment, profile, row, dataset, seed), Δ and whether it is within the seed noise");
@@ -165,7 +170,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--select", c->select,
                       "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
                       "--by metric, the reported metric there, the chosen values listed under the table");
-  command->add_option("--by", c->selection.by,
+  command->add_option("--by", c->by,
                       "The metric --select chooses on: val_acc (default) | val_loss | train_acc | train_loss");
   command->add_option("--select-on", c->select_on,
                       "mean (default): one value per row, the best mean over seeds | seed: each seed's best value");

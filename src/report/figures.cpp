@@ -96,9 +96,9 @@ std::string csv_text(const std::string& text) {
 }
 
 // row -> metric -> epoch -> values
-using RowCurves = std::map<std::string, std::map<std::string, EpochValues>>;
+using RowCurves = std::map<std::string, std::map<Metric, EpochValues>>;
 // row -> metric -> (selected epoch, the run's value there), one per run
-using RowMarks = std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>>;
+using RowMarks = std::map<std::string, std::map<Metric, std::vector<std::pair<double, double>>>>;
 
 constexpr size_t kRowsPerChart = 8;  // the palette's colours
 constexpr const char* kMarksLabel = "selected epoch (one per run)";
@@ -138,15 +138,15 @@ std::vector<NamedChart> learning_set(const ExperimentResults& results, const std
     const std::string& row = rows[i];
     auto& metrics = by_row[row];
     const int colour = static_cast<int>(i);
-    const auto series = [&](const std::string& label, const char* metric, bool dashed, bool marked) {
+    const auto series = [&](const std::string& label, Metric metric, bool dashed, bool marked) {
       ChartSeries s = series_from(label, metrics[metric], colour, dashed);
       if (marked) s.marks = marks[row][metric];
       return s;
     };
-    loss.series.push_back(series(row + " (train)", "train_loss", false, false));
-    if (!metrics["val_loss"].empty()) loss.series.push_back(series(row + " (val)", "val_loss", true, true));
-    test.series.push_back(series(row, "test_acc", false, true));
-    if (!metrics["val_acc"].empty()) val.series.push_back(series(row, "val_acc", false, true));
+    loss.series.push_back(series(row + " (train)", Metric::TrainLoss, false, false));
+    if (!metrics[Metric::ValLoss].empty()) loss.series.push_back(series(row + " (val)", Metric::ValLoss, true, true));
+    test.series.push_back(series(row, Metric::TestAcc, false, true));
+    if (!metrics[Metric::ValAcc].empty()) val.series.push_back(series(row, Metric::ValAcc, false, true));
   }
   const std::string stem = stem_of(results) + "_" + safe_name(dataset);
   std::vector<NamedChart> charts{{stem + "_loss", loss}, {stem + "_accuracy", test}};
@@ -172,7 +172,7 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
     for (const auto& run : results.runs) {
       if (run.dataset != dataset || trains_like_another_row(run)) continue;
       for (const auto& row : history_of(run))
-        for (const char* metric : {"train_loss", "val_loss", "test_acc", "val_acc"}) {
+        for (const Metric metric : {Metric::TrainLoss, Metric::ValLoss, Metric::TestAcc, Metric::ValAcc}) {
           const double v = metric_value(row, metric);
           if (!std::isfinite(v)) continue;
           by_row[run.model_config][metric][row.epoch].push_back(v);
@@ -342,9 +342,9 @@ std::vector<NamedChart> sweep_charts(const ExperimentResults& results) {
   for (const auto& key : order) {
     const Axis& axis = axes.at(key);
     Chart chart;
-    chart.title = title_of(results) + ": " + results.metric + " against " + key.second + " on " + key.first;
+    chart.title = title_of(results) + ": " + name_of(results.metric) + " against " + key.second + " on " + key.first;
     chart.x_label = key.second + " (the sweep's values, evenly spaced)";
-    chart.y_label = results.metric;
+    chart.y_label = name_of(results.metric);
     for (size_t i = 0; i < axis.values.size(); ++i) chart.x_tick_labels.emplace_back(static_cast<double>(i), axis.values[i]);
     for (size_t l = 0; l < axis.lines.size(); ++l) {
       ChartSeries s;

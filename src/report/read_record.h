@@ -26,7 +26,7 @@ struct RecordRead {
 };
 
 // `planned` is null for a summary.json that no plan lists.
-RecordRead read_run_for_table(const std::filesystem::path& run_dir, const std::string& metric,
+RecordRead read_run_for_table(const std::filesystem::path& run_dir, Metric metric,
                                const PlannedEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
 
 }  // namespace repro
