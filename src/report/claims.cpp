@@ -20,14 +20,6 @@ std::string fixed(double value, const char* format) {
   return buffer;
 }
 
-// "+2.16 [+1.66, +2.66] supported", "+1.80 (n too small)", "— (no runs)".
-std::string comparison_text(const ComparisonVerdict& c) {
-  if (!c.test) return "— (no runs)";
-  const WelchResult& t = *c.test;
-  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
-  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
-}
-
 std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::string& row, const std::string& column) {
   for (const auto& cell : table.cells)
     if (cell.row == row && cell.column == column) return SampleSummary{cell.mean, cell.std, table.n};
@@ -35,6 +27,13 @@ std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::st
 }
 
 }  // namespace
+
+std::string comparison_text(const ComparisonVerdict& c) {
+  if (!c.test) return "— (no runs)";
+  const WelchResult& t = *c.test;
+  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
+  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
+}
 
 Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected) {
   if (test.status != WelchStatus::Ok) return Verdict::Inconclusive;
@@ -92,7 +91,7 @@ std::string verdict_name(Verdict verdict) {
 }
 
 std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
-                          const std::vector<Claim>& claims) {
+                          const std::vector<Claim>& claims, const ExperimentResults* last) {
   std::string out;
   for (const auto& claim : claims) {
     if (claim.experiment != results.name) continue;
@@ -110,18 +109,31 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
         [&](const std::string& row, const std::string& dataset) { return results_sample(results, row, dataset); },
         paper_effect);
     const ClaimVerdict paper = evaluate_claim(claim, paper_cell);
+    std::optional<ClaimVerdict> at_last;  // the same claim at each run's final epoch
+    if (last)
+      at_last = evaluate_claim(
+          claim,
+          [&](const std::string& row, const std::string& dataset) { return results_sample(*last, row, dataset); },
+          paper_effect);
     out += "- **" + claim.text + "**" + (claim.source.empty() ? "" : " (" + claim.source + ")") + ": ours **" +
-           verdict_name(ours.verdict) + "**; the paper's own numbers (n = " + std::to_string(table->n) +
-           "): " + verdict_name(paper.verdict) + ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
-    out +=
-        "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
-        "  |---|---|---|---|---|---|---|\n";
+           verdict_name(ours.verdict) + "**" +
+           (at_last ? " (at the final epoch: " + verdict_name(at_last->verdict) + ")" : "") +
+           "; the paper's own numbers (n = " + std::to_string(table->n) + "): " + verdict_name(paper.verdict) +
+           ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
+    out += at_last ? "  | row − over | dataset | ours: Δ [95% CI] | | power | final epoch: Δ [95% CI] | | paper: Δ "
+                     "[95% CI] | |\n  |---|---|---|---|---|---|---|---|---|\n"
+                   : "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
+                     "  |---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < ours.comparisons.size(); ++i) {
       const ComparisonVerdict &o = ours.comparisons[i], &p = paper.comparisons[i];
       const std::string power = o.power ? fixed(100 * *o.power, "%.0f%%") : "—";
+      const std::string final_columns =
+          at_last ? comparison_text(at_last->comparisons[i]) + " | " + verdict_name(at_last->comparisons[i].verdict) +
+                        " | "
+                  : "";
       out += "  | " + o.pair.row + " − " + o.pair.over + " | " + o.dataset + " | " + comparison_text(o) + " | " +
-             verdict_name(o.verdict) + " | " + power + " | " + comparison_text(p) + " | " + verdict_name(p.verdict) +
-             " |\n";
+             verdict_name(o.verdict) + " | " + power + " | " + final_columns + comparison_text(p) + " | " +
+             verdict_name(p.verdict) + " |\n";
     }
     out += "\n";
   }
@@ -132,7 +144,12 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
          "paper's own Δ (but not below the margin), else inconclusive (also with fewer than 2 seeds on a side or no "
          "runs); a claim is supported when all its comparisons are, contradicted when any is, else not reproduced "
          "when any is. Power: the chance that our seeds, with our spread, would have found the claim supported had "
-         "the paper's Δ been the true difference (shifted-t approximation). See docs/report.md.\n\n" +
+         "the paper's Δ been the true difference (shifted-t approximation)." +
+         (last ? std::string(" Final epoch: the same test on each run's last epoch (docs/report.md, --epoch), so that "
+                             "a verdict that holds at one epoch only shows.")
+               : std::string()) +
+         " Only the runs of this report count (\"no runs\": none here); the claims board (`repro report RESULTS "
+         "--board`, results/README.md) judges each claim on every results folder at once. See docs/report.md.\n\n" +
          out;
 }
 

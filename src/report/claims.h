@@ -52,13 +52,17 @@ using SampleOf = std::function<std::optional<SampleSummary>(const std::string& r
 using EffectOf = std::function<std::optional<double>(const ClaimPair& pair, const std::string& dataset)>;
 ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample, const EffectOf& expected = {});
 
+// "+2.16 [+1.66, +2.66]", "+1.80 (n too small)", "— (no runs)".
+std::string comparison_text(const ComparisonVerdict& comparison);
+
 std::string verdict_name(
     Verdict verdict);  // supported | contradicted | effect not reproduced | inconclusive | not tested
 
 // The claims about `results`' experiment: each with its verdict on our runs and on the paper's own numbers
-// (mean, std, n as printed), and the comparisons they rest on; "" when no claim is about this experiment.
+// (mean, std, n as printed), and the comparisons they rest on; with `last` (the same runs at their final epoch),
+// the verdict and each comparison there too. "" when no claim is about this experiment.
 std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
-                          const std::vector<Claim>& claims);
+                          const std::vector<Claim>& claims, const ExperimentResults* last = nullptr);
 
 // The paper's own table tested like ours: every row against the table's first row, column by column (Welch on the
 // printed means and stds with the table's n); "" for tables without stds or n < 2.
