@@ -230,8 +230,8 @@ TEST_CASE("report --against --plots overlays each row with its twins; its figure
   const fs::path overlay = dir.path() / "figures/against_gpu_table2_paper_newsgroups_against.csv";
   REQUIRE(fs::exists(overlay));
   const std::string csv = read_file(overlay);
-  CHECK_THAT(csv, Contains("DGT x16/3, cpu_newsgroups,10,64.72"));
-  CHECK_THAT(csv, Contains("DGT x16/3, gpu,10,64.63"));
+  CHECK_THAT(csv, Contains("\"DGT x16/3, cpu_newsgroups\",10,64.72"));
+  CHECK_THAT(csv, Contains("\"DGT x16/3, gpu\",10,64.63"));
   CHECK(csv.find("DIFF Transformer x16/3") == std::string::npos);  // no GPU twin
   CHECK(fs::exists(dir.path() / "figures/against_gpu_table2_paper_newsgroups_accuracy.png"));
   CHECK(!fs::exists(dir.path() / "figures/table2_paper_newsgroups_accuracy.png"));  // report.md's name: untouched
