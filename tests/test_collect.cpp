@@ -30,7 +30,7 @@ RunRecord finished_record(const std::string& experiment, int64_t seed, double te
   r.epochs_planned = 1, r.epochs_run = 1;
   r.selection = {"best_val", 1};
   r.finished_at = "2026-11-26T12:00:00Z";
-  r.selected = RecordedEpoch{1, {{"test_acc", test_acc}, {"val_acc", 50.0}}};
+  r.selected = RecordedEpoch{1, {{Metric::TestAcc, test_acc}, {Metric::ValAcc, 50.0}}};
   r.final = r.selected;
   return r;
 }

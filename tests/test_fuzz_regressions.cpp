@@ -11,7 +11,7 @@
 #include "data/registry.h"
 #include "data/sources.h"
 #include "fixtures.h"
-#include "report/paper.h"
+#include "report/paper_file.h"
 #include "report/read_record.h"
 #include "spec/experiment.h"
 #include "util/error.h"
@@ -105,11 +105,11 @@ TEST_CASE("fuzz paper: a table number or n beyond int's range is an error (was a
   const auto paper = dir.path() / "paper.yaml";
   const std::string cells = "    cells: [{row: ViT, column: cifar10, mean: 80}]\n";
   test::write_text(paper, "tables:\n  - table: 5.66667e19\n    experiment: table1\n" + cells);
-  CHECK_THROWS_WITH(load_paper(paper), repro::test::Contains("paper.yaml:2: table '5.66667e19' is not a whole number"));
+  CHECK_THROWS_WITH(read_paper_file(paper).tables, repro::test::Contains("paper.yaml:2: table '5.66667e19' is not a whole number"));
   test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: -1e300\n" + cells);
-  CHECK_THROWS_WITH(load_paper(paper), repro::test::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
+  CHECK_THROWS_WITH(read_paper_file(paper).tables, repro::test::Contains("paper.yaml:4: n '-1e300' is not a whole number"));
   test::write_text(paper, "tables:\n  - table: 1\n    experiment: table1\n    n: 3\n" + cells);
-  CHECK(load_paper(paper).at(0).n == 3);
+  CHECK(read_paper_file(paper).tables.at(0).n == 3);
 }
 
 TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt record (was nlohmann's type_error)",
@@ -128,7 +128,7 @@ TEST_CASE("fuzz report: summary.json fields of the wrong type are a corrupt reco
     test::write_text(run / "metrics.csv",
                      "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
                      "1,4,0.001,0.6,70,0.7,65,0.7,50,1.5\n");
-    const RecordRead read = read_run_for_table(run, "test_acc", nullptr);
+    const RecordRead read = read_run_for_table(run, Metric::TestAcc, nullptr);
     INFO(fields);
     CHECK(read.result.state == RunState::Corrupt);
     CHECK_THAT(read.result.problem, repro::test::Contains("summary.json") && repro::test::Contains(expected));

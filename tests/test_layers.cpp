@@ -124,7 +124,7 @@ TEST_CASE("no file in src/models reads a Config", "[spec]") {
 // dataset catalogue.
 TEST_CASE("spec/, util/, record/ and report/ include no LibTorch header, directly or through repro's headers", "[spec]") {
   const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
-  const std::set<std::string> exceptions = {"util/version.cpp", "util/error.cpp", "report/paper.cpp"};
+  const std::set<std::string> exceptions = {"util/version.cpp", "util/error.cpp", "report/paper_file.cpp"};
   const std::regex include_line(R"(^\s*#\s*include\s+[<"]([^>"]+)[>"])");
   std::map<std::string, bool> reaches;  // repro header -> reaches LibTorch (memo; false while being visited)
   std::function<bool(const std::string&)> reaches_torch = [&](const std::string& relative) {

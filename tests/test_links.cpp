@@ -139,7 +139,6 @@ TEST_CASE("no source file reads a whole file but through read_regular_file, with
       {"run/threads.cpp", "the cgroup's cpu.max, one line"},
       {"data/hash_cache.cpp", "the checksum cache, line by line, after non_regular_kind refused a FIFO or a device"},
       {"tools/repro_spm.cpp", "the SentencePiece helper reads the model it wrote in its own mkdtemp folder"},
-      {"report/paper.cpp", "the paper file: its reader is being replaced by the strict one of issue 49, point 5"},
   };
   std::vector<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(src)) {

@@ -45,8 +45,8 @@ RunRecord complete_record() {
   r.wall_seconds = 1234.5;
   r.resumed_from_epoch = 3;
   r.finished_at = "2026-11-26T12:00:00Z";
-  r.selected = RecordedEpoch{6, {{"test_acc", 76.5}, {"val_acc", 77.25}, {"train_loss", 0.125}, {"val_loss", {}}}};
-  r.final = RecordedEpoch{10, {{"test_acc", 75.0}, {"val_acc", 76.0}}};
+  r.selected = RecordedEpoch{6, {{Metric::TestAcc, 76.5}, {Metric::ValAcc, 77.25}, {Metric::TrainLoss, 0.125}, {Metric::ValLoss, {}}}};
+  r.final = RecordedEpoch{10, {{Metric::TestAcc, 75.0}, {Metric::ValAcc, 76.0}}};
   r.model_file = ModelFileRecord{"model.pt", 6, "best_val"};
   return r;
 }
@@ -97,7 +97,7 @@ TEST_CASE("run records round-trip through the one writer and reader, complete an
   CHECK(written["final"]["epoch"] == 10);
   CHECK(written["epochs_planned"] == 10);
   CHECK(written["resumed_from_epoch"] == 3);
-  CHECK_FALSE(read.selected->metrics.at("val_loss").has_value());  // null: not measured
+  CHECK_FALSE(read.selected->metrics.at(Metric::ValLoss).has_value());  // null: not measured
 
   RunRecord failed;
   failed.status = RunState::Failed;

@@ -46,13 +46,13 @@ TEST_CASE("markdown table: mean ± std, bold best, missing and diverged runs sho
       result("ViT", "fashion_mnist", 0, "complete", 93.0, 0), result("ViT", "fashion_mnist", 1, "pending", 0, 0),
       result("DGViT", "cifar10", 0, "complete", 78.0, 1),     result("DGViT", "cifar10", 1, "complete", 78.5, 1),
       result("DGViT", "fashion_mnist", 0, "diverged", 0, 1),  result("DGViT", "fashion_mnist", 1, "failed", 0, 1)};
-  const std::string md = render_markdown(r, "test_acc");
+  const std::string md = render_markdown(r);
   CHECK_THAT(md, Contains("| model | cifar10 | fashion_mnist |"));
   CHECK_THAT(md, Contains("| ViT | 76.00 ± 1.41 | **93.00 ± n/a** (n=1; 1 pending) |"));
   CHECK_THAT(md, Contains("| DGViT | **78.25 ± 0.35** | — (1 diverged, 1 failed) |"));
   CHECK_THAT(md, Contains("n = 2 seeds"));
   CHECK_THAT(md, Contains("ddof = 1"));
-  const std::string csv = render_csv({r}, "test_acc");
+  const std::string csv = render_csv({r});
   CHECK_THAT(csv, Contains("t,ViT,cifar10,test_acc,2,76.000000,1.414214,1,,false"));
   CHECK_THAT(csv, Contains("t,DGViT,fashion_mnist,test_acc,0,,,1,\"1 diverged, 1 failed\",false"));
 }
@@ -68,7 +68,7 @@ TEST_CASE("the caption's n is the most common cell size, the larger on a tie; th
   }
   r.runs.push_back(result("A", "ng", 0, "complete", 60.0, 0));
   r.runs.push_back(result("B", "ng", 0, "complete", 61.0, 1));
-  const std::string md = render_markdown(r, "test_acc");
+  const std::string md = render_markdown(r);
   CHECK_THAT(md, Contains("over n = 3 seeds per cell"));
   CHECK_THAT(md, Contains("| A | 71.00 ± 1.00 | 60.00 ± n/a (n=1) |"));
   CHECK_THAT(md, Contains("| B | **73.00 ± 1.00** | **61.00 ± n/a** (n=1) |"));
@@ -80,7 +80,8 @@ TEST_CASE("for losses the lowest mean is bold", "[report]") {
   r.model_configs = {"a", "b"};
   r.datasets = {"d"};
   r.runs = {result("a", "d", 0, "complete", 0.5, 0), result("b", "d", 0, "complete", 0.4, 1)};
-  const std::string md = render_markdown(r, "test_loss");
+  r.metric = Metric::TestLoss;
+  const std::string md = render_markdown(r);
   CHECK_THAT(md, Contains("| b | **0.4000 ± n/a** |"));
   CHECK_THAT(md, Contains("| a | 0.5000 ± n/a |"));
 }
@@ -96,17 +97,18 @@ TEST_CASE("comparison with the paper: Δ, the 2·max(std) + 0.5 band and the sum
   PaperTable table;
   table.number = 1;
   table.experiment = "table1";
-  table.metric = "test_acc";
+  table.metric = Metric::TestAcc;
   table.n = 5;
   table.cells = {
       {"ViT", "cifar10", 75.90, 0.09, ""}, {"ViT", "fashion_mnist", 93.15, 0.11, ""}, {"ViT", "svhn", 93.22, 0.28, ""}};
-  const std::string text = compare_with_paper(r, {table}, "test_acc");
+  const std::string text = compare_with_paper(r, {table});
   // cifar10: Δ = +0.30, band 2·0.28 + 0.5 = 1.07 -> within
   CHECK_THAT(text, Contains("| ViT | cifar10 | 76.20 ± 0.28, 2 | 75.90 ± 0.09 | +0.30 |  |"));
   CHECK_THAT(text, Contains("| ViT | fashion_mnist | 90.10 ± 0.14, 2 | 93.15 ± 0.11 | -3.05 | **outside** |"));
   CHECK_THAT(text, Contains("| ViT | svhn | — | 93.22 ± 0.28 | | no runs |"));
   CHECK_THAT(text, Contains("1 cells within") && Contains("1 outside, 1 without runs"));
-  CHECK(compare_with_paper(r, {table}, "test_loss").empty());
+  r.metric = Metric::TestLoss;
+  CHECK(compare_with_paper(r, {table}).empty());
 }
 
 TEST_CASE("comparison with the paper: a reference row of ours is shown, said what it is, never judged", "[report]") {
@@ -118,10 +120,10 @@ TEST_CASE("comparison with the paper: a reference row of ours is shown, said wha
             result("Bag of words", "newsgroups", 0, "complete", 70.0, 1),
             result("Bag of words", "newsgroups", 1, "complete", 70.4, 1)};
   PaperTable table;
-  table.number = 2, table.experiment = "table2", table.metric = "test_acc", table.n = 5;
+  table.number = 2, table.experiment = "table2", table.metric = Metric::TestAcc, table.n = 5;
   table.cells = {{"Transformer", "newsgroups", 51.54, 0.49, ""}};
   table.references = {{"Bag of words", "TF-IDF and one linear layer, a floor."}, {"Other", "never trained"}};
-  const std::string text = compare_with_paper(r, {table}, "test_acc");
+  const std::string text = compare_with_paper(r, {table});
   CHECK_THAT(text, Contains("| Bag of words | newsgroups | 70.20 ± 0.28, 2 | not in the paper | | reference |"));
   CHECK_THAT(text, Contains("*Bag of words* (not in the paper): TF-IDF and one linear layer, a floor."));
   CHECK_THAT(text, !Contains("| Bag of words | imdb") && !Contains("Other"));  // no runs: no line
@@ -129,10 +131,10 @@ TEST_CASE("comparison with the paper: a reference row of ours is shown, said wha
   test::TempDir dir("references");
   const auto file = dir.path() / "p.yaml";
   test::write_text(file, "tables:\n  - table: 2\n    experiment: table2\n    cells: []\n    references: [{row: B}]\n");
-  CHECK_THROWS_WITH(load_paper(file), Contains("p.yaml:5") && Contains("a reference is a map {row, what}"));
+  CHECK_THROWS_WITH(read_paper_file(file), Contains("p.yaml:5") && Contains("a reference needs 'what'"));
   test::write_text(file, "tables:\n  - table: 2\n    experiment: table2\n    cells: []\n    references: B\n");
-  CHECK_THROWS_WITH(load_paper(file), Contains("references must be a list"));
-  const auto paper = load_paper(std::string(REPRO_SOURCE_DIR) + "/experiments/paper/dgsa.yaml");
+  CHECK_THROWS_WITH(read_paper_file(file), Contains("references must be a list"));
+  const auto paper = read_paper_file(std::string(REPRO_SOURCE_DIR) + "/experiments/paper/dgsa.yaml").tables;
   CHECK(paper.at(1).references.at(0).row == "Bag of words");
 }
 
@@ -158,13 +160,13 @@ TEST_CASE("corrupt and inconsistent records are listed below the table with thei
             result("ViT", "cifar10", 2, "inconsistent", 0, 0)};
   r.runs[1].problem = "runs/seed_1/summary.json: not valid JSON";
   r.runs[2].problem = "runs/seed_2/metrics.csv has 3 epochs, runs/seed_2/summary.json says 2";
-  const std::string md = render_markdown(r, "test_acc");
+  const std::string md = render_markdown(r);
   CHECK_THAT(md, Contains("| ViT | 75.00 ± n/a (1 corrupt, 1 inconsistent) |"));
   CHECK_THAT(md, Contains("Records not counted (corrupt or inconsistent):\n"
                           "- corrupt: runs/seed_1/summary.json: not valid JSON\n"
                           "- inconsistent: runs/seed_2/metrics.csv has 3 epochs"));
   r.heading = "t (profile short)";
-  CHECK_THAT(render_markdown(r, "test_acc"), Contains("### t (profile short): test_acc (%)"));
+  CHECK_THAT(render_markdown(r), Contains("### t (profile short): test_acc (%)"));
 }
 
 TEST_CASE("--against: seed-by-seed pairs, Δ, the 2 × std seed-noise rule, unpaired runs counted", "[report]") {
@@ -181,7 +183,7 @@ TEST_CASE("--against: seed-by-seed pairs, Δ, the 2 × std seed-noise rule, unpa
   gpu.runs = {result("A", "newsgroups", 0, "complete", 71, 0), result("A", "newsgroups", 1, "complete", 75, 0),
               result("A", "newsgroups", 2, "complete", 73, 0), result("A", "newsgroups", 4, "complete", 74, 0)};
   cpu.runs[0].selected_epoch = 9, gpu.runs[0].selected_epoch = 10;
-  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", "test_acc");
+  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", Metric::TestAcc);
   INFO(text);
   // std of {71, 75, 73, 74} = 1.708; 2 × std = 3.42.
   CHECK_THAT(text, Contains("### cpu-runs against gpu-runs, seed by seed (test_acc)"));
@@ -190,7 +192,7 @@ TEST_CASE("--against: seed-by-seed pairs, Δ, the 2 × std seed-noise rule, unpa
   // Seed 3 only here, seed 2 only there, seed 4 failed here (not counted), row B only here.
   CHECK_THAT(text, Contains("2 pairs: 1 within seed noise, 1 outside, 0 without a std. Not paired: 2 complete run(s) "
                             "only in cpu-runs, 2 only in gpu-runs."));
-  CHECK_THAT(against_report({cpu}, {}, "a", "b", "test_acc"), Contains("(no run is in both)"));
+  CHECK_THAT(against_report({cpu}, {}, "a", "b", Metric::TestAcc), Contains("(no run is in both)"));
 }
 
 TEST_CASE("--against compares the twins' resolved specs and names the other folder's bad records", "[report]") {

@@ -63,7 +63,7 @@ TEST_CASE("stats table: each row minus the baseline with CI and p; 'n too small'
   // t_0.975(4) = 2.776445105 -> CI 4 ± 2.266939 = [1.73, 6.27]; t = 4.898979, p = 0.0080498931 (mpmath).
   const ExperimentResults r = two_rows({75, 76, 77}, {79, 80, 81});
   CHECK(stats_by_default(r));
-  const std::string md = render_results_stats(r, "test_acc", resolve_baseline(r, ""));
+  const std::string md = render_results_stats(r, resolve_baseline(r, ""));
   CHECK_THAT(md, Contains("| ViT | baseline |"));
   CHECK_THAT(md, Contains("| DGViT x4 drop x2 | **+4.00 [+1.73, +6.27], p = 0.008** |"));
   const WelchResult w = welch_test({80, 1, 3}, {76, 1, 3});
@@ -72,7 +72,7 @@ TEST_CASE("stats table: each row minus the baseline with CI and p; 'n too small'
 
   const ExperimentResults single = two_rows({75}, {79});
   CHECK_FALSE(stats_by_default(single));
-  CHECK_THAT(render_results_stats(single, "test_acc", {"ViT", {}}), Contains("| +4.00 (n too small) |"));
+  CHECK_THAT(render_results_stats(single, {"ViT", {}}), Contains("| +4.00 (n too small) |"));
 }
 
 TEST_CASE("the baseline row: --baseline, then the plan's report.baseline, then the first row", "[report]") {
@@ -102,7 +102,7 @@ TEST_CASE("in a sweep, the baseline spec row is compared at the same sweep value
   const Baseline baseline = resolve_baseline(r, "");
   CHECK(baseline.row == "vanilla");
   CHECK(baseline.row_of.at("dgsa+lr=0.003") == "vanilla+lr=0.003");
-  const std::string md = render_results_stats(r, "test_acc", baseline);
+  const std::string md = render_results_stats(r, baseline);
   CHECK_THAT(md, Contains("each row − vanilla at the same sweep values"));
   CHECK_THAT(md, Contains("| vanilla+lr=0.001 | baseline |") && Contains("| vanilla+lr=0.003 | baseline |"));
   CHECK_THAT(md, Contains("| dgsa+lr=0.001 | **+5.00") && Contains("| dgsa+lr=0.003 | +2.00"));
@@ -182,8 +182,9 @@ TEST_CASE("effect not reproduced: our CI below the paper's effect, and the power
   // End to end on the DGSA claims with the margin set to 0: DGViT 0.5 above ViT on CIFAR-10, std 0.79 over 5
   // seeds each (SE 0.5, df 8): CI [-0.65, +1.65] straddles 0 but lies below the paper's +2.16; a 96% chance
   // (by hand: 1 - T_8(2.306 - 2.16 / 0.5)) to have found the claim had +2.16 been true.
-  const auto tables = load_paper(kPaper);
-  Claim beats = load_claims(kPaper, tables)[0];
+  const PaperFile file = read_paper_file(kPaper);
+  const auto& tables = file.tables;
+  Claim beats = file.claims[0];
   beats.margin = 0;
   const std::string text =
       claims_report(two_rows({74.5, 75, 75.5, 76, 76.5}, {75, 75.5, 76, 76.5, 77}), tables, {beats});
@@ -194,8 +195,9 @@ TEST_CASE("effect not reproduced: our CI below the paper's effect, and the power
 }
 
 TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the same rule", "[report]") {
-  const auto tables = load_paper(kPaper);
-  const auto claims = load_claims(kPaper, tables);
+  const PaperFile file = read_paper_file(kPaper);
+  const auto& tables = file.tables;
+  const auto& claims = file.claims;
   REQUIRE(claims.size() == 6);
   CHECK(claims[0].margin == 2);
   CHECK(claims[0].where.find("dgsa.yaml:") != std::string::npos);
@@ -219,8 +221,7 @@ TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the s
 }
 
 TEST_CASE("the protocol ledger loads from the paper file and prints under the experiment's table", "[report]") {
-  const auto tables = load_paper(kPaper);
-  const auto ledger = load_ledger(kPaper, tables);
+  const auto ledger = read_paper_file(kPaper).ledger;
   REQUIRE(ledger.size() == 18);
   CHECK(ledger[3].item == "weight decay");
   CHECK(ledger[3].status == LedgerStatus::Paper);
@@ -237,56 +238,11 @@ TEST_CASE("the protocol ledger loads from the paper file and prints under the ex
 
   test::TempDir dir("ledger");
   const auto file = dir.path() / "p.yaml";
-  const std::string table =
-      "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
-      "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n";
-  const auto refused = [&](const std::string& ledger_yaml) {
-    test::write_text(file, table + "ledger:\n" + ledger_yaml);
-    const auto t = load_paper(file);
-    try {
-      load_ledger(file, t);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
-  CHECK_THAT(refused("  - {experiment: table1, item: a, paper: b, ours: c, status: maybe}\n"),
-             Contains("p.yaml:8") && Contains("status: got 'maybe', expected one of paper | open | differs"));
-  CHECK_THAT(refused("  - {experiment: table9, item: a, paper: b, ours: c, status: open}\n"),
-             Contains("p.yaml:8") && Contains("experiment 'table9' has no table in this file"));
-  CHECK_THAT(refused("  - {experiment: table1, item: a, paper: b, status: open}\n"),
-             Contains("p.yaml:8") && Contains("a ledger item needs 'ours'"));
-  CHECK_THAT(refused("  - {experiment: table1, item: [a], paper: b, ours: c, status: open}\n"),
-             Contains("item must be a single value"));
-  test::write_text(file,
-                   table + "ledger:\n  - {experiment: table1, item: 'a | b', paper: x, ours: y, status: paper}\n");
-  CHECK_THAT(ledger_report("table1", "", "table1", load_ledger(file, load_paper(file)), file),
+  test::write_text(file, "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
+                         "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n"
+                         "ledger:\n  - {experiment: table1, item: 'a | b', paper: x, ours: y, status: paper}\n");
+  CHECK_THAT(ledger_report("table1", "", "table1", read_paper_file(file).ledger, file),
              Contains("| a \\| b | x | y | *paper* |"));
-}
-
-TEST_CASE("claims with a row, dataset or pair the paper's table lacks are refused at file:line", "[report]") {
-  test::TempDir dir("claims");
-  const auto file = dir.path() / "p.yaml";
-  const std::string table =
-      "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
-      "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n      - {row: DG, column: cifar10, mean: 77, std: 1}\n";
-  test::write_text(file, table +
-                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, VIT]]\n"
-                             "    datasets: [cifar10]\n");
-  const auto tables = load_paper(file);
-  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:11") && Contains("row 'VIT' is not a row"));
-  test::write_text(file, table +
-                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, ViT]]\n"
-                             "    datasets: [svhn]\n");
-  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:12") && Contains("'svhn' is not a column"));
-  test::write_text(file, table +
-                             "claims:\n  - claim: x\n    experiment: table2\n    pairs: [[DG, ViT]]\n"
-                             "    datasets: [cifar10]\n");
-  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:10") && Contains("experiment 'table2'"));
-  test::write_text(file, table +
-                             "claims:\n  - claim: x\n    experiment: table1\n    pairs: [DG]\n"
-                             "    datasets: [cifar10]\n    margin: two\n");
-  CHECK_THROWS_WITH(load_claims(file, tables), Contains("p.yaml:") && Contains("margin 'two' is not a number"));
 }
 
 TEST_CASE(
@@ -309,7 +265,7 @@ TEST_CASE(
   CHECK_THAT(plain, Contains("p = 0.07") && !Contains("**"));
   // The paper's own table tested the same way: one of the two differences below 0.05, and only it in bold.
   PaperTable table;
-  table.number = 9, table.experiment = "t", table.metric = "test_acc", table.n = 5;
+  table.number = 9, table.experiment = "t", table.metric = Metric::TestAcc, table.n = 5;
   table.cells = {
       {"base", "cifar10", 50.0, 1.0, ""}, {"near", "cifar10", 51.55, 1.0, ""}, {"far", "cifar10", 51.32, 1.0, ""}};
   const std::string note = paper_significance(table);

@@ -39,7 +39,7 @@ struct Sweep {
   ExperimentResults val, test;
   Sweep() {
     val.name = test.name = "t";
-    val.metric = "val_acc", test.metric = "test_acc";
+    val.metric = Metric::ValAcc, test.metric = Metric::TestAcc;
     // a: lr 0.2 has the better mean val (71 vs 70.5), but seed 0 prefers 0.1 (72 > 70).
     val.runs = {run("a", "0.1", 0, 72, 0), run("a", "0.1", 1, 69, 0), run("a", "0.2", 0, 70, 1),
                 run("a", "0.2", 1, 72, 1), run("b", "0.1", 0, 80, 2), run("b", "0.1", 1, 80, 2),
@@ -103,7 +103,7 @@ TEST_CASE("--select on the seed mean: one value per row, chosen on validation, t
   for (const auto& r : sel.results.runs) CHECK(r.sweep.empty());  // the selected axis is gone from the rows
 
   // A loss: the lowest is best (b's lr 0.2 has the lower "val").
-  options.by = "val_loss";
+  options.by = Metric::ValLoss;
   const Selection by_loss = select_axes(s.test, s.val, options);
   CHECK(cell_values(by_loss.results, "b") == std::vector<double>{99, 99});
   CHECK(cell_values(by_loss.results, "a") == std::vector<double>{10, 11});  // mean 70.5 < 71
@@ -138,7 +138,7 @@ TEST_CASE("--select: a tie goes to the first value; a row without the metric say
   CHECK_THAT(none.results.selection_note, Contains("| a | d | none (no val_acc) | – | 0 | 0 of 2 |"));
   // Issue 34, point 8: the cell names the metric it lacks to select on, not the reported one it may have.
   CHECK(none.results.runs.front().missing == "val_acc to select on");
-  CHECK_THAT(render_markdown(none.results, "test_acc"), Contains("(2 no val_acc to select on)") &&
+  CHECK_THAT(render_markdown(none.results), Contains("(2 no val_acc to select on)") &&
                                                             !Contains("no test_acc"));
 
   options.axes = {"model.ffn.ratio"};
@@ -148,9 +148,9 @@ TEST_CASE("--select: a tie goes to the first value; a row without the metric say
   for (auto& r : flat.runs) r.sweep.clear();
   options.axes = {"lr"};
   CHECK_THROWS_WITH(select_axes(flat, s.val, options), Contains("has no sweep axes in its plan.json"));
-  options.by = "test_acc";
+  options.by = Metric::TestAcc;
   CHECK_THROWS_WITH(select_axes(s.test, s.val, options), Contains("--by test_acc: choosing on the test set biases"));
-  CHECK_THROWS_WITH(check_select_metric("accuracy"), Contains("--by: got 'accuracy', expected one of val_acc"));
+  CHECK_THROWS_WITH(select_metric("accuracy"), Contains("--by: got 'accuracy', expected one of val_acc"));
 }
 
 // Issue 34, point 4: a corrupt record of a losing candidate was dropped silently, and the candidate judged on 1 of

@@ -90,7 +90,7 @@ std::vector<Count> count_readings(const std::vector<Reading>& readings, DataLoad
 // The params table of the paper for `experiment` (nullptr when it has none).
 const PaperTable* paper_table(const std::vector<PaperTable>& paper, const std::string& experiment) {
   for (const auto& table : paper)
-    if (table.metric == "params" && table.experiment == experiment) return &table;
+    if (table.metric == Metric::Params && table.experiment == experiment) return &table;
   return nullptr;
 }
 
@@ -218,7 +218,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
     const Experiment experiment = load_spec(*spec, *overrides, "");
     const auto root = resolve_data_root(*data_root);
     DataLoader loader(root);
-    const auto paper = compare->empty() ? std::vector<PaperTable>{} : load_paper(*compare);
+    const auto paper = compare->empty() ? std::vector<PaperTable>{} : read_paper_file(*compare).tables;
     const auto planned = plan_readings(experiment, reading_names(experiment, *readings), *datasets, *rows);
     const auto counts = count_readings(planned, loader);
     const PaperTable* table = paper_table(paper, experiment.name);

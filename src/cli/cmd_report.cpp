@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "cli/enum_option.h"
+#include "record/epoch_row.h"
 #include "report/against.h"
+#include "report/board.h"
 #include "report/claims.h"
 #include "report/eval_table.h"
 #include "report/figures.h"
@@ -31,7 +33,10 @@ struct ReportCommand {
   std::string eval;  // --eval NAME[,NAME...]: repro eval's tables instead of the training records' (eval_table.h)
   ReportOptions options;
   bool stats = false, no_stats = false, plots = false;
+  std::string board, html;                    // --board PAPER_FILE, --html FILE
+  std::vector<std::string> into;              // --into FILE: files whose board markers get the board
   std::string select, select_on = "mean";     // --select AXIS[,AXIS...], --select-on
+  std::string by = "val_acc";                 // --by: the metric --select chooses on
   bool select_given = false;                  // --select was on the command line (an empty value is refused)
   SelectOptions selection;                    // from them
   RecordEpoch epoch = RecordEpoch::Selected;  // --epoch selected | final
@@ -55,7 +60,7 @@ Collected collect(const ReportCommand& c) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
     });
-    if (match == by.end()) throw Error("internal: " + results.name + " not collected with " + c.selection.by);
+    if (match == by.end()) throw Error("internal: " + results.name + " not collected with " + name_of(c.selection.by));
     out.tables.push_back(select_axes(results, *match, c.selection).results);
   }
   return out;
@@ -63,26 +68,60 @@ Collected collect(const ReportCommand& c) {
 
 // --compare: ours beside the paper's cells, the paper's own table tested, the claims.
 std::string compare_text(const ReportCommand& c, const std::vector<ExperimentResults>& tables) {
-  const auto paper = load_paper(c.compare);
-  const auto claims = load_claims(c.compare, paper);
-  const auto ledger = load_ledger(c.compare, paper);
+  const PaperFile file = read_paper_file(c.compare);
+  const auto& paper = file.tables;
+  // The claims at the final epoch beside the selected one (issue 46): the same folder read at each run's last
+  // epoch. Not with --select (it chooses on the selected epoch) nor with --epoch final (that is the table already).
+  std::vector<ExperimentResults> last;
+  if (c.epoch == RecordEpoch::Selected && !c.select_given)
+    last = collect_results(c.dir, c.options.metric, RecordEpoch::Final);
   std::string text;
   for (const auto& results : tables) {
-    text += "\n" + compare_with_paper(results, paper, c.options.metric);
+    const auto twin = std::find_if(last.begin(), last.end(), [&](const ExperimentResults& l) {
+      return l.name == results.name && l.profile == results.profile;
+    });
+    text += "\n" + compare_with_paper(results, paper);
     for (const auto& table : paper)
       if (table.experiment == results.name && table.metric == c.options.metric) {
         const std::string note = paper_significance(table);
         if (!note.empty()) text += note + "\n";
       }
-    const std::string verdicts = claims_report(results, paper, claims);
+    const std::string verdicts =
+        claims_report(results, paper, file.claims, twin == last.end() ? nullptr : &*twin);
     if (!verdicts.empty()) text += verdicts;
     text += ledger_report(results.name, results.profile, results.heading.empty() ? results.name : results.heading,
-                          ledger, c.compare);
+                          file.ledger, c.compare);
   }
   return text;
 }
 
+// --board: every results folder below c.dir judged against the paper file; Markdown, HTML, and the markers of
+// each --into file.
+void run_board(const ReportCommand& c) {
+  const PaperFile file = read_paper_file(c.board);
+  std::string command = "repro report " + c.dir + " --board " + c.board;
+  for (const auto& into : c.into) command += " --into " + into;
+  const Board board = build_board(file, c.dir, command);
+  const fs::path markdown = c.output.empty() ? fs::path(c.dir) / "board.md" : fs::path(c.output);
+  const fs::path html = c.html.empty() ? markdown.parent_path() / "board.html" : fs::path(c.html);
+  const std::string text = board_markdown(board);
+  write_file_atomic(markdown, text);
+  write_file_atomic(html, board_html(board));
+  for (const auto& into : c.into) write_board_into(into, text, board_coverage(board));
+  spdlog::info("wrote {} and {}{}", markdown.string(), html.string(),
+               c.into.empty() ? "" : " and the board's markers in " + join(c.into, ", "));
+}
+
 void run_report(ReportCommand c) {
+  if (!c.board.empty()) {
+    if (c.plots || c.stats || !c.compare.empty() || !c.against.empty() || !c.eval.empty() || c.select_given)
+      throw Error("--board " + c.board + ": alone (it reads every folder below " + c.dir +
+                  " and judges the paper's tables and claims itself); not with --plots, --stats, --compare, "
+                  "--against, --eval or --select");
+    run_board(c);
+    return;
+  }
+  if (!c.into.empty() || !c.html.empty()) throw Error("--into and --html: only with --board");
   if (c.stats && c.no_stats) throw Error("--stats and --no-stats: give one of them");
   c.options.stats = c.stats ? StatsChoice::On : c.no_stats ? StatsChoice::Off : StatsChoice::Auto;
   if (c.plots && c.options.format != ReportFormat::Markdown)
@@ -96,32 +135,44 @@ void run_report(ReportCommand c) {
     const bool empty_axis = std::any_of(c.selection.axes.begin(), c.selection.axes.end(),
                                         [](const std::string& axis) { return trim(axis).empty(); });
     if (c.selection.axes.empty() || empty_axis)
-        throw Error("--select '" + c.select + "': an empty axis name; give the sweep axes to collapse, e.g. "
-                    "--select train.lr (or lr)");
+      throw Error("--select '" + c.select +
+                  "': an empty axis name; give the sweep axes to collapse, e.g. "
+                  "--select train.lr (or lr)");
     c.selection.on = enum_from_name<SelectOn>(c.select_on, "--select-on");
-    check_select_metric(c.selection.by);
+    c.selection.by = select_metric(c.by);
   }
   const FigureOptions figures = figure_options(c.plot_format);
   const Collected collected = c.eval.empty() ? collect(c) : Collected{};
   std::string text = c.eval.empty() ? render_report(collected.tables, c.options)
                                     : render_eval_report(c.dir, split(c.eval, ','), c.options.metric);
   if (!c.compare.empty()) text += compare_text(c, collected.tables);
+  std::vector<NamedChart> overlays;  // --against --plots: each row beside its twins, epoch by epoch
   if (!c.against.empty()) {
     if (!c.eval.empty()) throw Error("--against " + c.against + ": not with --eval (it pairs training records)");
     if (c.options.format != ReportFormat::Markdown)  // never a markdown table inside CSV output
       throw Error("--against " + c.against + ": its pairs are a markdown table; use it with --format md");
     if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
-    text += against_report(collected.tables, collect_results(c.against, c.options.metric, c.epoch), c.dir, c.against,
-                           c.options.metric);
+    const auto others = collect_results(c.against, c.options.metric, c.epoch);
+    text += against_report(collected.tables, others, c.dir, c.against, c.options.metric);
+    for (const auto& mine : collected.tables)
+      for (const auto& other : others)
+        if (other.name == mine.name && other.profile == mine.profile)
+          for (auto& chart : against_charts(mine, other, fs::path(c.dir).lexically_normal().filename().string(),
+                                            fs::path(c.against).lexically_normal().filename().string()))
+            overlays.push_back(chart);
   }
   if (c.plots) {
     // Figures go beside the report: -o's folder, or RUNS_DIR with report.md there.
     if (c.output.empty()) c.output = (std::filesystem::path(c.dir) / "report.md").string();
     const std::filesystem::path markdown_dir = std::filesystem::absolute(c.output).parent_path();
     const fs::path folder = markdown_dir / "figures";
-    text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures)
-                                   : write_figures(collect_results(c.dir, c.options.metric), {}, folder, markdown_dir,
-                                                   figures));
+    // A report written to another name than report.md names its figures after itself (never overwriting those).
+    const std::string stem = fs::path(c.output).stem().string();
+    const std::string prefix = stem == "report" ? "" : safe_name(stem) + "_";
+    text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures,
+                                                   prefix, overlays)
+                                   : write_figures(collect_results(c.dir, c.options.metric), {}, folder,
+                                                   markdown_dir, figures, prefix));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
   if (c.output.empty())
@@ -137,8 +188,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto c = std::make_shared<ReportCommand>();
   command->add_option("runs", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
   command
-      ->add_option("--metric", c->options.metric, "train_loss | train_acc | val_loss | val_acc | test_loss | test_acc")
-      ->check(CLI::IsMember({"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"}));
+      ->add_option_function<std::string>(
+          "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
+          join(metric_names(), " | "))
+      ->check(CLI::IsMember(metric_names()));
   add_enum_option(*command, "--format", c->options.format);
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
@@ -155,9 +208,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
                     "RUNS_DIR unless -o)");
   command->add_option("--plot-format", c->plot_format, "png | svg | both")
       ->check(CLI::IsMember({"png", "svg", "both"}));
-  command->add_option("--eval", c->eval,
-                      "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
-                      "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
+  command->add_option(
+      "--eval", c->eval,
+      "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
+      "side, one column per dataset and level (e.g. a robustness table); with --plots, the figures too");
   command->add_option("--against", c->against,
                       "Another folder of the same runs (e.g. trained on a GPU): each run beside its twin (same "
                       "experiment, profile, row, dataset, seed), Δ and whether it is within the seed noise");
@@ -167,8 +221,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("--select", c->select,
                       "Collapse sweep axes AXIS[,AXIS...] (train.lr or lr) per model row: the value with the best "
                       "--by metric, the reported metric there, the chosen values listed under the table");
-  command->add_option("--by", c->selection.by,
+  command->add_option("--by", c->by,
                       "The metric --select chooses on: val_acc (default) | val_loss | train_acc | train_loss");
+  command->add_option("--board", c->board,
+                      "The claims board: judge this paper file's tables and claims on every results folder below "
+                      "RUNS (their profiles that a table lists under readings:); writes board.md (or -o) and "
+                      "board.html beside it");
+  command->add_option("--html", c->html, "With --board: the HTML page's path (default: board.html beside the markdown)");
+  command->add_option("--into", c->into,
+                      "With --board: a file whose '<!-- repro board: begin -->' … '<!-- repro board: end -->' "
+                      "(the board) or '<!-- repro board: coverage -->' … '<!-- repro board: coverage end -->' (the "
+                      "coverage paragraph) are replaced; repeat for several");
   command->add_option("--select-on", c->select_on,
                       "mean (default): one value per row, the best mean over seeds | seed: each seed's best value");
   command->callback([c, command, &exit_code] {

@@ -4,28 +4,34 @@
 
 namespace repro {
 
-namespace {
-
-// The field of `row` (const or not) that holds metric `name`.
-template <typename Row>
-auto& field_of(Row& row, const std::string& name) {
-  if (name == "train_loss") return row.train_loss;
-  if (name == "train_acc") return row.train_acc;
-  if (name == "val_loss") return row.val_loss;
-  if (name == "val_acc") return row.val_acc;
-  if (name == "test_loss") return row.test_loss;
-  if (name == "test_acc") return row.test_acc;
-  throw Error("unknown metric '" + name + "'");
-}
-
-}  // namespace
-
 std::vector<std::string> metric_names() {
-  return {"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"};
+  std::vector<std::string> names;
+  for (const Metric metric : epoch_metrics()) names.push_back(name_of(metric));
+  return names;
 }
 
-double metric_value(const EpochRow& row, const std::string& name) { return field_of(row, name); }
+double metric_value(const EpochRow& row, Metric metric) {
+  switch (metric) {
+    case Metric::TrainLoss:
+      return row.train_loss;
+    case Metric::TrainAcc:
+      return row.train_acc;
+    case Metric::ValLoss:
+      return row.val_loss;
+    case Metric::ValAcc:
+      return row.val_acc;
+    case Metric::TestLoss:
+      return row.test_loss;
+    case Metric::TestAcc:
+      return row.test_acc;
+    default:
+      break;
+  }
+  throw Error("internal: '" + name_of(metric) + "' is not a metric of an epoch");
+}
 
-double& metric_field(EpochRow& row, const std::string& name) { return field_of(row, name); }
+double metric_value(const EpochRow& row, const std::string& name) {
+  return metric_value(row, enum_from_name<Metric>(name, "metric"));
+}
 
 }  // namespace repro

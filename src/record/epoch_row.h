@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "record/metric.h"
+
 namespace repro {
 
 // Accuracies are in percent; NaN where not measured (val_* without a validation split).
@@ -18,9 +20,10 @@ struct EpochRow {
   double seconds = 0;  // wall time of this epoch, evaluation included
 };
 
-std::vector<std::string> metric_names();  // train_loss ... test_acc
-// The field `name` (one of metric_names()); throws repro::Error for another name.
+std::vector<std::string> metric_names();  // the names of epoch_metrics(): train_loss ... test_acc
+// The field of a per-epoch metric (record/metric.h's epoch_metrics()); throws repro::Error for another metric.
+double metric_value(const EpochRow& row, Metric metric);
+// The same by its name (metrics.csv's writer, train/history.cpp, walks metric_names()).
 double metric_value(const EpochRow& row, const std::string& name);
-double& metric_field(EpochRow& row, const std::string& name);
 
 }  // namespace repro

@@ -15,25 +15,26 @@ namespace {
 json epoch_json(const std::optional<RecordedEpoch>& epoch) {
   if (!epoch) return nullptr;
   json out = {{"epoch", epoch->epoch}};
-  for (const auto& [name, value] : epoch->metrics) out[name] = json_number(value);
+  for (const auto& [metric, value] : epoch->metrics) out[name_of(metric)] = json_number(value);
   return out;
 }
 
 // A metric's value: a number (finite, not negative, an accuracy at most 100) or null.
-std::optional<double> read_metric(const JsonFields& fields, const std::string& name) {
+std::optional<double> read_metric(const JsonFields& fields, Metric metric) {
+  const std::string name = name_of(metric);
   const std::optional<double> value = fields.optional_number(name);
   if (!value) return std::nullopt;
-  const bool accuracy = name.find("acc") != std::string::npos;
-  if (!std::isfinite(*value) || *value < 0 || (accuracy && *value > 100))
-    fields.wrong(name, fields.required(name), accuracy ? "outside 0-100" : "outside 0-inf");
+  const bool percent = is_percent(metric);
+  if (!std::isfinite(*value) || *value < 0 || (percent && *value > 100))
+    fields.wrong(name, fields.required(name), percent ? "outside 0-100" : "outside 0-inf");
   return value;
 }
 
 RecordedEpoch read_epoch(const JsonFields& fields) {
   RecordedEpoch epoch;
   epoch.epoch = fields.optional_integer("epoch").value_or(0);
-  for (const auto& name : metric_names())
-    if (fields.has(name)) epoch.metrics[name] = read_metric(fields, name);
+  for (const Metric metric : epoch_metrics())
+    if (fields.has(name_of(metric))) epoch.metrics[metric] = read_metric(fields, metric);
   return epoch;
 }
 

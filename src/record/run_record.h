@@ -13,15 +13,16 @@
 
 #include "record/lifecycle.h"
 #include "record/run_id.h"
+#include "record/metric.h"
 
 namespace repro {
 
 inline constexpr int64_t kRunRecordVersion = 1;
 
-// summary.json's "selected" or "final": one epoch's metrics (record/epoch_row.h's metric names).
+// summary.json's "selected" or "final": one epoch's metrics (record/metric.h's epoch_metrics()).
 struct RecordedEpoch {
   int64_t epoch = 0;                                      // 1-based (0 when the record names none)
-  std::map<std::string, std::optional<double>> metrics;  // name -> value; nullopt: not measured (null)
+  std::map<Metric, std::optional<double>> metrics;  // nullopt: not measured (null)
 };
 
 struct SelectionRecord {

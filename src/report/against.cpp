@@ -83,9 +83,9 @@ std::vector<std::string> bad_records(const std::vector<ExperimentResults>& all) 
 }  // namespace
 
 std::string against_report(const std::vector<ExperimentResults>& ours, const std::vector<ExperimentResults>& other,
-                           const std::string& ours_name, const std::string& other_name, const std::string& metric) {
+                           const std::string& ours_name, const std::string& other_name, Metric metric) {
   const Counted a = counted_runs(ours), b = counted_runs(other);
-  std::string out = "\n### " + ours_name + " against " + other_name + ", seed by seed (" + metric + ")\n\n";
+  std::string out = "\n### " + ours_name + " against " + other_name + ", seed by seed (" + name_of(metric) + ")\n\n";
   out += "Δ = " + ours_name + " − " + other_name +
          ". Within seed noise: |Δ| ≤ 2 × the sample std over the seeds of the other's cell (this side's when the "
          "other has fewer than 2 seeds).\n\n";

@@ -16,6 +16,6 @@
 namespace repro {
 
 std::string against_report(const std::vector<ExperimentResults>& ours, const std::vector<ExperimentResults>& other,
-                           const std::string& ours_name, const std::string& other_name, const std::string& metric);
+                           const std::string& ours_name, const std::string& other_name, Metric metric);
 
 }  // namespace repro

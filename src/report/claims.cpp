@@ -1,7 +1,5 @@
 #include "report/claims.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +7,6 @@
 
 #include "report/significance.h"
 #include "report/table.h"
-#include "report/yaml_at.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -17,83 +14,10 @@ namespace repro {
 
 namespace {
 
-using Path = std::filesystem::path;
-
-std::vector<std::string> scalar_list(const Path& path, const YAML::Node& node, const std::string& what) {
-  if (!node.IsSequence() || node.size() == 0) throw Error(yaml_at(path, node) + what + " must be a non-empty list");
-  std::vector<std::string> items;
-  for (const auto& item : node) items.push_back(yaml_scalar(path, item, what));
-  return items;
-}
-
-const PaperTable* table_for(const std::vector<PaperTable>& tables, const std::string& experiment,
-                            const std::string& metric) {
-  for (const auto& table : tables)
-    if (table.experiment == experiment && table.metric == metric) return &table;
-  return nullptr;
-}
-
-bool has_row(const PaperTable& table, const std::string& row) {
-  return std::any_of(table.cells.begin(), table.cells.end(), [&](const PaperCell& c) { return c.row == row; });
-}
-bool has_column(const PaperTable& table, const std::string& column) {
-  return std::any_of(table.cells.begin(), table.cells.end(), [&](const PaperCell& c) { return c.column == column; });
-}
-
-ClaimPair read_pair(const Path& path, const YAML::Node& node, const PaperTable& table) {
-  if (!node.IsSequence() || node.size() != 2)
-    throw Error(yaml_at(path, node) + "a pair is [ROW, OVER] (ROW beats OVER), got " +
-                (node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("another shape")));
-  ClaimPair pair{yaml_scalar(path, node[0], "a pair's row"), yaml_scalar(path, node[1], "a pair's row")};
-  for (const auto& row : {pair.row, pair.over})
-    if (!has_row(table, row))
-      throw Error(yaml_at(path, node) + "row '" + row + "' is not a row of the paper's Table " +
-                  std::to_string(table.number));
-  return pair;
-}
-
-Claim read_claim(const Path& path, const YAML::Node& node, const std::vector<PaperTable>& tables) {
-  if (!node.IsMap()) throw Error(yaml_at(path, node) + "a claim is a map {claim, experiment, pairs, datasets, margin}");
-  for (const char* key : {"claim", "experiment", "pairs", "datasets"})
-    if (!node[key]) throw Error(yaml_at(path, node) + "a claim needs '" + key + "'");
-  Claim claim;
-  claim.where = yaml_at(path, node).substr(0, yaml_at(path, node).size() - 2);
-  claim.text = yaml_scalar(path, node["claim"], "claim");
-  if (node["source"]) claim.source = yaml_scalar(path, node["source"], "source");
-  claim.experiment = yaml_scalar(path, node["experiment"], "experiment");
-  if (node["metric"]) claim.metric = yaml_scalar(path, node["metric"], "metric");
-  const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
-  if (!table)
-    throw Error(yaml_at(path, node["experiment"]) + "no table of this file gives " + claim.metric + " of experiment '" +
-                claim.experiment + "'");
-  if (node["margin"]) {
-    const std::string text = yaml_scalar(path, node["margin"], "margin");
-    if (!YAML::convert<double>::decode(node["margin"], claim.margin) || !std::isfinite(claim.margin))
-      throw Error(yaml_at(path, node["margin"]) + "margin '" + text + "' is not a number");
-  }
-  if (!node["pairs"].IsSequence() || node["pairs"].size() == 0)
-    throw Error(yaml_at(path, node["pairs"]) + "pairs must be a non-empty list of [ROW, OVER]");
-  for (const auto& pair : node["pairs"]) claim.pairs.push_back(read_pair(path, pair, *table));
-  claim.datasets = scalar_list(path, node["datasets"], "datasets");
-  for (const auto& dataset : claim.datasets)
-    if (!has_column(*table, dataset))
-      throw Error(yaml_at(path, node["datasets"]) + "dataset '" + dataset + "' is not a column of the paper's Table " +
-                  std::to_string(table->number));
-  return claim;
-}
-
 std::string fixed(double value, const char* format) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
-}
-
-// "+2.16 [+1.66, +2.66] supported", "+1.80 (n too small)", "— (no runs)".
-std::string comparison_text(const ComparisonVerdict& c) {
-  if (!c.test) return "— (no runs)";
-  const WelchResult& t = *c.test;
-  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
-  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
 }
 
 std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::string& row, const std::string& column) {
@@ -104,9 +28,11 @@ std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::st
 
 }  // namespace
 
-std::vector<Claim> load_claims(const Path& path, const std::vector<PaperTable>& tables) {
-  return yaml_list(path, load_paper_yaml(path), "claims",
-                   [&](const YAML::Node& node) { return read_claim(path, node, tables); });
+std::string comparison_text(const ComparisonVerdict& c) {
+  if (!c.test) return "— (no runs)";
+  const WelchResult& t = *c.test;
+  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
+  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
 }
 
 Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected) {
@@ -158,16 +84,18 @@ std::string verdict_name(Verdict verdict) {
       return "effect not reproduced";
     case Verdict::Inconclusive:
       return "inconclusive";
+    case Verdict::NotTested:
+      return "not tested";
   }
   return "";
 }
 
 std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
-                          const std::vector<Claim>& claims) {
+                          const std::vector<Claim>& claims, const ExperimentResults* last) {
   std::string out;
   for (const auto& claim : claims) {
     if (claim.experiment != results.name) continue;
-    const PaperTable* table = table_for(tables, claim.experiment, claim.metric);
+    const PaperTable* table = paper_table_for(tables, claim.experiment, claim.metric);
     const SampleOf paper_cell = [&](const std::string& row, const std::string& dataset) {
       return paper_sample(*table, row, dataset);
     };
@@ -181,17 +109,31 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
         [&](const std::string& row, const std::string& dataset) { return results_sample(results, row, dataset); },
         paper_effect);
     const ClaimVerdict paper = evaluate_claim(claim, paper_cell);
+    std::optional<ClaimVerdict> at_last;  // the same claim at each run's final epoch
+    if (last)
+      at_last = evaluate_claim(
+          claim,
+          [&](const std::string& row, const std::string& dataset) { return results_sample(*last, row, dataset); },
+          paper_effect);
     out += "- **" + claim.text + "**" + (claim.source.empty() ? "" : " (" + claim.source + ")") + ": ours **" +
-           verdict_name(ours.verdict) + "**; the paper's own numbers (n = " + std::to_string(table->n) +
-           "): " + verdict_name(paper.verdict) + ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
-    out += "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
-           "  |---|---|---|---|---|---|---|\n";
+           verdict_name(ours.verdict) + "**" +
+           (at_last ? " (at the final epoch: " + verdict_name(at_last->verdict) + ")" : "") +
+           "; the paper's own numbers (n = " + std::to_string(table->n) + "): " + verdict_name(paper.verdict) +
+           ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
+    out += at_last ? "  | row − over | dataset | ours: Δ [95% CI] | | power | final epoch: Δ [95% CI] | | paper: Δ "
+                     "[95% CI] | |\n  |---|---|---|---|---|---|---|---|---|\n"
+                   : "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
+                     "  |---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < ours.comparisons.size(); ++i) {
       const ComparisonVerdict &o = ours.comparisons[i], &p = paper.comparisons[i];
       const std::string power = o.power ? fixed(100 * *o.power, "%.0f%%") : "—";
+      const std::string final_columns =
+          at_last ? comparison_text(at_last->comparisons[i]) + " | " + verdict_name(at_last->comparisons[i].verdict) +
+                        " | "
+                  : "";
       out += "  | " + o.pair.row + " − " + o.pair.over + " | " + o.dataset + " | " + comparison_text(o) + " | " +
-             verdict_name(o.verdict) + " | " + power + " | " + comparison_text(p) + " | " + verdict_name(p.verdict) +
-             " |\n";
+             verdict_name(o.verdict) + " | " + power + " | " + final_columns + comparison_text(p) + " | " +
+             verdict_name(p.verdict) + " |\n";
     }
     out += "\n";
   }
@@ -202,7 +144,12 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
          "paper's own Δ (but not below the margin), else inconclusive (also with fewer than 2 seeds on a side or no "
          "runs); a claim is supported when all its comparisons are, contradicted when any is, else not reproduced "
          "when any is. Power: the chance that our seeds, with our spread, would have found the claim supported had "
-         "the paper's Δ been the true difference (shifted-t approximation). See docs/report.md.\n\n" +
+         "the paper's Δ been the true difference (shifted-t approximation)." +
+         (last ? std::string(" Final epoch: the same test on each run's last epoch (docs/report.md, --epoch), so that "
+                             "a verdict that holds at one epoch only shows.")
+               : std::string()) +
+         " Only the runs of this report count (\"no runs\": none here); the claims board (`repro report RESULTS "
+         "--board`, results/README.md) judges each claim on every results folder at once. See docs/report.md.\n\n" +
          out;
 }
 
@@ -217,7 +164,7 @@ std::string paper_significance(const PaperTable& table) {
   if (rows.size() < 2) return "";
   StatsTable stats;
   stats.title = "Side note: the paper's Table " + std::to_string(table.number) + " tested the same way (" +
-                table.metric + ", n = " + std::to_string(table.n) + ")";
+                name_of(table.metric) + ", n = " + std::to_string(table.n) + ")";
   stats.rows = rows;
   stats.columns = columns;
   stats.baseline = rows.front();

@@ -10,7 +10,6 @@
 // contradicted when any is, else "effect not reproduced" when any is, else
 // inconclusive. Each comparison also states its power: the chance that a test with
 // our seeds and spread would have supported the claim had the paper's effect been true.
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,22 +21,8 @@
 
 namespace repro {
 
-struct ClaimPair {
-  std::string row, over;  // "row beats over"
-};
-
-struct Claim {
-  std::string text;        // as the paper says it
-  std::string source;      // where in the paper ("§5.1", "Table 2")
-  std::string experiment;  // our experiment name (a paper table's)
-  std::string metric = "test_acc";
-  std::vector<ClaimPair> pairs;
-  std::vector<std::string> datasets;
-  double margin = 0;  // in the metric's unit (points of accuracy)
-  std::string where;  // file:line of the claim
-};
-
-enum class Verdict { Supported, Contradicted, NotReproduced, Inconclusive };
+// NotTested: no runs of either side (the claims board's comparisons that no reading trained).
+enum class Verdict { Supported, Contradicted, NotReproduced, Inconclusive, NotTested };
 
 struct ComparisonVerdict {
   ClaimPair pair;
@@ -53,10 +38,6 @@ struct ClaimVerdict {
   std::vector<ComparisonVerdict> comparisons;
 };
 
-// The `claims:` list of a paper file (none when absent); each claim is checked against `tables` (its experiment
-// has a table for its metric, its rows and datasets are cells of it). Errors name file:line.
-std::vector<Claim> load_claims(const std::filesystem::path& path, const std::vector<PaperTable>& tables);
-
 // The rule above for one comparison: a Welch result against `margin` and, when known, the paper's effect.
 Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected = std::nullopt);
 
@@ -71,12 +52,17 @@ using SampleOf = std::function<std::optional<SampleSummary>(const std::string& r
 using EffectOf = std::function<std::optional<double>(const ClaimPair& pair, const std::string& dataset)>;
 ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample, const EffectOf& expected = {});
 
-std::string verdict_name(Verdict verdict);  // supported | contradicted | effect not reproduced | inconclusive
+// "+2.16 [+1.66, +2.66]", "+1.80 (n too small)", "— (no runs)".
+std::string comparison_text(const ComparisonVerdict& comparison);
+
+std::string verdict_name(
+    Verdict verdict);  // supported | contradicted | effect not reproduced | inconclusive | not tested
 
 // The claims about `results`' experiment: each with its verdict on our runs and on the paper's own numbers
-// (mean, std, n as printed), and the comparisons they rest on; "" when no claim is about this experiment.
+// (mean, std, n as printed), and the comparisons they rest on; with `last` (the same runs at their final epoch),
+// the verdict and each comparison there too. "" when no claim is about this experiment.
 std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
-                          const std::vector<Claim>& claims);
+                          const std::vector<Claim>& claims, const ExperimentResults* last = nullptr);
 
 // The paper's own table tested like ours: every row against the table's first row, column by column (Welch on the
 // printed means and stds with the table's n); "" for tables without stds or n < 2.

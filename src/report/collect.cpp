@@ -146,12 +146,7 @@ bool is_counted(const RunResult& run) { return run.state == RunState::Complete &
 
 bool is_bad_record(const RunResult& run) { return is_bad_record(run.state); }
 
-std::string state_text(const RunResult& run, const std::string& metric) {
-  if (run.gap == MetricGap::NoMetric) return "no " + metric;
-  return run.gap == MetricGap::None ? name_of(run.state) : name_of(run.gap);
-}
-
-std::vector<ExperimentResults> collect_results(const fs::path& dir, const std::string& metric, RecordEpoch epoch) {
+std::vector<ExperimentResults> collect_results(const fs::path& dir, Metric metric, RecordEpoch epoch) {
   if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
   const Found found = find_records(dir);
   std::vector<ExperimentResults> all;

@@ -13,6 +13,7 @@
 
 #include "record/lifecycle.h"
 #include "record/run_id.h"
+#include "record/metric.h"
 #include "spec/options.h"
 
 namespace repro {
@@ -53,19 +54,17 @@ struct ExperimentResults {
   std::string heading;          // the table's title: the name, plus the profile when two share a name ("" = name)
   std::string baseline;         // the spec's report.baseline as its plan.json records it ("" = the first row)
   std::string baseline_source;  // the plan.json it came from (for messages)
-  std::string metric;           // the metric `value` holds (test_acc, …; an evaluation's acc or loss)
+  Metric metric = Metric::TestAcc;  // the metric `value` holds (test_acc, …; an evaluation's eval_acc or eval_loss)
   RecordEpoch epoch = RecordEpoch::Selected;  // the epoch `value` is taken at
   std::string selection_note;   // report --select: what was chosen (markdown under the table; "" = none)
 };
 
-std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, const std::string& metric,
+std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, Metric metric,
                                                 RecordEpoch epoch = RecordEpoch::Selected);
 
 // Whether a cell counts the run's value: complete, with the metric.
 bool is_counted(const RunResult& run);
 // Whether its record could not be trusted (corrupt, inconsistent or a link).
 bool is_bad_record(const RunResult& run);
-// As tables show it: the state's name, or the gap's ("no <metric>", "not evaluated").
-std::string state_text(const RunResult& run, const std::string& metric);
 
 }  // namespace repro

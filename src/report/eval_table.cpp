@@ -30,8 +30,8 @@ struct EvalRead {
   std::vector<EvalValue> points;
 };
 
-// eval/<name>.json's points, with `field` ("acc" or "loss") as each point's value.
-EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::string& field) {
+// eval/<name>.json's points, with the loss (Metric::EvalLoss) or the accuracy as each point's value.
+EvalRead read_eval(const fs::path& run_dir, const std::string& name, Metric field) {
   const fs::path file = RunFolder(run_dir).eval_path(name);
   EvalRead read;
   if (!fs::exists(file)) {
@@ -40,7 +40,7 @@ EvalRead read_eval(const fs::path& run_dir, const std::string& name, const std::
   }
   try {
     for (const auto& point : read_eval_record(file).points) {
-      const std::optional<double>& value = field == "loss" ? point.loss : point.acc;
+      const std::optional<double>& value = field == Metric::EvalLoss ? point.loss : point.acc;
       read.points.push_back({point.label, value.value_or(NAN), point.partial, point.notes});
     }
   } catch (const Error& e) {
@@ -55,7 +55,7 @@ std::string column(const std::string& dataset, const std::string& label, bool on
 
 // The experiment with its runs' training records replaced by their evaluations under `names`.
 ExperimentResults with_evaluations(const ExperimentResults& trained, const std::vector<std::string>& names,
-                                   const std::string& field) {
+                                   Metric field) {
   ExperimentResults out = trained;
   out.metric = field;
   out.runs.clear();
@@ -80,7 +80,8 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
           RunResult cell = *run;
           cell.dataset = heading;
           cell.state = read.state;  // Complete without this label's point: not evaluated
-          cell.gap = read.state == RunState::Complete && read.gap == MetricGap::None ? MetricGap::NotEvaluated : read.gap;
+          cell.gap =
+              read.state == RunState::Complete && read.gap == MetricGap::None ? MetricGap::NotEvaluated : read.gap;
           cell.problem = read.problem.empty() ? run->problem : read.problem;
           for (const auto& point : read.points)
             if (point.label == label) {
@@ -99,23 +100,19 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
 }  // namespace
 
 std::vector<ExperimentResults> collect_eval_results(const fs::path& dir, const std::vector<std::string>& names,
-                                                    const std::string& metric) {
+                                                    Metric metric) {
   if (names.empty()) throw Error("--eval: expected NAME[,NAME...] (the eval/NAME.json files of repro eval)");
-  const bool loss = metric.size() > 5 && metric.substr(metric.size() - 5) == "_loss";
-  if (!loss && !(metric.size() > 4 && metric.substr(metric.size() - 4) == "_acc"))
-    throw Error("--metric " + metric + " with --eval: expected a metric ending in _acc or _loss");
+  const Metric field = lower_is_better(metric) ? Metric::EvalLoss : Metric::EvalAcc;
   std::vector<ExperimentResults> all;
-  for (const auto& trained : collect_results(dir, "test_acc"))
-    all.push_back(with_evaluations(trained, names, loss ? "loss" : "acc"));
+  for (const auto& trained : collect_results(dir, Metric::TestAcc))
+    all.push_back(with_evaluations(trained, names, field));
   return all;
 }
 
-std::string render_eval_report(const fs::path& dir, const std::vector<std::string>& names, const std::string& metric) {
-  const bool loss = metric.find("loss") != std::string::npos;
+std::string render_eval_report(const fs::path& dir, const std::vector<std::string>& names, Metric metric) {
   std::string out;
-  for (const auto& results : collect_eval_results(dir, names, metric)) {
-    out += (out.empty() ? "" : "\n") + render_markdown(results, loss ? "eval_loss" : "eval_acc");
-  }
+  for (const auto& results : collect_eval_results(dir, names, metric))
+    out += (out.empty() ? "" : "\n") + render_markdown(results);
   return out;
 }
 

@@ -13,13 +13,14 @@
 
 namespace repro {
 
-// The experiments under `dir` with one column per dataset and evaluation point; each run's value is
-// the evaluation's accuracy (`metric` ending in _acc) or loss (ending in _loss). `names` in order.
+// The experiments under `dir` with one column per dataset and evaluation point; each run's value is the
+// evaluation's loss when `metric` is a loss (lower is better), else its accuracy: the results' metric is then
+// eval_loss or eval_acc. `names` in order.
 std::vector<ExperimentResults> collect_eval_results(const std::filesystem::path& dir,
-                                                    const std::vector<std::string>& names, const std::string& metric);
+                                                    const std::vector<std::string>& names, Metric metric);
 
 // Markdown tables of collect_eval_results, one per experiment (and profile).
 std::string render_eval_report(const std::filesystem::path& dir, const std::vector<std::string>& names,
-                               const std::string& metric);
+                               Metric metric);
 
 }  // namespace repro

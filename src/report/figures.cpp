@@ -10,6 +10,7 @@
 
 #include "record/eval_record.h"
 #include "record/folder.h"
+#include "report/palette.h"
 #include "report/stats.h"
 #include "spec/run_spec.h"
 #include "train/history.h"
@@ -58,6 +59,14 @@ ChartSeries series_from(const std::string& label, const EpochValues& values, int
   return s;
 }
 
+// One series per row: each its row's colour (report/palette.h), the later of two that meet moved on.
+void colour_by_row(Chart& chart) {
+  std::vector<std::string> rows;
+  for (const auto& s : chart.series) rows.push_back(s.label);
+  const std::vector<int> colours = row_colours(rows);
+  for (size_t i = 0; i < chart.series.size(); ++i) chart.series[i].colour = colours[i];
+}
+
 int max_seeds(const Chart& chart) {
   int most = 0;
   for (const auto& s : chart.series)
@@ -96,9 +105,9 @@ std::string csv_text(const std::string& text) {
 }
 
 // row -> metric -> epoch -> values
-using RowCurves = std::map<std::string, std::map<std::string, EpochValues>>;
+using RowCurves = std::map<std::string, std::map<Metric, EpochValues>>;
 // row -> metric -> (selected epoch, the run's value there), one per run
-using RowMarks = std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>>;
+using RowMarks = std::map<std::string, std::map<Metric, std::vector<std::pair<double, double>>>>;
 
 constexpr size_t kRowsPerChart = 8;  // the palette's colours
 constexpr const char* kMarksLabel = "selected epoch (one per run)";
@@ -134,19 +143,20 @@ std::vector<NamedChart> learning_set(const ExperimentResults& results, const std
   val.y_label = "validation accuracy (%)";
   loss.integer_x = test.integer_x = val.integer_x = true;
   loss.marks_label = test.marks_label = val.marks_label = kMarksLabel;
+  const std::vector<int> colours = row_colours(rows);
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string& row = rows[i];
     auto& metrics = by_row[row];
-    const int colour = static_cast<int>(i);
-    const auto series = [&](const std::string& label, const char* metric, bool dashed, bool marked) {
+    const int colour = colours[i];  // one colour per row name in every figure (report/palette.h)
+    const auto series = [&](const std::string& label, Metric metric, bool dashed, bool marked) {
       ChartSeries s = series_from(label, metrics[metric], colour, dashed);
       if (marked) s.marks = marks[row][metric];
       return s;
     };
-    loss.series.push_back(series(row + " (train)", "train_loss", false, false));
-    if (!metrics["val_loss"].empty()) loss.series.push_back(series(row + " (val)", "val_loss", true, true));
-    test.series.push_back(series(row, "test_acc", false, true));
-    if (!metrics["val_acc"].empty()) val.series.push_back(series(row, "val_acc", false, true));
+    loss.series.push_back(series(row + " (train)", Metric::TrainLoss, false, false));
+    if (!metrics[Metric::ValLoss].empty()) loss.series.push_back(series(row + " (val)", Metric::ValLoss, true, true));
+    test.series.push_back(series(row, Metric::TestAcc, false, true));
+    if (!metrics[Metric::ValAcc].empty()) val.series.push_back(series(row, Metric::ValAcc, false, true));
   }
   const std::string stem = stem_of(results) + "_" + safe_name(dataset);
   std::vector<NamedChart> charts{{stem + "_loss", loss}, {stem + "_accuracy", test}};
@@ -172,7 +182,7 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
     for (const auto& run : results.runs) {
       if (run.dataset != dataset || trains_like_another_row(run)) continue;
       for (const auto& row : history_of(run))
-        for (const char* metric : {"train_loss", "val_loss", "test_acc", "val_acc"}) {
+        for (const Metric metric : {Metric::TrainLoss, Metric::ValLoss, Metric::TestAcc, Metric::ValAcc}) {
           const double v = metric_value(row, metric);
           if (!std::isfinite(v)) continue;
           by_row[run.model_config][metric][row.epoch].push_back(v);
@@ -251,7 +261,7 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
       if (clean.count(key.dataset) && clean[key.dataset].count(model)) levels[0] = clean[key.dataset][model];
       if (levels.empty() || !models.count(model)) continue;
       ChartSeries s;
-      s.label = label_of[model], s.colour = static_cast<int>(m), s.spread = SpreadStyle::ErrorBars;
+      s.label = label_of[model], s.colour = row_colour(label_of[model]), s.spread = SpreadStyle::ErrorBars;
       for (const auto& [level, values] : levels) {
         s.x.push_back(level), s.y.push_back(mean(values)), s.std.push_back(sample_std(values));
         s.n.push_back(static_cast<int>(values.size()));
@@ -259,6 +269,7 @@ std::vector<NamedChart> robustness_charts(const ExperimentResults& results) {
       chart.series.push_back(s);
     }
     if (chart.series.empty()) continue;
+    colour_by_row(chart);
     chart.subtitle = spread_note(chart, "error bars");
     charts.push_back({stem_of(results) + "_" + safe_name(key.dataset) + "_robustness_" + name_of(key.split) + "_" +
                           kind,
@@ -299,11 +310,10 @@ std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results)
     chart.title = title_of(results) + ": " + where.first + ", repro eval " + where.second;
     chart.x_label = x_label[where];
     chart.y_label = "accuracy (%)";
-    int colour = 0;
     for (const auto& row : results.model_configs) {
       if (!rows.count(row)) continue;
       ChartSeries s;
-      s.label = row, s.colour = colour++, s.spread = SpreadStyle::ErrorBars;
+      s.label = row, s.colour = row_colour(row), s.spread = SpreadStyle::ErrorBars;
       for (const auto& [level, values] : rows.at(row)) {
         s.x.push_back(level), s.y.push_back(mean(values)), s.std.push_back(sample_std(values));
         s.n.push_back(static_cast<int>(values.size()));
@@ -311,6 +321,7 @@ std::vector<NamedChart> eval_robustness_charts(const ExperimentResults& results)
       chart.series.push_back(s);
     }
     chart.subtitle = spread_note(chart, "error bars") + "; trained clean, evaluated at each level";
+    colour_by_row(chart);
     charts.push_back({stem_of(results) + "_" + safe_name(where.first) + "_eval_" + safe_name(where.second), chart});
   }
   return charts;
@@ -342,13 +353,13 @@ std::vector<NamedChart> sweep_charts(const ExperimentResults& results) {
   for (const auto& key : order) {
     const Axis& axis = axes.at(key);
     Chart chart;
-    chart.title = title_of(results) + ": " + results.metric + " against " + key.second + " on " + key.first;
+    chart.title = title_of(results) + ": " + name_of(results.metric) + " against " + key.second + " on " + key.first;
     chart.x_label = key.second + " (the sweep's values, evenly spaced)";
-    chart.y_label = results.metric;
+    chart.y_label = name_of(results.metric);
     for (size_t i = 0; i < axis.values.size(); ++i) chart.x_tick_labels.emplace_back(static_cast<double>(i), axis.values[i]);
     for (size_t l = 0; l < axis.lines.size(); ++l) {
       ChartSeries s;
-      s.label = axis.lines[l], s.colour = static_cast<int>(l), s.spread = SpreadStyle::ErrorBars;
+      s.label = axis.lines[l], s.colour = row_colours(axis.lines)[l], s.spread = SpreadStyle::ErrorBars;
       for (size_t i = 0; i < axis.values.size(); ++i) {
         const auto& v = axis.points.at(axis.lines[l]).count(axis.values[i])
                             ? axis.points.at(axis.lines[l]).at(axis.values[i]) : std::vector<double>{};
@@ -387,8 +398,44 @@ std::string chart_csv(const Chart& chart) {
   return out;
 }
 
+std::vector<NamedChart> against_charts(const ExperimentResults& mine, const ExperimentResults& other,
+                                       const std::string& mine_label, const std::string& other_label) {
+  std::vector<NamedChart> charts;
+  for (const auto& dataset : mine.datasets) {
+    Chart chart;
+    chart.title = title_of(mine) + ": " + dataset + ", test accuracy, " + mine_label + " (solid) against " +
+                  other_label + " (dashed)";
+    chart.x_label = "epoch";
+    chart.y_label = "test accuracy (%)";
+    chart.integer_x = true;
+    for (const auto& row : mine.model_configs) {
+      // row -> seed -> run, on each side; only seeds with a twin are drawn.
+      std::map<long long, const RunResult*> ours, theirs;
+      for (const auto& run : mine.runs)
+        if (run.model_config == row && run.dataset == dataset && is_counted(run)) ours[run.seed] = &run;
+      for (const auto& run : other.runs)
+        if (run.model_config == row && run.dataset == dataset && is_counted(run)) theirs[run.seed] = &run;
+      EpochValues a, b;
+      for (const auto& [seed, run] : ours) {
+        if (!theirs.count(seed)) continue;
+        for (const auto& epoch : history_of(*run)) a[epoch.epoch].push_back(metric_value(epoch, Metric::TestAcc));
+        for (const auto& epoch : history_of(*theirs.at(seed)))
+          b[epoch.epoch].push_back(metric_value(epoch, Metric::TestAcc));
+      }
+      if (a.empty() || b.empty()) continue;
+      chart.series.push_back(series_from(row + ", " + mine_label, a, row_colour(row), false));
+      chart.series.push_back(series_from(row + ", " + other_label, b, row_colour(row), true));
+    }
+    if (chart.series.empty()) continue;
+    chart.subtitle = "the same seeds on each side; " + spread_note(chart, "band");
+    charts.push_back({stem_of(mine) + "_" + safe_name(dataset) + "_against", chart});
+  }
+  return charts;
+}
+
 std::string write_figures(const std::vector<ExperimentResults>& all, const std::vector<ExperimentResults>& swept,
-                          const fs::path& folder, const fs::path& markdown_dir, const FigureOptions& options) {
+                          const fs::path& folder, const fs::path& markdown_dir, const FigureOptions& options,
+                          const std::string& prefix, const std::vector<NamedChart>& extra) {
   fs::create_directories(folder);
   std::string out = "## Figures\n\n";
   int written = 0;
@@ -400,8 +447,10 @@ std::string write_figures(const std::vector<ExperimentResults>& all, const std::
     chart_sets.push_back(std::move(charts));
   }
   for (const auto& results : swept) chart_sets.push_back(sweep_charts(results));
+  chart_sets.push_back(extra);
   for (const auto& charts : chart_sets) {
-    for (const auto& [name, chart] : charts) {
+    for (const auto& [stem, chart] : charts) {
+      const std::string name = prefix + stem;
       const fs::path base = folder / name;
       if (options.png) write_chart(chart, base.string() + ".png", ChartFormat::Png);
       if (options.svg) write_chart(chart, base.string() + ".svg", ChartFormat::Svg);

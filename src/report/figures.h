@@ -22,18 +22,26 @@ struct FigureOptions {
 // "png" | "svg" | "both"; throws naming --plot-format otherwise.
 FigureOptions figure_options(const std::string& format);
 
-// Writes the figures of `all` into `folder` (created), and the sweep-axis figures of `swept` (the same results
-// before report --select collapsed their axes; `all` itself without it); returns a "## Figures" markdown section
-// whose image links are relative to `markdown_dir`.
-std::string write_figures(const std::vector<ExperimentResults>& all, const std::vector<ExperimentResults>& swept,
-                          const std::filesystem::path& folder, const std::filesystem::path& markdown_dir,
-                          const FigureOptions& options);
-
 // The learning-curve and robustness charts of one experiment, before drawing (tests inspect them).
 struct NamedChart {
   std::string name;  // file stem, e.g. "table1_short_fashion_mnist_accuracy"
   Chart chart;
 };
+
+// Writes the figures of `all` into `folder` (created), the sweep-axis figures of `swept` (the same results
+// before report --select collapsed their axes; `all` itself without it) and `extra`; returns a "## Figures"
+// markdown section whose image links are relative to `markdown_dir`. Every file name starts with `prefix`: a
+// report written to another name than report.md gives its own ("against_gpu_"), so that two reports in one folder
+// never overwrite each other's figures.
+std::string write_figures(const std::vector<ExperimentResults>& all, const std::vector<ExperimentResults>& swept,
+                          const std::filesystem::path& folder, const std::filesystem::path& markdown_dir,
+                          const FigureOptions& options, const std::string& prefix = "",
+                          const std::vector<NamedChart>& extra = {});
+
+// report --against --plots: test accuracy per epoch of each row of `mine` (solid) and of its twins in `other`
+// (dashed, same colour), over the seeds both sides have, one chart per dataset.
+std::vector<NamedChart> against_charts(const ExperimentResults& mine, const ExperimentResults& other,
+                                       const std::string& mine_label, const std::string& other_label);
 std::vector<NamedChart> learning_charts(const ExperimentResults& results);
 std::vector<NamedChart> robustness_charts(const ExperimentResults& results);
 // From `repro eval --levels` results (<run>/eval/NAME.json): accuracy against the level per row, one chart per

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 
+#include "report/palette.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -14,6 +16,31 @@
 #endif
 
 namespace repro {
+
+std::vector<std::pair<size_t, size_t>> same_n_stretches(const ChartSeries& s) {
+  const size_t count = std::min(s.x.size(), s.y.size());
+  std::vector<std::pair<size_t, size_t>> stretches;
+  size_t begin = 0;
+  for (size_t i = 1; i <= count; ++i)
+    if (i == count || (i < s.n.size() && i - 1 < s.n.size() && s.n[i] != s.n[i - 1])) {
+      stretches.emplace_back(begin, i);
+      begin = i;
+    }
+  return stretches;
+}
+
+Chart with_n_in_legend(Chart chart) {
+  std::set<int> all;
+  for (const auto& s : chart.series) all.insert(s.n.begin(), s.n.end());
+  if (all.size() < 2) return chart;
+  for (auto& s : chart.series) {
+    if (s.n.empty()) continue;
+    const auto [low, high] = std::minmax_element(s.n.begin(), s.n.end());
+    s.label += " (n = " + std::to_string(*low) + (*low == *high ? "" : "–" + std::to_string(*high)) + ")";
+  }
+  return chart;
+}
+
 
 namespace {
 
@@ -45,21 +72,13 @@ std::vector<double> nice_ticks(double low, double high, int wanted, bool integer
 
 namespace {
 
-struct Rgb {
-  double r, g, b;
-};
-
-// Okabe–Ito, colour-blind safe, with its yellow (too faint on white) replaced by a dark brown; black last.
-const Rgb kPalette[] = {{0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
-                        {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.545, 0.333, 0.141}, {0.0, 0.0, 0.0}};
-
-Rgb colour_of(int index) {
-  return kPalette[static_cast<size_t>(std::abs(index)) % (sizeof kPalette / sizeof *kPalette)];
-}
+Rgb colour_of(int index) { return palette_colour(index); }
 
 bool has(double v) { return std::isfinite(v); }
 
 double std_at(const ChartSeries& s, size_t i) { return i < s.std.size() && has(s.std[i]) ? s.std[i] : NAN; }
+
+
 
 struct Range {
   double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
@@ -162,16 +181,18 @@ void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f, double dodge
   const size_t n = std::min(s.x.size(), s.y.size());
   bool any_std = false;
   for (size_t i = 0; i < n; ++i) any_std |= has(std_at(s, i));
-  if (any_std && s.spread == SpreadStyle::Band) {  // upper edge forward, lower edge back
-    for (size_t i = 0; i < n; ++i) {
-      const double sd = has(std_at(s, i)) ? std_at(s, i) : 0;
-      cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i] + sd));
+  if (any_std && s.spread == SpreadStyle::Band) {  // per stretch of one n: upper edge forward, lower edge back
+    for (const auto& [begin, end] : same_n_stretches(s)) {
+      for (size_t i = begin; i < end; ++i) {
+        const double sd = has(std_at(s, i)) ? std_at(s, i) : 0;
+        cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i] + sd));
+      }
+      for (size_t i = end; i-- > begin;) {
+        const double sd = has(std_at(s, i)) ? std_at(s, i) : 0;
+        cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i] - sd));
+      }
+      cairo_close_path(cr);
     }
-    for (size_t i = n; i-- > 0;) {
-      const double sd = has(std_at(s, i)) ? std_at(s, i) : 0;
-      cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i] - sd));
-    }
-    cairo_close_path(cr);
     set_colour(cr, colour, 0.22);
     cairo_fill(cr);
   }
@@ -193,7 +214,10 @@ void draw_spread(cairo_t* cr, const ChartSeries& s, const Frame& f, double dodge
 void draw_line(cairo_t* cr, const ChartSeries& s, const Frame& f) {
   const Rgb colour = colour_of(s.colour);
   const size_t n = std::min(s.x.size(), s.y.size());
-  for (size_t i = 0; i < n; ++i) cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i]));
+  for (const auto& [begin, end] : same_n_stretches(s)) {  // a line never joins points of different n
+    cairo_new_sub_path(cr);
+    for (size_t i = begin; i < end; ++i) cairo_line_to(cr, f.px(s.x[i]), f.py(s.y[i]));
+  }
   set_colour(cr, colour, 1);
   cairo_set_line_width(cr, kSeriesLineWidth);
   const double dashes[] = {7, 4};
@@ -301,7 +325,8 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 
 }  // namespace
 
-void write_chart(const Chart& chart, const std::filesystem::path& file, ChartFormat format) {
+void write_chart(const Chart& drawn_chart, const std::filesystem::path& file, ChartFormat format) {
+  const Chart chart = with_n_in_legend(drawn_chart);
   std::string bytes;
   cairo_surface_t* surface =
       format == ChartFormat::Png ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, chart.width, chart.height)

@@ -31,15 +31,15 @@ struct BadRecord {
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
 
 // The metric's value at a recorded epoch; NaN when the run did not measure it.
-double epoch_metric(const RecordedEpoch& picked, const std::string& metric, const fs::path& file) {
+double epoch_metric(const RecordedEpoch& picked, Metric metric, const fs::path& file) {
   const auto it = picked.metrics.find(metric);
-  if (it == picked.metrics.end()) corrupt(file, "lacks '" + metric + "'");
+  if (it == picked.metrics.end()) corrupt(file, "lacks '" + name_of(metric) + "'");
   return it->second.value_or(NAN);
 }
 
 // metrics.csv must parse and agree with summary.json's epoch count and its `key` ("selected"/"final") epoch.
 void check_metrics(const RunFolder& folder, const RunRecord& record, const std::optional<RecordedEpoch>& picked,
-                   const std::string& key, const std::string& metric, double value) {
+                   const std::string& key, Metric metric, double value) {
   const fs::path file = folder.metrics_path(), summary_file = folder.summary_path();
   if (!fs::exists(file)) {
     if (record.epochs_run == 0) return;  // diverged or failed in its first epoch
@@ -57,17 +57,17 @@ void check_metrics(const RunFolder& folder, const RunRecord& record, const std::
   if (!picked) return;
   const int64_t epoch = picked->epoch;
   if (epoch < 1 || epoch > static_cast<int64_t>(rows.size()))
-    corrupt(summary_file, key + " epoch " + std::to_string(epoch) + " is not among the " +
-                              std::to_string(rows.size()) + " epochs of metrics.csv");
+    corrupt(summary_file, key + " epoch " + std::to_string(epoch) + " is not among the " + std::to_string(rows.size()) +
+                              " epochs of metrics.csv");
   const double in_csv = metric_value(rows[epoch - 1], metric);
   if (std::isnan(in_csv) != std::isnan(value) || (!std::isnan(value) && !close(in_csv, value)))
-    throw BadRecord{RunState::Inconsistent, file.string() + " epoch " + std::to_string(epoch) + " has " + metric +
-                                                " " + std::to_string(in_csv) + ", " + summary_file.string() +
-                                                " says " + std::to_string(value)};
+    throw BadRecord{RunState::Inconsistent, file.string() + " epoch " + std::to_string(epoch) + " has " +
+                                                name_of(metric) + " " + std::to_string(in_csv) + ", " +
+                                                summary_file.string() + " says " + std::to_string(value)};
 }
 
 // Fills `out` from the run record; throws BadRecord.
-void take_record(const RunFolder& folder, const RunRecord& s, const std::string& metric, RecordEpoch epoch,
+void take_record(const RunFolder& folder, const RunRecord& s, Metric metric, RecordEpoch epoch,
                  const PlanEntry* planned, RecordRead& out) {
   const fs::path file = folder.summary_path();
   RunResult& r = out.result;
@@ -133,8 +133,7 @@ void place_by_plan_or_path(const fs::path& run_dir, const PlanEntry* planned, Re
 
 }  // namespace
 
-RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric, const PlanEntry* planned,
-                              RecordEpoch epoch) {
+RecordRead read_run_for_table(const fs::path& run_dir, Metric metric, const PlanEntry* planned, RecordEpoch epoch) {
   RecordRead out;
   RunResult& r = out.result;
   r.path = run_dir.string();
@@ -166,7 +165,7 @@ RecordRead read_run_for_table(const fs::path& run_dir, const std::string& metric
 }
 
 std::string record_problem(const fs::path& run_dir) {
-  const RecordRead read = read_run_for_table(run_dir, "test_acc", nullptr);
+  const RecordRead read = read_run_for_table(run_dir, Metric::TestAcc, nullptr);
   return is_bad_record(read.result.state) ? read.result.problem : "";
 }
 

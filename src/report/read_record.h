@@ -18,8 +18,8 @@ struct RecordRead {
 };
 
 // `planned` (plan.json's entry) is null for a summary.json that no plan lists.
-RecordRead read_run_for_table(const std::filesystem::path& run_dir, const std::string& metric,
-                               const PlanEntry* planned, RecordEpoch epoch = RecordEpoch::Selected);
+RecordRead read_run_for_table(const std::filesystem::path& run_dir, Metric metric, const PlanEntry* planned,
+                              RecordEpoch epoch = RecordEpoch::Selected);
 
 // What `repro report` finds wrong with the record in `run_dir` ("" when nothing): its problem when it reads as
 // corrupt or inconsistent (a summary.json that cannot be read, a metrics.csv missing, short, damaged or disagreeing

@@ -20,13 +20,34 @@ const EnumNames<SelectOn>& enum_names(SelectOn) {
   return names;
 }
 
-void check_select_metric(const std::string& by) {
-  static const std::vector<std::string> allowed = {"val_acc", "val_loss", "train_acc", "train_loss"};
-  if (std::find(allowed.begin(), allowed.end(), by) != allowed.end()) return;
-  if (starts_with(by, "test_"))
-    throw Error("--by " + by + ": choosing on the test set biases the test metric the table reports; choose on "
-                "val_acc or val_loss (runs need data.val_fraction > 0)");
-  throw Error("--by: got '" + by + "', expected one of " + join(allowed, " | "));
+namespace {
+
+const std::vector<Metric> kSelectable = {Metric::ValAcc, Metric::ValLoss, Metric::TrainAcc, Metric::TrainLoss};
+
+std::vector<std::string> selectable_names() {
+  std::vector<std::string> names;
+  for (const Metric m : kSelectable) names.push_back(name_of(m));
+  return names;
+}
+
+}  // namespace
+
+void check_select_metric(Metric by) {
+  if (std::find(kSelectable.begin(), kSelectable.end(), by) != kSelectable.end()) return;
+  if (by == Metric::TestAcc || by == Metric::TestLoss)
+    throw Error("--by " + name_of(by) +
+                ": choosing on the test set biases the test metric the table reports; "
+                "choose on val_acc or val_loss (runs need data.val_fraction > 0)");
+  throw Error("--by: got '" + name_of(by) + "', expected one of " + join(selectable_names(), " | "));
+}
+
+Metric select_metric(const std::string& by) {
+  for (const Metric m : epoch_metrics())
+    if (name_of(m) == by) {
+      check_select_metric(m);
+      return m;
+    }
+  throw Error("--by: got '" + by + "', expected one of " + join(selectable_names(), " | "));
 }
 
 namespace {
@@ -54,8 +75,8 @@ std::string resolve_axis(const std::string& given, const std::vector<std::string
     throw Error("--select " + given + ": experiment '" + table +
                 "' has no sweep axes in its plan.json (a spec without `sweep:`/--set, or a plan written before "
                 "repro recorded sweep values: rerun the sweep command to rewrite plan.json; finished runs are kept)");
-  throw Error("--select " + given + ": not a sweep axis of experiment '" + table + "' (its axes: " +
-              join(labels, ", ") + ")");
+  throw Error("--select " + given + ": not a sweep axis of experiment '" + table +
+              "' (its axes: " + join(labels, ", ") + ")");
 }
 
 bool is_selected(const std::string& label, const std::vector<std::string>& selected) {
@@ -164,10 +185,10 @@ RunResult collapsed_run(const RunResult& run, const Group& group, const std::vec
 }
 
 // A shown run without any candidate's METRIC: its cell says so (not the reported metric, which it may have).
-void mark_nothing_to_choose_on(RunResult& shown, const std::string& by) {
+void mark_nothing_to_choose_on(RunResult& shown, Metric by) {
   if (!is_counted(shown)) return;
   shown.gap = MetricGap::NoMetric;
-  shown.missing = by + " to select on";
+  shown.missing = name_of(by) + " to select on";
 }
 
 // The bad records (corrupt, inconsistent, link) among a candidate's runs: they are listed under the table, as the plain
@@ -179,8 +200,8 @@ void keep_bad(const std::vector<const RunResult*>& runs, std::vector<RunResult>&
 
 // mean: the candidate with the best mean METRIC over its complete seeds; all its runs go into the cell. A candidate
 // judged on fewer seeds than it has (a record corrupt or unfinished) is named with its n.
-void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
-                    const std::string& by, Selection& out) {
+void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected, Metric by,
+                    Selection& out) {
   Choice choice{g.row, g.dataset, -1, "", NAN, 0, static_cast<int>(g.candidates.size())};
   const std::string* best = nullptr;
   for (const auto& candidate : g.candidates) {
@@ -196,7 +217,8 @@ void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<st
       choice.short_of_seeds.push_back(chosen_values(*runs.front(), selected) + ": " + std::to_string(values.size()) +
                                       " of " + std::to_string(runs.size()) + " seeds");
     const double m = mean(values);
-    if (chooser.better(m, choice.by_value)) choice.by_value = m, best = &candidate, choice.n = static_cast<int>(values.size());
+    if (chooser.better(m, choice.by_value))
+      choice.by_value = m, best = &candidate, choice.n = static_cast<int>(values.size());
   }
   const std::string& chosen = best ? *best : g.candidates.front();
   if (best) {
@@ -214,8 +236,8 @@ void choose_on_mean(const Group& g, const Chooser& chooser, const std::vector<st
 }
 
 // seed: on each seed, the candidate with the best METRIC on that seed.
-void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected,
-                     const std::string& by, Selection& out) {
+void choose_per_seed(const Group& g, const Chooser& chooser, const std::vector<std::string>& selected, Metric by,
+                     Selection& out) {
   std::vector<int64_t> seeds;
   for (const auto& candidate : g.candidates)
     for (const RunResult* run : g.runs.at(candidate))
@@ -258,7 +280,7 @@ Selection select_axes(const ExperimentResults& reported, const ExperimentResults
 
   std::map<std::string, const RunResult*> by_runs;
   for (const auto& run : by.runs) by_runs[key(run.model_config, run.dataset, run.seed)] = &run;
-  const Chooser chooser{by_runs, ends_with(options.by, "_loss")};
+  const Chooser chooser{by_runs, lower_is_better(options.by)};
 
   Selection out;
   out.results = reported;
@@ -289,18 +311,18 @@ std::string chosen_text(const Choice& c, const std::string& by) {
 
 }  // namespace
 
-std::string choices_markdown(const Selection& selection, const SelectOptions& options, const std::string& metric) {
+std::string choices_markdown(const Selection& selection, const SelectOptions& options, Metric reported) {
   const bool per_seed = options.on == SelectOn::Seed;
-  std::string out = "\nSelected on " + options.by + " (" +
-                    (per_seed ? "per seed: each seed's best value" : "the best mean over seeds") + ") among the " +
-                    join(options.axes, ", ") + " values of each row; the table above reports " + metric +
-                    " there.\n\n| row | dataset |" + (per_seed ? " seed |" : "") + " chosen | " + options.by +
-                    (per_seed ? "" : " (mean)") + " | n | candidates with " + options.by + " |\n|---|---|" +
-                    (per_seed ? "---|" : "") + "---|---|---|---|\n";
+  const std::string by = name_of(options.by), metric = name_of(reported);
+  std::string out =
+      "\nSelected on " + by + " (" + (per_seed ? "per seed: each seed's best value" : "the best mean over seeds") +
+      ") among the " + join(options.axes, ", ") + " values of each row; the table above reports " + metric +
+      " there.\n\n| row | dataset |" + (per_seed ? " seed |" : "") + " chosen | " + by + (per_seed ? "" : " (mean)") +
+      " | n | candidates with " + by + " |\n|---|---|" + (per_seed ? "---|" : "") + "---|---|---|---|\n";
   std::vector<std::string> short_notes, edge_notes;
   for (const auto& c : selection.choices) {
     out += "| " + c.row + " | " + c.dataset + " |" + (per_seed ? " " + std::to_string(c.seed) + " |" : "") + " " +
-           chosen_text(c, options.by) + " | " +
+           chosen_text(c, by) + " | " +
            (std::isnan(c.by_value) ? "–" : fmt::format("{:.2f}", c.by_value)) + " | " + std::to_string(c.n) + " | " +
            std::to_string(c.candidates) + " of " + std::to_string(c.candidates_total) + " |\n";
     for (const auto& note : c.short_of_seeds) short_notes.push_back(c.row + " on " + c.dataset + ", " + note);
@@ -311,7 +333,7 @@ std::string choices_markdown(const Selection& selection, const SelectOptions& op
     out += "\nChosen at the edge of the values tried (the best may lie beyond them; widen the axis to know):\n- " +
            join(edge_notes, "\n- ") + "\n";
   if (!short_notes.empty())
-    out += "\nCandidates judged on fewer seeds than they have (the others lack " + options.by + "):\n- " +
+    out += "\nCandidates judged on fewer seeds than they have (the others lack " + by + "):\n- " +
            join(short_notes, "\n- ") + "\n";
   if (!selection.unchosen_bad.empty()) {
     out += "\nRecords of candidates not chosen, not counted:\n";

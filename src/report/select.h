@@ -21,7 +21,7 @@ const EnumNames<SelectOn>& enum_names(SelectOn);
 
 struct SelectOptions {
   std::vector<std::string> axes;  // axis labels ("lr") or the full keys (with their section)
-  std::string by = "val_acc";     // val_acc | val_loss (lower is better) | train_acc | train_loss
+  Metric by = Metric::ValAcc;     // val_acc | val_loss (lower is better) | train_acc | train_loss
   SelectOn on = SelectOn::Mean;
 };
 
@@ -49,9 +49,11 @@ struct Selection {
 Selection select_axes(const ExperimentResults& reported, const ExperimentResults& by, const SelectOptions& options);
 
 // The markdown table of the choices ("Selected on val_acc …"); select_axes puts it in results.selection_note.
-std::string choices_markdown(const Selection& selection, const SelectOptions& options, const std::string& metric);
+std::string choices_markdown(const Selection& selection, const SelectOptions& options, Metric metric);
 
 // Checks --by: a validation or training metric (selecting on the test set would bias what the table reports).
-void check_select_metric(const std::string& by);
+void check_select_metric(Metric by);
+// --by's value: a metric's name, checked as above.
+Metric select_metric(const std::string& by);
 
 }  // namespace repro

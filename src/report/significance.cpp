@@ -143,18 +143,16 @@ bool stats_by_default(const ExperimentResults& results) {
   return any;
 }
 
-std::string render_results_stats(const ExperimentResults& results, const std::string& metric,
-                                 const Baseline& resolved) {
-  const std::string baseline =
-      resolved.row_of.empty() ? resolved.row : resolved.row + " at the same sweep values";
+std::string render_results_stats(const ExperimentResults& results, const Baseline& resolved) {
+  const std::string baseline = resolved.row_of.empty() ? resolved.row : resolved.row + " at the same sweep values";
   StatsTable table;
-  table.title = (results.heading.empty() ? results.name : results.heading) + ": " + metric + ", each row − " +
-                baseline + " (Welch)";
+  table.title = (results.heading.empty() ? results.name : results.heading) + ": " + name_of(results.metric) +
+                ", each row − " + baseline + " (Welch)";
   table.rows = results.model_configs;
   table.columns = results.datasets;
   table.baseline = resolved.row;
   table.baseline_of = resolved.row_of;
-  table.digits = metric.find("loss") != std::string::npos ? 4 : 2;
+  table.digits = metric_info(results.metric).digits;
   table.lookup = [&results](const std::string& row, const std::string& column) {
     return results_sample(results, row, column);
   };

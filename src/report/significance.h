@@ -51,8 +51,7 @@ std::optional<SampleSummary> results_sample(const ExperimentResults& results, co
 // Whether --stats is on by default: every cell with runs has n >= 2 and there are two rows.
 bool stats_by_default(const ExperimentResults& results);
 
-// The table of `results` against its baseline, with a caption saying what the numbers mean.
-std::string render_results_stats(const ExperimentResults& results, const std::string& metric,
-                                 const Baseline& baseline);
+// The table of `results` (its metric) against its baseline, with a caption saying what the numbers mean.
+std::string render_results_stats(const ExperimentResults& results, const Baseline& baseline);
 
 }  // namespace repro

@@ -16,29 +16,22 @@ namespace repro {
 
 namespace {
 
-bool lower_is_better(const std::string& metric) { return metric.find("loss") != std::string::npos; }
-
 std::string fixed(double value, int digits) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
 }
 
-std::string status_text(const std::map<std::string, int>& other) {
-  std::vector<std::string> parts;
-  for (const auto& [status, count] : other) parts.push_back(std::to_string(count) + " " + status);
-  return join(parts, ", ");
-}
-
 // "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 pending)", "— (2 failed)".
-std::string cell_text(const Cell& cell, int digits, size_t common_n, bool best) {
-  if (cell.values.empty())
-    return "— (" + (cell.other_status.empty() ? std::string("no runs") : status_text(cell.other_status)) + ")";
+std::string cell_text(const Cell& cell, Metric metric, size_t common_n, bool best) {
+  const int digits = metric_info(metric).digits;
+  const std::string others = status_text(cell, metric);
+  if (cell.values.empty()) return "— (" + (others.empty() ? std::string("no runs") : others) + ")";
   std::string text = fixed(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed(cell.std, digits));
   if (best) text = "**" + text + "**";
   std::vector<std::string> notes;
   if (cell.values.size() != common_n) notes.push_back("n=" + std::to_string(cell.values.size()));
-  if (!cell.other_status.empty()) notes.push_back(status_text(cell.other_status));
+  if (!others.empty()) notes.push_back(others);
   if (!notes.empty()) text += " (" + join(notes, "; ") + ")";
   if (cell.partial) text += " †";
   return text;
@@ -52,6 +45,17 @@ std::string csv_field(const std::string& text) {
 }
 
 }  // namespace
+
+std::string status_text(const Cell& cell, Metric metric) {
+  std::map<std::string, int> by_text;  // in the order of their names, as tables have always listed them
+  for (const auto& [state, count] : cell.other_status) by_text[name_of(state)] += count;
+  for (const auto& [gap, count] : cell.gaps)
+    by_text[gap == MetricGap::NoMetric ? "no " + (cell.missing.empty() ? name_of(metric) : cell.missing)
+                                       : name_of(gap)] += count;
+  std::vector<std::string> parts;
+  for (const auto& [text, count] : by_text) parts.push_back(std::to_string(count) + " " + text);
+  return join(parts, ", ");
+}
 
 std::string bad_records_text(const ExperimentResults& results) {
   std::string out;
@@ -76,18 +80,22 @@ Cell make_cell(const ExperimentResults& results, const std::string& model_config
       throw Error(results.name + ": seed " + std::to_string(run.seed) + " of " + model_config + " on " + dataset +
                   " appears twice" + (run.path.empty() ? std::string() : " (" + run.path + ")"));
     cell.partial |= run.partial;
-    if (is_counted(run))
+    if (is_counted(run)) {
       cell.values.push_back(run.value);
-    else
-      ++cell.other_status[state_text(run, run.missing.empty() ? results.metric : run.missing)];
+    } else if (run.gap != MetricGap::None) {
+      ++cell.gaps[run.gap];
+      if (run.gap == MetricGap::NoMetric && cell.missing.empty()) cell.missing = run.missing;
+    } else {
+      ++cell.other_status[run.state];
+    }
   }
   cell.mean = mean(cell.values);
   cell.std = sample_std(cell.values);
   return cell;
 }
 
-std::string render_markdown(const ExperimentResults& results, const std::string& metric) {
-  const int digits = lower_is_better(metric) ? 4 : 2;
+std::string render_markdown(const ExperimentResults& results) {
+  const Metric metric = results.metric;
   // The most common n across cells (the larger on a tie) is stated in the caption; others are marked.
   std::map<size_t, int> n_counts;
   std::map<std::string, std::map<std::string, Cell>> cells;
@@ -101,8 +109,9 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   for (const auto& [n, count] : n_counts)
     if (count >= most) common_n = n, most = count;
 
-  std::string out = "### " + (results.heading.empty() ? results.name : results.heading) + ": " + metric +
-                    (lower_is_better(metric) ? "" : " (%)") + "\n\n";
+  const std::string unit = metric_info(metric).unit;
+  std::string out = "### " + (results.heading.empty() ? results.name : results.heading) + ": " + name_of(metric) +
+                    (unit.empty() ? "" : " (" + unit + ")") + "\n\n";
   out += "| model |";
   for (const auto& dataset : results.datasets) out += " " + dataset + " |";
   out += "\n|---|";
@@ -119,7 +128,7 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
         if (o.values.empty()) continue;
         if (lower_is_better(metric) ? o.mean < cell.mean : o.mean > cell.mean) best = false;
       }
-      out += " " + cell_text(cell, digits, common_n, best && results.model_configs.size() > 1) + " |";
+      out += " " + cell_text(cell, metric, common_n, best && results.model_configs.size() > 1) + " |";
     }
     out += "\n";
   }
@@ -127,9 +136,9 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
     for (const auto& note : run.notes) partial_notes.insert(note);
   // The selected epoch's rule (best_val: the highest validation accuracy, the earliest on a tie) is in
   // docs/report.md; the caption stays as committed reports have it.
-  const std::string at =
-      results.epoch == RecordEpoch::Final ? " at each run's final epoch (--epoch final)" : " at each run's selected epoch";
-  out += "\nMean ± sample std (ddof = 1) of " + metric + at + " over n = " + std::to_string(common_n) +
+  const std::string at = results.epoch == RecordEpoch::Final ? " at each run's final epoch (--epoch final)"
+                                                             : " at each run's selected epoch";
+  out += "\nMean ± sample std (ddof = 1) of " + name_of(metric) + at + " over n = " + std::to_string(common_n) +
          " seeds per cell (other n marked); best mean per column in bold.\n";
   if (!partial_notes.empty()) {
     out += "Data notes († marks cells with partial, subset or unverified data):\n";
@@ -140,15 +149,16 @@ std::string render_markdown(const ExperimentResults& results, const std::string&
   return out;
 }
 
-std::string render_csv(const std::vector<ExperimentResults>& all, const std::string& metric) {
+std::string render_csv(const std::vector<ExperimentResults>& all) {
   std::string out = "experiment,model_config,dataset,metric,n,mean,std,ddof,other_runs,partial\n";
   for (const auto& results : all)
     for (const auto& config : results.model_configs)
       for (const auto& dataset : results.datasets) {
         const Cell cell = make_cell(results, config, dataset);
-        out += csv_field(results.name) + "," + csv_field(config) + "," + csv_field(dataset) + "," + metric + "," +
-               std::to_string(cell.values.size()) + "," + (std::isnan(cell.mean) ? "" : fixed(cell.mean, 6)) + "," +
-               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," + csv_field(status_text(cell.other_status)) +
+        out += csv_field(results.name) + "," + csv_field(config) + "," + csv_field(dataset) + "," +
+               name_of(results.metric) + "," + std::to_string(cell.values.size()) + "," +
+               (std::isnan(cell.mean) ? "" : fixed(cell.mean, 6)) + "," +
+               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," + csv_field(status_text(cell, results.metric)) +
                "," + (cell.partial ? "true" : "false") + "\n";
       }
   return out;
@@ -177,7 +187,7 @@ std::string render_report(const std::vector<ExperimentResults>& all, const Repor
     for (const auto& results : all)
       for (const auto& run : results.runs)
         if (!run.events_problem.empty()) spdlog::warn("damaged TensorBoard event file: {}", run.events_problem);
-    return render_csv(all, options.metric);
+    return render_csv(all);
   }
   // --baseline applies to the experiments that have such a row; a name no experiment has is a mistake.
   // A row, or a spec row a sweep expanded (compared at the same sweep values).
@@ -196,14 +206,13 @@ std::string render_report(const std::vector<ExperimentResults>& all, const Repor
     throw Error("--baseline: '" + options.baseline + "' is not a row (rows: " + join(rows, ", ") + ")");
   std::string out;
   for (size_t i = 0; i < all.size(); ++i) {
-    out += (i ? "\n" : "") + render_markdown(all[i], options.metric) + all[i].selection_note;
+    out += (i ? "\n" : "") + render_markdown(all[i]) + all[i].selection_note;
     const bool stats =
         options.stats == StatsChoice::On || (options.stats == StatsChoice::Auto && stats_by_default(all[i]));
     if (!stats || all[i].model_configs.size() < 2) continue;
     const bool has_requested = !options.baseline.empty() && names_a_row(all[i]);
     try {
-      out += "\n" + render_results_stats(all[i], options.metric,
-                                         resolve_baseline(all[i], has_requested ? options.baseline : ""));
+      out += "\n" + render_results_stats(all[i], resolve_baseline(all[i], has_requested ? options.baseline : ""));
     } catch (const Error& e) {  // a plan's stale report.baseline: this table goes without its Welch part, the rest on
       out += "\nNo Welch table: " + std::string(e.what()) + "; choose one with --baseline ROW.\n";
     }

@@ -17,15 +17,17 @@ enum class StatsChoice { Auto, On, Off };  // the Welch table under each table (
 const EnumNames<StatsChoice>& enum_names(StatsChoice);
 
 struct ReportOptions {
-  std::string metric = "test_acc";
+  Metric metric = Metric::TestAcc;
   ReportFormat format = ReportFormat::Markdown;
   StatsChoice stats = StatsChoice::Auto;
   std::string baseline;  // the row the stats table compares with ("" = the spec's report.baseline or row 1)
 };
 
 struct Cell {
-  std::vector<double> values;               // complete runs
-  std::map<std::string, int> other_status;  // e.g. {"missing": 1, "diverged": 1}
+  std::vector<double> values;            // complete runs
+  std::map<RunState, int> other_status;  // runs not counted, by state (not complete), e.g. {Pending: 1, Diverged: 1}
+  std::map<MetricGap, int> gaps;         // complete runs without the table's value (no metric, not evaluated)
+  std::string missing;                   // what the NoMetric gap lacks when it is not the table's metric
   bool partial = false;
   double mean = 0, std = 0;  // NaN when undefined
 };
@@ -34,8 +36,12 @@ struct Cell {
 // (throws repro::Error if one seed appears twice).
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset);
 
-std::string render_markdown(const ExperimentResults& results, const std::string& metric);
-std::string render_csv(const std::vector<ExperimentResults>& all, const std::string& metric);
+// Runs of the cell not counted, as tables show them: "1 diverged, 2 pending" ("" when none).
+std::string status_text(const Cell& cell, Metric metric);
+
+// The table of `results` for its metric (results.metric).
+std::string render_markdown(const ExperimentResults& results);
+std::string render_csv(const std::vector<ExperimentResults>& all);
 
 // "Records not counted (corrupt or inconsistent):" and one line per such run
 // with its problem (which names the file); "" when there are none.

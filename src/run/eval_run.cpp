@@ -33,13 +33,14 @@ namespace {
 void take_recorded_metrics(const RunRecord& summary, int64_t epoch, const std::string& split, EvalRecord& out) {
   for (const auto* recorded : {&summary.selected, &summary.final}) {
     if (!*recorded || (*recorded)->epoch != epoch) continue;
-    const auto value = [&](const std::string& name) {
-      const auto it = (*recorded)->metrics.find(name);
+    const auto value = [&](Metric metric) {
+      const auto it = (*recorded)->metrics.find(metric);
       return it == (*recorded)->metrics.end() ? std::nullopt : it->second;
     };
+    const bool val = split == "val";  // repro eval --split test | val
     out.recorded_epoch = epoch;
-    out.recorded_loss = value(split + "_loss");
-    out.recorded_acc = value(split + "_acc");
+    out.recorded_loss = value(val ? Metric::ValLoss : Metric::TestLoss);
+    out.recorded_acc = value(val ? Metric::ValAcc : Metric::TestAcc);
     return;
   }
 }

@@ -13,9 +13,9 @@ namespace {
 
 RecordedEpoch recorded_epoch(const EpochRow& row) {
   RecordedEpoch out{row.epoch, {}};
-  for (const auto& name : metric_names()) {
-    const double value = metric_value(row, name);
-    out.metrics[name] = std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+  for (const Metric metric : epoch_metrics()) {
+    const double value = metric_value(row, metric);
+    out.metrics[metric] = std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
   }
   return out;
 }

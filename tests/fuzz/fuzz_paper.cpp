@@ -1,6 +1,6 @@
-// Paper files (experiments/paper/*.yaml): load_paper, then compare_with_paper
-// against results holding one complete run for every cell the file names, then
-// the protocol ledger (load_ledger, ledger_report).
+// Paper files (experiments/paper/*.yaml): read_paper_file (tables, claims, ledger), then compare_with_paper
+// against results holding one complete run for every cell the file names, then the protocol ledger
+// (ledger_report).
 #include <cstdint>
 #include <string>
 
@@ -13,9 +13,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = fuzz::fresh_scratch() / "paper.yaml";
   fuzz::write_bytes(path, std::string(reinterpret_cast<const char*>(data), size));
   fuzz::expect_clean("paper", [&] {
-    const auto tables = load_paper(path);
+    const PaperFile file = read_paper_file(path);
+    const auto& tables = file.tables;
     for (const auto& table : tables) {
       ExperimentResults results{table.experiment, {}, {}, {}};
+      results.metric = table.metric;
       for (const auto& cell : table.cells) {
         RunResult run;
         run.model_config = cell.row;
@@ -26,10 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         results.model_configs.push_back(cell.row);
         results.datasets.push_back(cell.column);
       }
-      compare_with_paper(results, tables, table.metric);
+      compare_with_paper(results, tables);
     }
-    const auto ledger = load_ledger(path, tables);
-    for (const auto& table : tables) ledger_report(table.experiment, "paper", table.experiment, ledger, path);
+    for (const auto& table : tables) ledger_report(table.experiment, "paper", table.experiment, file.ledger, path);
   });
   return 0;
 }

@@ -1,0 +1,110 @@
+#pragma once
+// The claims board (`repro report RESULTS --board experiments/paper/dgsa.yaml`): every results folder below
+// RESULTS read once, and the paper file's tables and claims judged on the runs of the profiles each table lists
+// as a reading of the paper's protocol (`readings:`). Each paper cell gets ours | paper | n | where (folder,
+// reading, device), the source with the most runs when several folders hold it (a folder's plain row before a
+// swept one), the others listed; each claim gets one verdict per reading at the selected and at the final epoch;
+// the ledger's *differs* items are marked beside the cells they touch. Written as Markdown (board_markdown) and as
+// one self-contained HTML page with SVG figures (board_html). docs/report.md describes it.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/claims.h"
+#include "report/collect.h"
+#include "report/paper_file.h"
+
+namespace repro {
+
+// One results folder: the runs of one experiment and profile found below the board's root.
+struct BoardFolder {
+  std::string name;                 // relative to the root, '/'-separated ("table2/gpu")
+  ExperimentResults selected, last;  // the same runs at the selected and at the final epoch
+};
+
+// Where a cell's runs come from: a folder and the model configuration in it (the paper's row, or a swept one).
+struct CellSource {
+  const BoardFolder* folder = nullptr;
+  std::string model_config;
+  SampleSummary selected, last;  // mean, sample std, n of the counted runs at each epoch
+  std::string devices;           // "NVIDIA H200 + NVIDIA H100", "CPU"
+};
+
+// "table2/gpu (NVIDIA H200 + NVIDIA H100)", with the configuration when it is not the paper's `row`.
+std::string cell_source_text(const CellSource& source, const std::string& row);
+
+enum class CellStatus { NotTrained, Within, Outside };
+
+struct BoardCell {
+  const PaperCell* paper = nullptr;
+  std::string reading;                  // the profile of the chosen source ("" when not trained)
+  std::optional<CellSource> source;     // the chosen source; nullopt when no reading trained it
+  std::vector<CellSource> also;         // the cell's other sources under the table's readings
+  std::vector<size_t> ledger;           // indexes into PaperFile::ledger of the differs items touching it
+  CellStatus status = CellStatus::NotTrained;
+};
+
+struct BoardTable {
+  const PaperTable* paper = nullptr;
+  std::vector<BoardCell> cells;  // in the paper file's order
+};
+
+// One claim under one reading: its verdict at the selected and at the final epoch, and where each comparison's
+// runs come from.
+struct ReadingVerdict {
+  std::string reading;
+  ClaimVerdict selected, last;
+  std::vector<std::string> sources;  // per comparison: "table2/gpu (NVIDIA H200 + NVIDIA H100)", "" = no runs
+};
+
+struct BoardClaim {
+  const Claim* claim = nullptr;
+  const PaperTable* table = nullptr;
+  Verdict verdict = Verdict::NotTested;  // the headline: the first reading with runs, at the selected epoch
+  std::string verdict_reading;           // that reading ("" = none has runs)
+  ClaimVerdict paper;                    // the paper's own numbers (mean, std, n as printed)
+  std::vector<ReadingVerdict> readings;  // every reading of the claim's table, in the file's order
+};
+
+struct Board {
+  const PaperFile* file = nullptr;
+  std::filesystem::path root;
+  std::string command;               // the command line that wrote it, as the board prints it
+  std::vector<BoardFolder> folders;  // every results folder below the root, by name
+  std::vector<BoardTable> tables;
+  std::vector<BoardClaim> claims;
+};
+
+// Reads every results folder below `root` (a folder holds <dataset>/<model>/seed_<n>/summary.json) and judges
+// `file`'s tables and claims on them. Throws repro::Error naming the folder when one cannot be read.
+Board build_board(const PaperFile& file, const std::filesystem::path& root, const std::string& command);
+
+// Whether the board shows a table: one of a per-epoch metric (accuracies; the parameter counts of Tables 5 and 6
+// are `repro params --compare`'s).
+bool is_board_table(const PaperTable& table);
+
+// How many cells there are, trained, within the paper's band; and the claims' headline verdicts.
+struct BoardCounts {
+  int cells = 0, trained = 0, within = 0, outside = 0;
+  int claims = 0;
+  std::map<Verdict, int> verdicts;
+};
+BoardCounts board_counts(const Board& board);
+
+// One paragraph saying how many of the paper's cells and claims are reproduced (the README's opening lines).
+std::string board_coverage(const Board& board);
+// The whole board as Markdown (results/README.md opens with it).
+std::string board_markdown(const Board& board);
+// The whole board as one self-contained HTML page: tables and SVG figures as data: images, no network.
+std::string board_html(const Board& board);
+
+// Replaces the board between `<!-- repro board: begin -->` and `<!-- repro board: end -->` in `file`, and the
+// coverage paragraph between `<!-- repro board: coverage -->` and `<!-- repro board: coverage end -->`, writing
+// the file atomically. Throws repro::Error naming the file when it has neither pair (or only half of one), or is
+// not a regular file of at most 4 MiB.
+void write_board_into(const std::filesystem::path& file, const std::string& board_text,
+                      const std::string& coverage_text);
+
+}  // namespace repro

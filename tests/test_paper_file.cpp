@@ -1,0 +1,182 @@
+// The paper files (experiments/paper/*.yaml) read by one strict reader (report/paper_file): the DGSA file reads,
+// and a table of bad inputs, each refused with FILE:LINE and what was expected (issue 49, point 5: a misspelt
+// `ledgr:` made the ledger vanish, unknown item keys were dropped, a duplicate item or one with two statuses was
+// printed both ways, a duplicate key resolved silently, an item for an unknown profile never appeared).
+#include <filesystem>
+#include <string>
+
+#include "catch.h"
+#include "fixtures.h"
+#include "report/paper_file.h"
+#include "util/files.h"
+#include "util/error.h"
+
+using namespace repro;
+using repro::test::Contains;
+
+namespace {
+
+const std::string kPaper = std::string(REPRO_SOURCE_DIR) + "/experiments/paper/dgsa.yaml";
+
+// Lines 1-9; what a case appends starts at line 10.
+const std::string kHead =
+    "paper: P\n"
+    "tables:\n"
+    "  - table: 1\n"
+    "    experiment: table1\n"
+    "    n: 5\n"
+    "    readings: {paper: as printed}\n"
+    "    cells:\n"
+    "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n"
+    "      - {row: DG, column: cifar10, mean: 77, std: 1}\n";
+
+const std::string kItem = "  - {experiment: table1, item: a, paper: b, ours: c, status: open}\n";
+
+std::string refusal(const std::filesystem::path& file, const std::string& text) {
+  test::write_text(file, text);
+  try {
+    read_paper_file(file);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("the DGSA paper file reads: tables, readings, claims and ledger", "[report]") {
+  const PaperFile file = read_paper_file(kPaper);
+  REQUIRE(file.tables.size() == 4);
+  CHECK(file.tables[1].metric == Metric::TestAcc);
+  CHECK(file.tables[2].metric == Metric::Params);
+  REQUIRE(file.tables[1].readings.size() == 2);
+  CHECK(file.tables[1].readings[0].profile == "paper");
+  CHECK(file.tables[1].readings[1].profile == "paper_table6");
+  CHECK(file.claims.size() == 6);
+  CHECK(file.ledger.size() == 18);
+  for (const auto& item : file.ledger) CHECK(item.profile == "paper");
+  CHECK(file.ledger[13].datasets == std::vector<std::string>{"newsgroups"});  // 20 Newsgroups text
+}
+
+TEST_CASE("bad paper files are refused at file:line with what was expected", "[report]") {
+  test::TempDir dir("paper-file");
+  const auto file = dir.path() / "p.yaml";
+  const std::string claim = "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, ViT]]\n";
+  struct Case {
+    std::string what, text, expected;
+  };
+  const Case cases[] = {
+      {"a misspelt ledger:", kHead + "ledgr:\n" + kItem,
+       "p.yaml:10: unknown key 'ledgr' in a paper file; did you mean 'ledger'?"},
+      {"an unknown top-level key", kHead + "notes: x\n",
+       "p.yaml:10: unknown key 'notes' in a paper file; expected one of"},
+      {"a misspelt item key", kHead + "ledger:\n  - {experiment: table1, item: a, paper: b, ours: c, stauts: open}\n",
+       "p.yaml:11: unknown key 'stauts' in a ledger item; did you mean 'status'?"},
+      {"an unknown item key",
+       kHead + "ledger:\n  - {experiment: table1, item: a, paper: b, ours: c, status: open, "
+               "nots: d}\n",
+       "p.yaml:11: unknown key 'nots' in a ledger item; did you mean 'note'?"},
+      {"a key twice in an item",
+       kHead + "ledger:\n  - experiment: table1\n    item: a\n    paper: b\n    ours: c\n"
+               "    status: open\n    status: paper\n",
+       "p.yaml:16: key 'status' is given twice in this ledger item (first at line 15)"},
+      {"an item twice", kHead + "ledger:\n" + kItem + kItem,
+       "p.yaml:12: ledger item 'a' of table1 is given twice (first at line 11)"},
+      {"an item with two statuses",
+       kHead + "ledger:\n" + kItem + "  - {experiment: table1, item: a, paper: b, ours: c, status: differs}\n",
+       "p.yaml:12: ledger item 'a' of table1 has two statuses: open (line 11) and differs"},
+      {"an item for every profile and one profile",
+       kHead + "ledger:\n" + kItem +
+           "  - {experiment: table1, profile: paper, item: a, paper: b, "
+           "ours: c, status: open}\n",
+       "p.yaml:12: ledger item 'a' of table1 is given twice"},
+      {"an unknown profile",
+       kHead + "ledger:\n  - {experiment: table1, profile: papr, item: a, paper: b, ours: c, "
+               "status: open}\n",
+       "p.yaml:11: profile 'papr' is not a reading of experiment table1 (its table's readings: paper)"},
+      {"an unknown status", kHead + "ledger:\n  - {experiment: table1, item: a, paper: b, ours: c, status: maybe}\n",
+       "p.yaml:11: status: got 'maybe', expected one of paper | open | differs"},
+      {"an experiment without a table",
+       kHead + "ledger:\n  - {experiment: table9, item: a, paper: b, ours: c, "
+               "status: open}\n",
+       "p.yaml:11: experiment 'table9' has no table in this file"},
+      {"a missing key", kHead + "ledger:\n  - {experiment: table1, item: a, paper: b, status: open}\n",
+       "p.yaml:11: a ledger item needs 'ours'"},
+      {"a list for a single value",
+       kHead + "ledger:\n  - {experiment: table1, item: [a], paper: b, ours: c, "
+               "status: open}\n",
+       "p.yaml:11: item must be a single value"},
+      {"an item's dataset not in the table",
+       kHead + "ledger:\n  - {experiment: table1, item: a, paper: b, ours: c, "
+               "status: open, datasets: [svhn]}\n",
+       "p.yaml:11: dataset 'svhn' is not a column of experiment table1's table"},
+      {"the ledger not a list", kHead + "ledger: {experiment: table1}\n", "p.yaml:10: ledger must be a list"},
+      {"a claim's row",
+       kHead + "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, VIT]]\n"
+               "    datasets: [cifar10]\n",
+       "p.yaml:13: row 'VIT' is not a row of the paper's Table 1"},
+      {"a claim's dataset", kHead + claim + "    datasets: [svhn]\n",
+       "p.yaml:14: dataset 'svhn' is not a column of the paper's Table 1"},
+      {"a claim's experiment",
+       kHead + "claims:\n  - claim: x\n    experiment: table2\n    pairs: [[DG, ViT]]\n"
+               "    datasets: [cifar10]\n",
+       "p.yaml:12: no table of this file gives test_acc of experiment 'table2'"},
+      {"a claim's margin", kHead + claim + "    datasets: [cifar10]\n    margin: two\n",
+       "p.yaml:15: margin 'two' is not a number"},
+      {"a misspelt claim key", kHead + claim + "    datsets: [cifar10]\n",
+       "p.yaml:14: unknown key 'datsets' in a claim; did you mean 'datasets'?"},
+      {"a claim twice",
+       kHead + claim +
+           "    datasets: [cifar10]\n  - claim: x\n    experiment: table1\n"
+           "    pairs: [[DG, ViT]]\n    datasets: [cifar10]\n",
+       "p.yaml:15: claim 'x' is given twice (first at line 11)"},
+      {"a pair twice",
+       kHead + "claims:\n  - claim: x\n    experiment: table1\n    pairs: [[DG, ViT], [DG, ViT]]\n"
+               "    datasets: [cifar10]\n",
+       "p.yaml:13: pair [DG, ViT] is given twice"},
+      {"a misspelt table key", "tables:\n  - table: 1\n    experiment: table1\n    cels: []\n",
+       "p.yaml:4: unknown key 'cels' in a table; did you mean 'cells'?"},
+      {"a misspelt cell key",
+       "tables:\n  - table: 1\n    experiment: table1\n    cells:\n"
+       "      - {row: ViT, column: cifar10, mean: 75, sd: 1}\n",
+       "p.yaml:5: unknown key 'sd' in a cell; did you mean 'std'?"},
+      {"a cell twice", kHead + "      - {row: ViT, column: cifar10, mean: 76, std: 1}\n",
+       "p.yaml:10: cell (ViT, cifar10) of table 1 repeats line 8"},
+      {"a table twice", kHead + "  - table: 1\n    experiment: table2\n    cells: []\n",
+       "p.yaml:10: table 1 is given twice (first at line 3)"},
+      {"a reading twice",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper: a\n"
+       "      paper: b\n    cells: []\n",
+       "p.yaml:6: reading 'paper' is given twice"},
+      {"an unknown metric", "tables:\n  - table: 1\n    experiment: table1\n    metric: accuracy\n    cells: []\n",
+       "p.yaml:4: unknown metric 'accuracy' (known: params, train_loss"},
+      {"an accuracy above 100",
+       "tables:\n  - table: 1\n    experiment: table1\n    cells:\n"
+       "      - {row: ViT, column: cifar10, mean: 175}\n",
+       "p.yaml:5: mean 175 is outside 0-100 (accuracies are in %)"},
+      {"no tables", "paper: P\n", "p.yaml:1: a paper file needs 'tables'"},
+      {"not a map", "- 1\n", "p.yaml: expected a map with 'tables'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    CHECK_THAT(refusal(file, c.text), Contains(c.expected));
+  }
+  // Sound variants of the same file are read.
+  CHECK(refusal(file, kHead + "ledger:\n" + kItem +
+                          "  - {experiment: table1, profile: paper, item: z, paper: b, ours: c, status: differs, "
+                          "datasets: [cifar10]}\n") == "(accepted)");
+  const PaperFile read = read_paper_file(file);
+  REQUIRE(read.ledger.size() == 2);
+  CHECK(read.ledger[1].datasets == std::vector<std::string>{"cifar10"});
+  CHECK(read.ledger[1].where == file.string() + ":12");
+}
+
+TEST_CASE("a paper file that is not a regular file, or too large, is refused before it is read", "[report]") {
+  test::TempDir dir("paper-file-kind");
+  CHECK_THROWS_WITH(read_paper_file(dir.path()), Contains("is a folder, expected a paper file (YAML)"));
+  CHECK_THROWS_WITH(read_paper_file(dir.path() / "absent.yaml"),
+                    Contains("absent.yaml") && Contains("No such file"));
+  const auto big = dir.path() / "big.yaml";
+  test::write_text(big, "paper: '" + std::string(kSpecBytes, 'x') + "'\n");
+  CHECK_THROWS_WITH(read_paper_file(big), Contains("more than the 16 MiB a paper file (YAML) may hold"));
+}
