@@ -14,7 +14,7 @@
 #include "run/runner.h"
 #include "spec/config.h"
 #include "spec/options.h"
-#include "train/step_log.h"
+#include "train/step.h"
 
 namespace repro::test {
 

@@ -1,6 +1,7 @@
-// CUDA-only tests: the same numerics as on the CPU with bf16 tolerances, and a
-// tiny training run whose loss falls. Hidden from plain runs ([.cuda]); the ctest
-// entry `cuda` runs them and reports "Skipped" without a CUDA device.
+// CUDA-only tests: the same numerics as on the CPU with bf16 tolerances, a tiny training run whose loss
+// falls, the fused AdamW step and its CUDA graphs against the eager step (train/step.h), a capture that fails,
+// and the GPU's identity in a run's record. Hidden from plain runs ([.cuda]); the ctest entry `cuda` runs them
+// and reports "Skipped" without a CUDA device.
 #include "catch.h"
 #include <iostream>
 
@@ -12,10 +13,15 @@
 #include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
+#include "fixtures.h"
+#include "record/run_record.h"
 #include "run/device.h"
+#include "run/runner.h"
 #include "spec/config.h"
-#include "train/optimizer.h"
+#include "spec/experiment.h"
+#include "step_compare.h"
 #include "train/step.h"
+#include "util/files.h"
 
 using namespace repro;
 
@@ -126,8 +132,7 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   auto model = build_model(model_settings, fashion_mnist_info());
   model->to(cuda);
   model->train();
-  auto optimizer = make_optimizer(*model, train.optimizer, 3e-3);
-  TrainStep step(*model, *optimizer, train, cuda);
+  TrainStep step(*model, train, cuda, Schedule::constant(3e-3));
   CHECK(step.precision() == Precision::Bf16);
   // Two classes a model can tell apart: bright vs dark images, resident on the GPU as uint8.
   Split split{
@@ -144,7 +149,7 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   for (int i = 0; i < 30; ++i) {
     const auto indices = torch::randperm(128, torch::kInt64).slice(0, 0, 32);
     const auto y = split.labels.index_select(0, indices_for(split, indices));
-    const double loss = step.run(batcher->inputs(split, indices, true), y, 3e-3, totals).item<double>();
+    const double loss = step.run(batcher->inputs(split, indices, true), y, i, 1, totals).loss.item<double>();
     if (i == 0) first = loss;
     last = loss;
   }
@@ -159,4 +164,136 @@ TEST_CASE("a run record on CUDA names the GPU (the driver's name and memory)", "
   const std::string gpu = environment["gpu"].get<std::string>();
   CHECK(gpu.find(" MiB") != std::string::npos);
   CHECK(gpu.size() > 8);
+}
+
+TEST_CASE("the fused AdamW step on CUDA equals the eager step, and their checkpoints cross", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  REQUIRE(fused_update_built());
+  test::TempDir dir("cuda-fused-step");
+  test::check_fused_against_eager(torch::Device(torch::kCUDA, 0), dir.path());
+}
+
+TEST_CASE("CUDA graph replays equal the eager step: vanilla, diff, dgsa; two shapes in turn; evaluation too",
+          "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  REQUIRE(cuda_graphs_built());
+  const torch::Device cuda(torch::kCUDA, 0);
+  const auto batches = test::step_batches(cuda, 8);  // widths 12, 20, 12, ...: eager, eager, captured, ...
+  for (const std::string kind : {"vanilla", "diff", "dgsa"}) {
+    INFO(kind);
+    auto graphed_model = test::step_model(kind, cuda), eager_model = test::step_model(kind, cuda);
+    TrainStep graphed(*graphed_model, test::step_options(CudaGraphsChoice::Auto), cuda, Schedule::constant(3e-3));
+    TrainStep eager(*eager_model, test::step_options(CudaGraphsChoice::Off), cuda, Schedule::constant(3e-3));
+    REQUIRE(graphed.graphs_enabled());
+    CHECK_FALSE(eager.graphs_enabled());
+    std::vector<double> graphed_losses, eager_losses;
+    {
+      const auto lane = graphed.lane_scope();
+      graphed_losses = test::step_losses(graphed, batches);
+    }
+    eager_losses = test::step_losses(eager, batches);
+    CHECK(graphed.graphs_ran());
+    for (size_t i = 0; i < batches.size(); ++i) CHECK(graphed_losses[i] == Approx(eager_losses[i]).epsilon(1e-5));
+    CHECK(test::max_parameter_difference(*graphed_model, *eager_model) < 1e-5);
+    // The loss changes from step to step: a replay computes afresh, it does not repeat a recorded number.
+    CHECK(graphed_losses[6] != graphed_losses[4]);
+
+    // Evaluation: padded, fixed-shape batches replayed as graphs against the eager split_metrics, same weights.
+    torch::manual_seed(4);
+    Split split{torch::zeros({40, 24}, torch::kInt64), torch::randint(0, 3, {40}, torch::kInt64)};
+    for (int64_t i = 0; i < 40; ++i) split.inputs[i].slice(0, 0, 1 + (i * 5) % 24).fill_(1 + i % 40);
+    split = resident_split(split, cuda);
+    const TextBatcher plain(cuda), bucketed(cuda, graphed.length_buckets(24));
+    const EvalBatching batching{8, 96};
+    const auto expected = split_metrics(*graphed_model, split, plain, cuda, batching, Precision::Fp32);
+    const auto lane = graphed.lane_scope();
+    graphed.evaluate(split, bucketed, batching);  // first sight of each shape: eager
+    const auto replayed = graphed.evaluate(split, bucketed, batching);
+    CHECK(replayed.loss == Approx(expected.loss).epsilon(1e-5));
+    CHECK(std::abs(replayed.acc - expected.acc) <= 100.0 / 40 + 1e-9);  // at most one example's tie flips
+  }
+}
+
+namespace {
+
+// A model whose forward reads a value back to the host: no CUDA graph can hold that.
+struct HostReadingModel : ClassifierImpl {
+  torch::nn::Linear layer{nullptr};
+  HostReadingModel() { layer = register_module("layer", torch::nn::Linear(16, 3)); }
+  torch::Tensor forward(const ModelInput& input) override {
+    const auto x = input.inputs.to(torch::kFloat32).view({input.inputs.size(0), -1}).slice(1, 0, 16) / 50;
+    const double scale = 1.0 + 0.0 * x.sum().item<double>();  // the host read
+    return layer->forward(x) * scale;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a CUDA graph capture that fails falls back to the eager step: one warning, the same numbers",
+          "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  REQUIRE(cuda_graphs_built());
+  const torch::Device cuda(torch::kCUDA, 0);
+  const auto batches = test::step_batches(cuda, 6);
+  std::vector<std::pair<Batch, torch::Tensor>> one_shape;
+  for (const auto& batch : batches)
+    if (batch.first.inputs.size(1) == 20) one_shape.push_back(batch);
+  const auto make = [&] {
+    torch::manual_seed(8);
+    auto model = std::make_shared<HostReadingModel>();
+    model->to(cuda);
+    return model;
+  };
+  auto failing_model = make(), eager_model = make();
+  TrainStep failing(*failing_model, test::step_options(CudaGraphsChoice::Auto), cuda, Schedule::constant(3e-3));
+  TrainStep eager(*eager_model, test::step_options(CudaGraphsChoice::Off), cuda, Schedule::constant(3e-3));
+  std::vector<double> failing_losses;
+  {
+    const auto lane = failing.lane_scope();
+    failing_losses = test::step_losses(failing, one_shape);  // the second step's capture fails
+  }
+  const auto eager_losses = test::step_losses(eager, one_shape);
+  CHECK_FALSE(failing.graphs_ran());
+  for (size_t i = 0; i < eager_losses.size(); ++i) CHECK(failing_losses[i] == Approx(eager_losses[i]).epsilon(1e-6));
+  CHECK(test::max_parameter_difference(*failing_model, *eager_model) < 1e-6);
+  // The default generator left its capture state: dropout draws go on, two draws differ.
+  const auto ones = torch::ones({4096}, torch::TensorOptions().device(cuda));
+  const auto a = torch::dropout(ones, 0.5, true), b = torch::dropout(ones, 0.5, true);
+  CHECK_FALSE(a.equal(b));
+}
+
+TEST_CASE("a run on CUDA records the GPU's identity, bf16 and that its step ran as CUDA graphs", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  const DeviceIdentity identity = device_identity(torch::Device(torch::kCUDA, 0));
+  REQUIRE(identity.gpu_name.has_value());
+  CHECK(identity.gpu_name->size() > 4);
+  REQUIRE(identity.compute_capability.has_value());
+  CHECK(identity.compute_capability->find('.') != std::string::npos);
+  REQUIRE(identity.cuda_runtime.has_value());
+  CHECK(identity.driver_version.has_value());
+  INFO(*identity.gpu_name + ", driver " + identity.driver_version.value_or("?") + ", CUDA " + *identity.cuda_runtime +
+       ", cc " + *identity.compute_capability);
+
+  test::TempDir dir("cuda-record");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  test::write_text(dir.path() / "tiny.yaml", R"(experiment: tiny
+datasets: [fashion_mnist]
+seeds: [1]
+model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}
+data: {val_fraction: 0.25, verify: off}
+train: {epochs: 2, batch_size: 16, lr: 3e-3, clip_norm: 1.0}
+)");
+  const Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+  RunnerOptions options = test::runner_options(dir, "out");
+  options.device = DeviceChoice::Cuda;
+  REQUIRE(run_experiment(experiment, options) == 0);
+  const RunRecord record = read_run_record(dir.path() / "out/tiny/fashion_mnist/model/seed_1/summary.json");
+  CHECK(record.device.gpu_name == identity.gpu_name);
+  CHECK(record.device.compute_capability == identity.compute_capability);
+  CHECK(record.device.precision == std::optional<std::string>("bf16"));
+  CHECK(record.device.cuda_graphs == std::optional<bool>(true));
+  REQUIRE(record.selected.has_value());
+  const auto accuracy = record.selected->metrics.at("test_acc");
+  REQUIRE(accuracy.has_value());
+  CHECK(*accuracy >= 0);
 }

@@ -34,7 +34,8 @@ RunRecord complete_record() {
   r.experiment = "table2", r.profile = "paper", r.model_config = "DGT x2+lr=0.001", r.dataset = "rotten_tomatoes";
   r.row = "DGT x2", r.sweep = {{"lr", "0.001"}};
   r.row_index = 4, r.seed = 3;
-  r.environment = {{"git_commit", "abc"}, {"device", "cpu"}};
+  r.environment = {{"git_commit", "abc"}, {"device", "cuda:0"}};
+  r.device = {"NVIDIA H100 80GB HBM3", "580.159.04", "12.4", "9.0", "bf16", true};
   r.git_commit = "abc";
   r.trained = true;
   r.epochs_planned = 10, r.epochs_run = 10;
@@ -65,6 +66,7 @@ void check_same(const RunRecord& a, const RunRecord& b) {
   }
   CHECK(b.data.notes == a.data.notes);
   CHECK((b.param_breakdown == a.param_breakdown));
+  CHECK(b.device == a.device);
 }
 
 // Every file called `name` below results/.
@@ -124,6 +126,43 @@ TEST_CASE("a record's environment names its device, and its GPU where one was re
   REQUIRE(here.contains("gpu"));
   CHECK(here["gpu"].is_null());
   CHECK(here["device"] == "cpu");
+}
+
+TEST_CASE("where a run ran: the GPU's identity, precision and CUDA graphs in the environment, null in older records",
+          "[report]") {
+  test::TempDir dir("records-identity");
+  const fs::path path = dir.path() / "summary.json";
+  const RunRecord gpu = complete_record();
+  write_run_record(path, gpu);
+  const json written = json::parse(read_file(path));
+  CHECK(written["environment"]["gpu_name"] == "NVIDIA H100 80GB HBM3");
+  CHECK(written["environment"]["compute_capability"] == "9.0");
+  CHECK(written["environment"]["cuda_graphs"] == true);
+  CHECK(written["environment"]["device"] == "cuda:0");  // the rest of the environment kept beside them
+  CHECK(read_run_record(path).device == gpu.device);
+  // A CPU run's: no GPU, fp32, no graphs.
+  RunRecord cpu = complete_record();
+  cpu.environment = environment_record(torch::kCPU);
+  cpu.device = read_device_identity(cpu.environment, "environment");
+  CHECK(cpu.device == DeviceIdentity{});  // run/device fills the GPU's fields only, and null on the CPU
+  cpu.device.precision = "fp32";
+  cpu.device.cuda_graphs = false;
+  write_run_record(path, cpu);
+  const RunRecord cpu_read = read_run_record(path);
+  CHECK(cpu_read.device == cpu.device);
+  CHECK(json::parse(read_file(path))["environment"]["gpu_name"].is_null());
+  // A record written before these fields: every field null.
+  json old = written;
+  for (const char* key : {"gpu_name", "driver_version", "cuda_runtime", "compute_capability", "precision", "cuda_graphs"})
+    old["environment"].erase(key);
+  write_file_atomic(path, old.dump(2));
+  CHECK(read_run_record(path).device == DeviceIdentity{});
+  // The driver's version as /proc/driver/nvidia/version says it, proprietary and open kernel modules.
+  CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Oct  5 2025") ==
+        std::optional<std::string>("580.159.04"));
+  CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build") ==
+        std::optional<std::string>("570.86.15"));
+  CHECK_FALSE(parse_nvidia_driver_version("no driver here").has_value());
 }
 
 TEST_CASE("a lock file's holder round-trips; an empty or damaged one is an unknown holder", "[report]") {
@@ -274,6 +313,12 @@ TEST_CASE("a corrupt record field is refused with one line naming the file and t
       {"partial as text", [](json& s) { s["data"]["partial"] = "no"; }, "'data.partial' is \"no\", expected true or false"},
       {"notes not a list", [](json& s) { s["data"]["notes"] = 5; }, "'data.notes' is 5, expected a list of strings"},
       {"model_file without epoch", [](json& s) { s["model_file"].erase("epoch"); }, "lacks 'epoch'"},
+      {"precision fp16", [](json& s) { s["environment"]["precision"] = "fp16"; },
+       "'environment.precision' is \"fp16\", expected bf16 or fp32"},
+      {"cuda_graphs as text", [](json& s) { s["environment"]["cuda_graphs"] = "yes"; },
+       "'environment.cuda_graphs' is \"yes\", expected true or false"},
+      {"gpu_name a number", [](json& s) { s["environment"]["gpu_name"] = 7; },
+       "'environment.gpu_name' is 7, expected a string"},
       {"a newer record", [](json& s) { s["record_version"] = 99; },
        "record_version 99 is newer than this repro reads (1)"},
   };

@@ -11,9 +11,8 @@
 #include "models/attention/registry.h"
 #include "models/flops.h"
 #include "models/model.h"
-#include "train/optimizer.h"
-#include "train/precision.h"
 #include "train/step.h"
+#include "train/precision.h"
 #include "util/files.h"
 
 using namespace repro;
@@ -142,14 +141,13 @@ TEST_CASE("a training step lowers the loss on a fixed batch, in fp32 and under b
     train.clip_norm = 1;
     auto model = build_model(tiny_vit("dgsa"), fashion_mnist_info());
     model->train();
-    auto optimizer = make_optimizer(*model, train.optimizer, 3e-3);
-    TrainStep step(*model, *optimizer, train, torch::kCPU);
+    TrainStep step(*model, train, torch::kCPU, Schedule::constant(3e-3));
     const Batch x{torch::randn({16, 1, 28, 28}), {}};
     const auto y = torch::randint(0, 10, {16}, torch::kInt64);
     StepTotals totals(torch::kCPU);
-    const double first = step.run(x, y, 3e-3, totals).item<double>();
+    const double first = step.run(x, y, 0, 1, totals).loss.item<double>();
     double last = first;
-    for (int i = 0; i < 15; ++i) last = step.run(x, y, 3e-3, totals).item<double>();
+    for (int i = 1; i < 16; ++i) last = step.run(x, y, i, 1, totals).loss.item<double>();
     CHECK(last < 0.5 * first);
     CHECK(totals.seen == 16 * 16);
     for (const auto& p : model->parameters()) CHECK(p.scalar_type() == torch::kFloat32);  // master weights stay fp32

@@ -22,7 +22,7 @@
 #include "run/event_file.h"
 #include "run_repro.h"
 #include "train/history.h"
-#include "train/step_log.h"
+#include "train/step.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"

@@ -4,11 +4,11 @@
 #include "fault_injector.h"
 #include "fixtures.h"
 #include "models/model.h"
+#include "record/run_record.h"
 #include "run/runner.h"
 #include "spec/experiment.h"
 #include "spec/presets.h"
-#include "train/optimizer.h"
-#include "train/schedule.h"
+#include "train/step.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -179,4 +179,29 @@ TEST_CASE(
         CHECK(torch::equal(item.value().detach(), was));  // bit for bit
     }
   }
+}
+
+TEST_CASE("a CPU run's record says where it ran: fp32, no CUDA graphs, no GPU; train.cuda_graphs changes nothing",
+          "[train]") {
+  test::TempDir dir("where-it-ran");
+  test::write_fashion_fixture(dir.path() / "data", 64, 16);
+  test::write_text(dir.path() / "tiny.yaml", kTinySpec);
+  Experiment experiment = load_experiment((dir.path() / "tiny.yaml").string());
+  experiment.overrides.push_back(parse_override("train.epochs=1"));
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "auto")) == 0);
+  experiment.overrides.push_back(parse_override("train.cuda_graphs=off"));
+  REQUIRE(run_experiment(experiment, test::runner_options(dir, "off")) == 0);
+  const auto run_dir = [&](const std::string& out) { return dir.path() / out / "tiny/fashion_mnist/model/seed_3"; };
+  const RunRecord record = read_run_record(run_dir("auto") / "summary.json");
+  CHECK(record.device.precision == std::optional<std::string>("fp32"));
+  CHECK(record.device.cuda_graphs == std::optional<bool>(false));
+  CHECK_FALSE(record.device.gpu_name.has_value());
+  CHECK_FALSE(record.device.driver_version.has_value());
+  CHECK_FALSE(record.device.cuda_runtime.has_value());
+  CHECK_FALSE(record.device.compute_capability.has_value());
+  CHECK_THAT(read_file(run_dir("auto") / "spec.resolved.yaml"), Contains("cuda_graphs: auto"));
+  CHECK_THAT(read_file(run_dir("off") / "spec.resolved.yaml"), Contains("cuda_graphs: off"));
+  // The CPU never captures: both settings train the same numbers.
+  CHECK(test::metrics_without_seconds(run_dir("auto") / "metrics.csv") ==
+        test::metrics_without_seconds(run_dir("off") / "metrics.csv"));
 }

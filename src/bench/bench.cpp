@@ -4,15 +4,15 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <thread>
 
 #include "data/batcher.h"
 #include "data/loader.h"
 #include "data/registry.h"
 #include "models/flops.h"
 #include "models/param_count.h"
-#include "train/optimizer.h"
-#include "train/split_metrics.h"
 #include "train/step.h"
+#include "train/split_metrics.h"
 #include "util/error.h"
 #include "util/version.h"
 
@@ -55,6 +55,14 @@ double peak_memory_mb(torch::Device device) {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB -> MiB
 }
 
+// Sleeps until Unix time `at`; returns how many seconds it had passed already (0 when on time).
+double wait_until(double at) {
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (now >= at) return now - at;
+  std::this_thread::sleep_for(std::chrono::duration<double>(at - now));
+  return 0;
+}
+
 // A pool of synthetic examples resident on the device: uint8 images or full-length ids.
 Split synthetic_split(const DatasetInfo& info, int64_t count, torch::Device device) {
   Split split;
@@ -79,7 +87,7 @@ int64_t train_steps(TrainStep& step, const Batcher& batcher, const Split& pool, 
     const Batch x = batcher.inputs(pool, indices, /*train=*/true);
     if (x.inputs.dim() == 2) lengths += x.inputs.size(1);  // (B, L) token ids
     const auto y = pool.labels.index_select(0, indices_for(pool, indices));
-    step.run(x, y, kBenchLr, totals);
+    step.run(x, y, s, /*epoch=*/1, totals);
   }
   return lengths;
 }
@@ -139,9 +147,12 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   auto model = build_model(model_settings, info);
   model->to(options.device);
   allow_tf32(options.device);
-  auto optimizer = make_optimizer(*model, train_settings.optimizer, kBenchLr);
-  TrainStep step(*model, *optimizer, train_settings, options.device);
-  const auto batcher = make_batcher(info, run.options.data, options.device);
+  TrainOptions step_settings = train_settings;
+  step_settings.log_every = 0;  // no steps.csv window: nothing read back
+  TrainStep step(*model, step_settings, options.device, Schedule::constant(kBenchLr));
+  const auto lane = step.lane_scope();  // on CUDA: the step's own stream, as in a run
+  const auto batcher =
+      make_batcher(info, run.options.data, options.device, step.length_buckets(info.max_length));
 
   BenchResult r;
   r.model_config = run.model_config;
@@ -149,6 +160,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   r.dataset = run.dataset;
   r.data = bench.what;
   r.precision = precision_name(step.precision());
+  r.update = step.update_kind() == UpdateKind::Fused ? "fused" : "eager";
   r.params = count_parameters(*model).total;
   r.batch = train_settings.batch_size;
   r.eval_batch = train_settings.eval_batch_size;
@@ -161,6 +173,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   StepTotals totals(options.device);
   train_steps(step, *batcher, pool, r.batch, options.warmup, totals);
   synchronize(options.device);
+  if (options.start_at > 0) r.started_late = wait_until(options.start_at);
   auto start = Clock::now();
   const int64_t lengths = train_steps(step, *batcher, pool, r.batch, options.steps, totals);
   synchronize(options.device);
@@ -178,13 +191,20 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
   {  // evaluation as the trainer runs it (train/split_metrics.h) on the pool's first eval_batches x eval_batch_size
     const EvalBatching batching{train_settings.eval_batch_size, train_settings.eval_tokens};
     const Split eval_pool = first_examples(pool, std::min(pool.size(), options.eval_batches * r.eval_batch));
-    split_metrics(*model, first_examples(eval_pool, std::min<int64_t>(eval_pool.size(), 8)), *batcher, options.device,
-                  batching, step.precision());  // untimed: first-call costs
+    // Untimed first: first-call costs; with graphs, the pool's batch shapes twice (eager, then captured).
+    if (step.graphs_enabled())
+      for (int round = 0; round < 2; ++round) step.evaluate(eval_pool, *batcher, batching);
+    else
+      step.evaluate(first_examples(eval_pool, std::min<int64_t>(eval_pool.size(), 8)), *batcher, batching);
     synchronize(options.device);
     start = Clock::now();
-    split_metrics(*model, eval_pool, *batcher, options.device, batching, step.precision());  // one host read
+    step.evaluate(eval_pool, *batcher, batching);  // one host read
     const double eval_seconds = seconds_since(start);
-    r.eval_ms = 1000.0 * eval_seconds / static_cast<double>(eval_batches(eval_pool, batching).size());
+    const int64_t width = eval_pool.inputs.dim() == 2 ? eval_pool.inputs.size(1) : 0;
+    const size_t batches = step.graphs_enabled()
+                               ? padded_eval_batches(eval_pool, batching, step.length_buckets(width)).size()
+                               : eval_batches(eval_pool, batching).size();
+    r.eval_ms = 1000.0 * eval_seconds / static_cast<double>(batches);
     r.eval_examples_per_s = static_cast<double>(eval_pool.size()) / eval_seconds;
   }
   if (options.epoch_examples > 0) {
@@ -199,6 +219,7 @@ BenchResult bench_run(const PlannedRun& run, const BenchOptions& options, double
     r.epoch_seconds = seconds_since(start);
   }
   r.peak_memory_mb = peak_memory_mb(options.device);
+  r.cuda_graphs = step.graphs_ran();
   return r;
 }
 
@@ -230,6 +251,8 @@ nlohmann::json BenchResult::to_json() const {
           {"dataset", dataset},
           {"data", data},
           {"precision", precision},
+          {"update", update},
+          {"cuda_graphs", cuda_graphs},
           {"params", params},
           {"batch", batch},
           {"tokens_per_example", tokens},
@@ -244,6 +267,7 @@ nlohmann::json BenchResult::to_json() const {
           {"eval_examples_per_s", eval_examples_per_s},
           {"epoch_seconds", epoch_seconds},
           {"peak_memory_mb", peak_memory_mb},
+          {"started_late_s", started_late},
           {"settings", settings}};
 }
 

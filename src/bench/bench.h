@@ -21,11 +21,15 @@ struct BenchOptions {
   int64_t warmup = 5;  // untimed steps first (allocator, kernels, autocast caches)
   int64_t eval_batches = 10;
   int64_t epoch_examples = 0;  // > 0: also time one whole epoch of this many examples
+  double start_at = 0;         // > 0: the timed steps start at this Unix time (after the warm-up), so that
+                               // benches started together time the same seconds
   torch::Device device = torch::kCPU;
 };
 
 struct BenchResult {
   std::string model_config, dataset, precision;
+  std::string update = "eager";  // the AdamW update: eager (torch::optim::AdamW) or fused (train/step.h)
+  bool cuda_graphs = false;      // whether the timed steps replayed CUDA graphs
   std::string data = "synthetic";  // or "real: N training examples"
   int64_t params = 0, batch = 0, tokens = 0, eval_batch = 0;  // tokens: per example (real text: mean batch length)
   double forward_flops = 0;  // per example (models/flops.h)
@@ -34,6 +38,7 @@ struct BenchResult {
   double eval_ms = 0, eval_examples_per_s = 0;
   double epoch_seconds = 0;                     // with epoch_examples: one measured epoch (steps only, no evaluation)
   double peak_memory_mb = 0;                    // CUDA: peak allocated; CPU: the process's peak RSS so far
+  double started_late = 0;                      // with start_at: seconds the warm-up ran past it (0: on time)
   std::map<std::string, std::string> settings;  // every resolved key (scripts/reference rebuilds the model from it)
   nlohmann::json to_json() const;
 };

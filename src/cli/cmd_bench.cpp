@@ -32,6 +32,7 @@ struct BenchArguments {
   std::vector<std::string> overrides, datasets, rows;  // --datasets / --rows: as `repro run`
   int threads = 0;
   int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
+  double start_at = 0;
   bool epoch = false;
 };
 
@@ -65,6 +66,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_flag("--epoch", args->epoch, "Also time one whole epoch of the dataset's official training size");
   command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
       ->check(whole_number_at_least(0));
+  command
+      ->add_option("--start-at", args->start_at,
+                   "Start the timed steps at this Unix time (after the warm-up): benches started together then time "
+                   "the same seconds (scripts/reference/runs_per_minute.py)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
   add_enum_option(*command, "--device", args->device);
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
@@ -82,6 +88,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     options.steps = args->steps;
     options.warmup = args->warmup;
     options.eval_batches = args->eval_batches;
+    options.start_at = args->start_at;
     options.device = resolve_device(args->device);
     // One loader for every run: each dataset is read and tokenized once, whatever the number of rows.
     std::unique_ptr<DataLoader> real_data;

@@ -8,8 +8,13 @@ Batch TextBatcher::inputs(const Split& split, const torch::Tensor& indices, bool
   auto ids = split.inputs.index_select(0, indices_for(split, indices));  // (B, L)
   const auto lengths =
       split.lengths.defined() && indices.is_cpu() ? split.lengths.index_select(0, indices) : ids.ne(0).sum(1);  // (B,)
-  const int64_t longest = std::max<int64_t>(1, lengths.max().item<int64_t>());
-  ids = ids.slice(1, 0, longest).to(device_);  // (B, L')
+  int64_t longest = std::max<int64_t>(1, lengths.max().item<int64_t>());
+  for (const int64_t bucket : buckets_)
+    if (bucket >= longest) {
+      longest = bucket;  // the padding beyond the longest text is masked like any other
+      break;
+    }
+  ids = ids.slice(1, 0, std::min(longest, ids.size(1))).to(device_);  // (B, L')
   return {ids, ids.eq(0)};
 }
 
@@ -34,8 +39,9 @@ torch::Tensor indices_for(const Split& split, const torch::Tensor& indices) {
   return indices.to(torch::TensorOptions().device(device), /*non_blocking=*/true);
 }
 
-std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device) {
-  if (info.modality == Modality::Text) return std::make_unique<TextBatcher>(device);
+std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device,
+                                      const std::vector<int64_t>& length_buckets) {
+  if (info.modality == Modality::Text) return std::make_unique<TextBatcher>(device, length_buckets);
   return std::make_unique<VisionBatcher>(info, data, device);
 }
 

@@ -2,6 +2,7 @@
 // Batches as tensor ops on the run's device: the interface the trainer uses, and
 // the one for text (padded ids trimmed to the longest sequence of the batch).
 #include <memory>
+#include <vector>
 
 #include "data/dataset.h"
 #include "spec/options.h"
@@ -17,13 +18,17 @@ class Batcher {
 
 class TextBatcher : public Batcher {
  public:
-  explicit TextBatcher(torch::Device device) : device_(device) {}
-  // ids (B, L') with L' the longest real length in the batch; mask = ids == 0.
+  // length_buckets (ascending; empty = none): a batch is padded to the first bucket that holds its longest
+  // text instead of trimmed to it, so that batches come in a few shapes (CUDA graphs: train/step.h).
+  explicit TextBatcher(torch::Device device, std::vector<int64_t> length_buckets = {})
+      : device_(device), buckets_(std::move(length_buckets)) {}
+  // ids (B, L') with L' the longest real length in the batch (or its bucket); mask = ids == 0.
   // With split.lengths (resident text) and CPU indices, L' is found without a device read.
   Batch inputs(const Split& split, const torch::Tensor& indices, bool train) const override;
 
  private:
   torch::Device device_;
+  std::vector<int64_t> buckets_;
 };
 
 // The split with inputs and labels resident on `device` (uint8 images stay uint8);
@@ -34,7 +39,8 @@ RunData resident_data(const RunData& data, torch::Device device);
 // `indices` (B,) int64 on the device holding `split` (a non-blocking copy from pinned memory).
 torch::Tensor indices_for(const Split& split, const torch::Tensor& indices);
 
-// VisionBatcher for images, TextBatcher for text.
-std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device);
+// VisionBatcher for images, TextBatcher for text (with `length_buckets`, see TextBatcher).
+std::unique_ptr<Batcher> make_batcher(const DatasetInfo& info, const DataOptions& data, torch::Device device,
+                                      const std::vector<int64_t>& length_buckets = {});
 
 }  // namespace repro

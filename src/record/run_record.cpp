@@ -30,6 +30,9 @@ std::optional<double> read_metric(const JsonFields& fields, Metric metric) {
   return value;
 }
 
+// The environment object with the identity's fields set (an environment that is not an object: just them).
+json environment_with(const json& environment, const DeviceIdentity& device);
+
 RecordedEpoch read_epoch(const JsonFields& fields) {
   RecordedEpoch epoch;
   epoch.epoch = fields.optional_integer("epoch").value_or(0);
@@ -78,7 +81,43 @@ void read_training(const JsonFields& s, RunRecord& r) {
     r.model_file = ModelFileRecord{file->text("file"), file->integer("epoch"), file->text("rule")};
 }
 
+json environment_with(const json& environment, const DeviceIdentity& device) {
+  json out = environment.is_object() ? environment : json::object();
+  out.update(device_identity_json(device));
+  return out;
+}
+
 }  // namespace
+
+bool DeviceIdentity::operator==(const DeviceIdentity& o) const {
+  return gpu_name == o.gpu_name && driver_version == o.driver_version && cuda_runtime == o.cuda_runtime &&
+         compute_capability == o.compute_capability && precision == o.precision && cuda_graphs == o.cuda_graphs;
+}
+
+json device_identity_json(const DeviceIdentity& d) {
+  const auto text = [](const std::optional<std::string>& value) { return value ? json(*value) : json(); };
+  return {{"gpu_name", text(d.gpu_name)},
+          {"driver_version", text(d.driver_version)},
+          {"cuda_runtime", text(d.cuda_runtime)},
+          {"compute_capability", text(d.compute_capability)},
+          {"precision", text(d.precision)},
+          {"cuda_graphs", d.cuda_graphs ? json(*d.cuda_graphs) : json()}};
+}
+
+DeviceIdentity read_device_identity(const json& environment, const std::filesystem::path& file) {
+  DeviceIdentity d;
+  if (!environment.is_object()) return d;
+  const JsonFields e(environment, file, "environment.");
+  d.gpu_name = e.optional_text("gpu_name");
+  d.driver_version = e.optional_text("driver_version");
+  d.cuda_runtime = e.optional_text("cuda_runtime");
+  d.compute_capability = e.optional_text("compute_capability");
+  d.precision = e.optional_text("precision");
+  if (d.precision && *d.precision != "bf16" && *d.precision != "fp32")
+    e.wrong("precision", e.required("precision"), "expected bf16 or fp32");
+  d.cuda_graphs = e.optional_flag("cuda_graphs");
+  return d;
+}
 
 std::string environment_summary(const RunRecord& record) {
   const auto text = [&](const char* key) {
@@ -107,6 +146,7 @@ RunRecord read_run_record(const std::filesystem::path& summary_path) {
   r.row = s.optional_text("row").value_or("");  // absent before 0.7.1
   r.sweep = read_sweep_values(s, "sweep");
   r.environment = s.has("environment") ? s.raw().at("environment") : json();
+  r.device = read_device_identity(r.environment, summary_path);
   r.git_commit = s.has("git_commit") && s.raw().at("git_commit").is_string() ? s.text("git_commit") : "";
   read_training(s, r);
   return r;
@@ -129,7 +169,7 @@ json run_record_json(const RunRecord& r) {
               {"row_index", r.row_index},
               {"dataset", r.dataset},
               {"seed", r.seed},
-              {"environment", r.environment},
+              {"environment", environment_with(r.environment, r.device)},
               {"git_commit", r.git_commit}};
   if (!r.trained) return out;  // a failed run's record
   json breakdown = json::object();

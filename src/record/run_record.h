@@ -42,6 +42,25 @@ struct ModelFileRecord {  // model.pt: the epoch whose weights it holds and the 
   std::string rule;
 };
 
+// Where a run ran, in summary.json's environment (with train.cuda_graphs): the GPU's identity (null on the CPU), the
+// precision train.precision resolved to and whether the training step ran as CUDA graphs (train.cuda_graphs;
+// false on the CPU). Every field is null in records written before these fields, the last two in a failed run's.
+struct DeviceIdentity {
+  std::optional<std::string> gpu_name;            // "NVIDIA H100 80GB HBM3"
+  std::optional<std::string> driver_version;      // the NVIDIA driver's, "580.159.04"
+  std::optional<std::string> cuda_runtime;        // the CUDA runtime's, "12.4"
+  std::optional<std::string> compute_capability;  // "9.0"
+  std::optional<std::string> precision;           // bf16 | fp32
+  std::optional<bool> cuda_graphs;
+  bool operator==(const DeviceIdentity& other) const;
+};
+
+// The identity's fields as environment keys (null for nullopt), to merge into an environment object.
+nlohmann::json device_identity_json(const DeviceIdentity& identity);
+// The identity read from an environment object (absent fields: nullopt); `file` names it in a RecordError for a
+// field of the wrong type or a precision other than bf16 and fp32.
+DeviceIdentity read_device_identity(const nlohmann::json& environment, const std::filesystem::path& file);
+
 // The run's identity (record/run_id.h) is its base: summary.json's experiment, profile, model_config, row, sweep,
 // dataset and seed.
 struct RunRecord : RunId {
@@ -50,6 +69,7 @@ struct RunRecord : RunId {
   std::string message;                   // why it diverged or failed
   int64_t row_index = 0;
   nlohmann::json environment;  // run/device's environment record: shown, not interpreted
+  DeviceIdentity device;       // written into the environment; read from it
   std::string git_commit;
   // What training produced; a failed run's record has none of these (`trained` false).
   bool trained = false;

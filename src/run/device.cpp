@@ -4,11 +4,19 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <algorithm>
+#include <regex>
 
 #include "models/cpu_ops.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/memory.h"
 #include "util/version.h"
+
+#ifdef REPRO_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
+#endif
 
 namespace repro {
 
@@ -87,6 +95,17 @@ nlohmann::json gpu_description(torch::Device device) {
   return facts.bytes ? facts.name + ", " + std::to_string(facts.bytes >> 20) + " MiB" : facts.name;
 }
 
+// The NVIDIA driver's version from /proc/driver/nvidia/version; nullopt where the file is absent.
+std::optional<std::string> nvidia_driver_version() {
+  std::string text;
+  try {
+    text = read_regular_file("/proc/driver/nvidia/version", kMiB, "the NVIDIA driver's version file");
+  } catch (const Error&) {
+    return std::nullopt;  // absent (the CPU, a container without it)
+  }
+  return parse_nvidia_driver_version(text.substr(0, std::min<size_t>(text.find('\n'), 1024)));
+}
+
 }  // namespace
 
 MemoryBudget training_memory(DeviceChoice choice) {
@@ -98,10 +117,40 @@ MemoryBudget training_memory(DeviceChoice choice) {
   return {physical_memory_bytes(), "this machine"};
 }
 
+std::optional<std::string> parse_nvidia_driver_version(const std::string& line) {
+  static const std::regex version(R"(Module.*?\s([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?:\s|$))");
+  std::smatch match;
+  if (!std::regex_search(line, match, version)) return std::nullopt;
+  return match[1].str();
+}
+
+DeviceIdentity device_identity(torch::Device device) {
+  DeviceIdentity identity;
+#ifdef REPRO_CUDA
+  if (!device.is_cuda()) return identity;
+  const auto* properties = at::cuda::getDeviceProperties(device.has_index() ? device.index() : 0);
+  identity.gpu_name = std::string(properties->name);
+  identity.compute_capability = std::to_string(properties->major) + "." + std::to_string(properties->minor);
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime > 0)
+    identity.cuda_runtime = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+  identity.driver_version = nvidia_driver_version();
+  if (!identity.driver_version) {  // no /proc entry (a container without it): the driver's CUDA version instead
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
+      identity.driver_version =
+          "CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) + " driver";
+  }
+#else
+  (void)device;
+#endif
+  return identity;
+}
+
 nlohmann::json environment_record(torch::Device device) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
-  return {{"device", device.str()},
+  nlohmann::json environment = {{"device", device.str()},
           {"gpu", gpu_description(device)},  // the CUDA device's name and memory; null on the CPU
           {"threads", torch::get_num_threads()},
           {"kernel_threads", kernel_threads()},  // threads repro's own CPU kernels reach (1: built without OpenMP)
@@ -118,6 +167,8 @@ nlohmann::json environment_record(torch::Device device) {
           {"slurm_job", slurm_job()},
           {"omp_wait_policy", env_or_null("OMP_WAIT_POLICY")},  // passive unless the user set it (src/main.cpp)
           {"malloc", malloc_policy()}};                        // src/util/memory.h
+  environment.update(device_identity_json(device_identity(device)));  // the run's precision and graphs: null here
+  return environment;
 }
 
 }  // namespace repro

@@ -3,8 +3,10 @@
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "record/run_record.h"
 #include "run/device_choice.h"
 
 namespace repro {
@@ -19,7 +21,13 @@ struct MemoryBudget {
 };
 MemoryBudget training_memory(DeviceChoice choice);
 
-// Device, threads, BLAS, LibTorch, repro version and commit, host name.
+// The GPU's identity (name, NVIDIA driver, CUDA runtime, compute capability); every field null off CUDA. The
+// precision and the CUDA graphs are the run's (run/summary.cpp sets them).
+DeviceIdentity device_identity(torch::Device device);
+// The version in the first line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
+// 580.159.04  Sun ..." -> "580.159.04"); nullopt when it holds none.
+std::optional<std::string> parse_nvidia_driver_version(const std::string& line);
+// Device, threads, BLAS, LibTorch, repro version and commit, host name, and device_identity()'s fields.
 nlohmann::json environment_record(torch::Device device);
 
 }  // namespace repro

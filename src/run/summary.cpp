@@ -26,6 +26,7 @@ RunRecord record_of(const PlannedRun& run, const nlohmann::json& environment) {
   r.id() = run.id();
   r.row_index = run.row_index;
   r.environment = environment;
+  r.device = read_device_identity(environment, "environment");  // the GPU's identity run/device filled in
   r.git_commit = git_commit();
   return r;
 }
@@ -38,6 +39,8 @@ RunRecord make_summary(const PlannedRun& run, const TrainOutcome& outcome, const
   RunRecord r = record_of(run, environment);
   r.status = outcome.status;
   r.message = outcome.message;
+  r.device.precision = precision_name(outcome.precision);
+  r.device.cuda_graphs = outcome.cuda_graphs;
   r.trained = true;
   r.epochs_planned = run.options.train.epochs;
   r.epochs_run = static_cast<int64_t>(outcome.history.size());

@@ -21,7 +21,7 @@
 
 #include "run/event_file.h"
 #include "train/history.h"
-#include "train/step_log.h"
+#include "train/step.h"
 
 namespace repro {
 

@@ -216,6 +216,12 @@ std::vector<KeyDef> keys_after_attention() {
       choice("train.precision", "auto", names_of<PrecisionChoice>(),
              "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),
+      choice("train.cuda_graphs", "auto", names_of<CudaGraphsChoice>(),
+             "CUDA graphs: on CUDA with LibTorch >= 2.4, the training step (forward, loss, backward, clipping, the "
+             "fused AdamW) and the evaluation forward are captured once per input shape and replayed; text batches "
+             "are then padded (masked) to a quarter, half, three quarters or all of text.max_len. auto = where "
+             "available (summary.json's environment.cuda_graphs says whether they ran), off = the eager step. The "
+             "same mathematics either way; rounding and dropout draws differ (docs/performance.md)."),
       choice("train.select", "auto", names_of<SelectRule>(),
              "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
       choice("train.save_model", "selected", names_of<SaveModel>(),

@@ -57,6 +57,10 @@ const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice) {
       {PrecisionChoice::Auto, "auto"}, {PrecisionChoice::Fp32, "fp32"}, {PrecisionChoice::Bf16, "bf16"}};
   return names;
 }
+const EnumNames<CudaGraphsChoice>& enum_names(CudaGraphsChoice) {
+  static const EnumNames<CudaGraphsChoice> names = {{CudaGraphsChoice::Auto, "auto"}, {CudaGraphsChoice::Off, "off"}};
+  return names;
+}
 const EnumNames<SelectRule>& enum_names(SelectRule) {
   static const EnumNames<SelectRule> names = {
       {SelectRule::Auto, "auto"}, {SelectRule::BestVal, "best_val"}, {SelectRule::Last, "last"}};
@@ -124,7 +128,8 @@ namespace {
 template <typename E>
 E choice(const Config& config, const std::string& key) {
   const std::string& value = config.text(key);
-  if (value == "auto" && !std::is_same_v<E, PrecisionChoice> && !std::is_same_v<E, SelectRule>)
+  if (value == "auto" && !std::is_same_v<E, PrecisionChoice> && !std::is_same_v<E, SelectRule> &&
+      !std::is_same_v<E, CudaGraphsChoice>)
     throw Error("internal: spec key '" + key + "' is still auto (resolve the settings for the dataset first)");
   return enum_from_name<E>(value, "internal: spec key '" + key + "'");
 }
@@ -219,6 +224,7 @@ TrainOptions train_options(const Config& c) {
   o.log_every = c.integer("train.log_every");
   o.tensorboard = c.flag("train.tensorboard");
   o.precision = choice<PrecisionChoice>(c, "train.precision");
+  o.cuda_graphs = choice<CudaGraphsChoice>(c, "train.cuda_graphs");
   o.select = choice<SelectRule>(c, "train.select");
   o.save_model = choice<SaveModel>(c, "train.save_model");
   return o;

@@ -31,6 +31,7 @@ enum class ScheduleKind { Cosine, Linear, Constant };
 enum class ScheduleUnit { Step, Epoch };
 enum class NoDecay { Paper, VectorsEmbeddings };  // train.no_decay: which parameters get no weight decay
 enum class PrecisionChoice { Auto, Fp32, Bf16 };  // auto: resolved per device (train/precision.h)
+enum class CudaGraphsChoice { Auto, Off };        // train.cuda_graphs: auto = where the build and device have them
 enum class SelectRule { Auto, BestVal, Last };    // auto: resolved by whether a validation split exists
 enum class SaveModel { Selected, Last, None };    // which epoch's weights a run keeps as model.pt
 enum class VocabSource { Train, File };           // word vocabulary: training texts, or a word-list file
@@ -56,6 +57,7 @@ const EnumNames<ScheduleKind>& enum_names(ScheduleKind);
 const EnumNames<ScheduleUnit>& enum_names(ScheduleUnit);
 const EnumNames<NoDecay>& enum_names(NoDecay);
 const EnumNames<PrecisionChoice>& enum_names(PrecisionChoice);
+const EnumNames<CudaGraphsChoice>& enum_names(CudaGraphsChoice);
 const EnumNames<SelectRule>& enum_names(SelectRule);
 const EnumNames<SaveModel>& enum_names(SaveModel);
 const EnumNames<VocabSource>& enum_names(VocabSource);
@@ -177,6 +179,7 @@ struct TrainOptions {
   double clip_norm = 0;  // 0 = off
   double label_smoothing = 0;
   PrecisionChoice precision = PrecisionChoice::Auto;
+  CudaGraphsChoice cuda_graphs = CudaGraphsChoice::Auto;  // train/step.h
   SelectRule select = SelectRule::Auto;
   SaveModel save_model = SaveModel::Selected;
   int64_t log_every = 50;  // a steps.csv row every N optimizer steps; 0 = none

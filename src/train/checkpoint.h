@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "train/step_log.h"
+#include "train/step.h"
 
 namespace repro {
 
@@ -30,7 +30,7 @@ struct TrainState {
   int64_t step = 0;          // optimizer steps taken
   double wall_seconds = 0;   // summed over interrupted sessions
   std::string history_json;  // the per-epoch metric rows so far
-  std::string steps_json = "[]";  // the steps.csv rows so far (train/step_log.h)
+  std::string steps_json = "[]";  // the steps.csv rows so far (train/step.h)
   WindowSums steps_window;         // the steps since the last of them
   MidEpoch mid_epoch;        // batches == 0 for an end-of-epoch checkpoint
 };

@@ -40,6 +40,49 @@ std::vector<torch::Tensor> eval_batches(const Split& split, const EvalBatching& 
   return batches;
 }
 
+namespace {
+
+// `positions` (some of the split's, in order) cut into batches of `rows`, the last filled up with its first.
+void cut_padded(const std::vector<int64_t>& positions, int64_t rows, std::vector<PaddedBatch>& out) {
+  for (size_t begin = 0; begin < positions.size(); begin += static_cast<size_t>(rows)) {
+    const size_t end = std::min(positions.size(), begin + static_cast<size_t>(rows));
+    std::vector<int64_t> batch(positions.begin() + static_cast<std::ptrdiff_t>(begin),
+                               positions.begin() + static_cast<std::ptrdiff_t>(end));
+    const auto count = static_cast<int64_t>(batch.size());
+    batch.resize(static_cast<size_t>(rows), batch.front());
+    out.push_back({torch::tensor(batch, torch::kInt64), count});
+  }
+}
+
+}  // namespace
+
+std::vector<PaddedBatch> padded_eval_batches(const Split& split, const EvalBatching& batching,
+                                             const std::vector<int64_t>& length_buckets) {
+  const int64_t n = split.size(), most = std::max<int64_t>(1, batching.max_examples);
+  std::vector<PaddedBatch> out;
+  if (split.inputs.dim() != 2 || length_buckets.empty()) {  // images, or text without buckets: in order
+    std::vector<int64_t> all(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+    cut_padded(all, std::min(most, std::max<int64_t>(1, n)), out);
+    return out;
+  }
+  const auto lengths = text_lengths(split);
+  const auto order = std::get<1>(lengths.sort(/*stable=*/true, /*dim=*/0, /*descending=*/false));  // (N,)
+  const auto length = lengths.accessor<int64_t, 1>();
+  const auto position = order.accessor<int64_t, 1>();
+  int64_t next = 0;  // into `order`
+  for (size_t b = 0; b < length_buckets.size() && next < n; ++b) {
+    const bool last = b + 1 == length_buckets.size();
+    std::vector<int64_t> members;
+    while (next < n && (last || std::max<int64_t>(1, length[position[next]]) <= length_buckets[b]))
+      members.push_back(position[next++]);
+    if (members.empty()) continue;
+    const int64_t by_tokens = batching.max_tokens > 0 ? batching.max_tokens / length_buckets[b] : most;
+    cut_padded(members, std::max<int64_t>(1, std::min(most, by_tokens)), out);
+  }
+  return out;
+}
+
 SplitMetrics split_metrics(ClassifierImpl& model, const Split& split, const Batcher& batcher, torch::Device device,
                            const EvalBatching& batching, Precision precision) {
   if (split.size() == 0) return {};

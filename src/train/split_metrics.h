@@ -28,6 +28,18 @@ struct EvalBatching {
 // Images: in order, max_examples each.
 std::vector<torch::Tensor> eval_batches(const Split& split, const EvalBatching& batching);
 
+// Evaluation batches of fixed shapes, for CUDA graphs (train/step.h): text with `length_buckets` (ascending),
+// the examples of each bucket (real length above the bucket before, up to this one) in order of length, cut
+// into batches of max(1, min(max_examples, max_tokens / bucket)) (max_examples without a token budget);
+// images or text without buckets, in order, max_examples each. The last batch of each bucket is filled up to
+// the full size by repeating its first example: `count` says how many of its rows are its own.
+struct PaddedBatch {
+  torch::Tensor indices;  // (rows,) int64 on the CPU
+  int64_t count = 0;      // the first `count` rows are the batch's examples, the rest repeat its first
+};
+std::vector<PaddedBatch> padded_eval_batches(const Split& split, const EvalBatching& batching,
+                                             const std::vector<int64_t>& length_buckets);
+
 // Over every example of `split` in eval_batches(), under `precision` (bf16 autocast or fp32); one host read
 // at the end. The sums do not depend on the order of the examples but for float rounding. NaN for an
 // empty split.

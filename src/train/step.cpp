@@ -1,40 +1,51 @@
 #include "train/step.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <type_traits>
 
-#include "train/optimizer.h"
+#include "util/csv.h"
+#include "util/error.h"
+
+#ifdef REPRO_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+// The fused update (at::_fused_adamw_ with a tensor learning rate, foreach kernels with a tensor scale): LibTorch
+// 2.4 and later, on any device; repro uses it on CUDA (and the tests on the CPU, to compare the two updates).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define REPRO_FUSED_UPDATE 1
+#endif
 
 namespace repro {
 
-StepTotals::StepTotals(torch::Device device)
-    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
-      correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
+// ---- the step: lr, forward, loss, backward, clip, update, log
 
-void StepTotals::add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels) {
-  const int64_t batch = labels.size(0);
-  loss_sum += loss.detach().to(torch::kFloat32) * static_cast<double>(batch);
-  correct += logits.detach().argmax(1).eq(labels).sum();
-  seen += batch;
+StepResult TrainStep::run(const Batch& x, const torch::Tensor& labels, int64_t step, int64_t epoch,
+                          StepTotals& totals) {
+  const double lr = schedule_.at(step);  // lr
+  const bool log_due = log_every_ > 0 && (step + 1) % log_every_ == 0;
+  StepResult result;
+  if (update_ == UpdateKind::Fused)  // forward, loss, backward, clip, update: replayed as a graph where on
+    result.loss = run_fused(x, labels, lr, totals);
+  else
+    result.loss = eager_step(x, labels, lr, log_due, totals);
+  if (log_every_ > 0) window_.add(result.loss, labels.size(0));  // log: the window's sums stay on the device
+  if (log_due) result.row = window_.close(step + 1, epoch, lr, grad_norm_);  // its one host read
+  return result;
 }
 
-TrainStep::TrainStep(ClassifierImpl& model, torch::optim::Optimizer& optimizer, const TrainOptions& options,
-                     torch::Device device)
-    : model_(model),
-      optimizer_(optimizer),
-      parameters_(model.parameters()),
-      device_(device),
-      precision_(resolve_precision(options.precision, device)),
-      clip_norm_(options.clip_norm),
-      label_smoothing_(options.label_smoothing) {}
-
-torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals,
-                             bool measure_grad_norm) {
-  set_learning_rate(optimizer_, lr);
-  optimizer_.zero_grad();
+// Eager: torch::optim::AdamW and the gradient norm tensor by tensor (the CPU's step since repro 0.1).
+torch::Tensor TrainStep::eager_step(const Batch& x, const torch::Tensor& labels, double lr, bool measure_grad_norm,
+                                    StepTotals& totals) {
+  set_learning_rate(*optimizer_, lr);
+  optimizer_->zero_grad();
   torch::Tensor logits, loss;
   {
     AutocastScope autocast(device_, precision_);
-    logits = model_.forward(x);  // (B, classes)
+    logits = model_.forward(x);  // forward (B, classes)
   }
   // The loss in float32 outside autocast, as PyTorch's recipe does.
   loss = torch::nn::functional::cross_entropy(
@@ -43,13 +54,341 @@ torch::Tensor TrainStep::run(const Batch& x, const torch::Tensor& labels, double
   loss.backward();
   grad_norm_ = torch::Tensor();
   if (clip_norm_ > 0)
-    grad_norm_ = clip_gradients(parameters_, clip_norm_);
+    grad_norm_ = clip_gradients(parameters_, clip_norm_);  // clip
   else if (measure_grad_norm)
     grad_norm_ = gradient_norm(parameters_);
-  optimizer_.step();
+  optimizer_->step();  // update
   totals.add(loss, logits, labels);
   return loss.detach();
 }
+
+// ---- the fused update's tensors: allocated once, so that a graph can read and write them on every replay
+
+struct TrainStep::Fused {
+  struct Group {  // one AdamW parameter group
+    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;  // steps: () float32 each
+    double weight_decay = 0;
+  };
+  std::vector<Group> groups;
+  std::vector<torch::Tensor> params, grads, steps;  // every group's, for the foreach kernels
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  torch::Tensor lr;                         // () float32: written before each step
+  torch::Tensor loss, correct, grad_norm;   // () outputs of the step: mean loss, correct count, norm before clipping
+  struct Inputs {                           // the static inputs of one input shape
+    torch::Tensor inputs, labels;
+    bool text = false;
+  };
+  std::map<std::vector<int64_t>, Inputs> inputs;
+  struct EvalBuffers {  // the static inputs and outputs of one evaluation batch shape
+    torch::Tensor inputs, labels, count, rows, loss_sum, correct;
+    bool text = false;
+  };
+  std::map<std::vector<int64_t>, EvalBuffers> eval;
+};
+
+namespace {
+
+// The optimizer's state entry of `p`: LibTorch keys it by the parameter's TensorImpl, before 2.0 as that pointer
+// printed to a stream (c10::guts::to_string, gone in 2.x).
+template <typename Map>
+typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
+  if constexpr (std::is_same_v<typename Map::key_type, std::string>) {
+    std::ostringstream key;
+    key << p.unsafeGetTensorImpl();
+    return key.str();
+  } else
+    return static_cast<typename Map::key_type>(p.unsafeGetTensorImpl());
+}
+
+torch::optim::AdamWParamState& adamw_state(torch::optim::AdamW& optimizer, const torch::Tensor& p) {
+  auto& map = optimizer.state();
+  const auto key = state_key(map, p);
+  auto found = map.find(key);
+  if (found == map.end()) {  // a parameter not updated yet: AdamW's own initial state
+    auto state = std::make_unique<torch::optim::AdamWParamState>();
+    state->step(0);
+    state->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    state->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    found = map.insert({key, std::move(state)}).first;
+  }
+  return static_cast<torch::optim::AdamWParamState&>(*found->second);
+}
+
+torch::Tensor device_scalar(torch::Device device, torch::ScalarType dtype) {
+  return torch::zeros({}, torch::TensorOptions().dtype(dtype).device(device));
+}
+
+// A batch's inputs as the step reads them: the padding mask made from the (static) ids inside the step.
+Batch model_input(const torch::Tensor& inputs, bool text) { return text ? Batch{inputs, inputs.eq(0)} : Batch{inputs, {}}; }
+
+std::vector<int64_t> shape_key(int64_t mode, const torch::Tensor& inputs) {
+  std::vector<int64_t> key{mode};
+  for (const auto size : inputs.sizes()) key.push_back(size);
+  return key;
+}
+
+}  // namespace
+
+// Fused: forward ... update on tensors allocated once; what it computes is written into fused_'s outputs.
+void TrainStep::fused_body(const Batch& x, const torch::Tensor& labels) {
+#ifdef REPRO_FUSED_UPDATE
+  Fused& f = *fused_;
+  at::_foreach_zero_(f.grads);  // backward adds into these very tensors (AccumulateGrad, in place)
+  torch::Tensor logits;
+  {
+    AutocastScope autocast(device_, precision_);
+    logits = model_.forward(x);  // forward (B, classes)
+  }
+  const auto loss = torch::nn::functional::cross_entropy(  // loss, float32
+      logits.to(torch::kFloat32), labels,
+      torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+  loss.backward();                                                   // backward
+  for (size_t i = 0; i < f.params.size(); ++i)  // the update reads f.grads: backward must have added into them
+    if (!f.params[i].grad().is_same(f.grads[i]))
+      throw Error("internal: backward replaced a gradient tensor instead of adding into it (the fused update "
+                  "reads them in place)");
+  const auto norm = torch::stack(at::_foreach_norm(f.grads)).norm(2);  // clip: () the global norm
+  f.grad_norm.copy_(norm);
+  if (clip_norm_ > 0) at::_foreach_mul_(f.grads, (clip_norm_ / (norm + 1e-6)).clamp_max(1.0));
+  at::_foreach_add_(f.steps, at::Scalar(1.0));  // update: AdamW's step counts, then one kernel per group
+  for (const auto& g : f.groups)
+    at::_fused_adamw_(g.params, g.grads, g.exp_avgs, g.exp_avg_sqs, /*max_exp_avg_sqs=*/at::TensorList{}, g.steps,
+                      f.lr, f.beta1, f.beta2, g.weight_decay, f.eps, /*amsgrad=*/false, /*maximize=*/false,
+                      /*grad_scale=*/std::nullopt, /*found_inf=*/std::nullopt);
+  f.loss.copy_(loss.detach());
+  f.correct.copy_(logits.detach().argmax(1).eq(labels).sum());
+#else
+  (void)x, (void)labels;
+  throw Error("internal: the fused update needs LibTorch 2.4 or later");
+#endif
+}
+
+torch::Tensor TrainStep::run_fused(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals) {
+  Fused& f = *fused_;
+  f.lr.fill_(lr);  // the learning rate enters the step through its device tensor
+  const auto key = shape_key(0, x.inputs);
+  auto found = f.inputs.find(key);
+  if (found == f.inputs.end())
+    found = f.inputs.emplace(key, Fused::Inputs{torch::empty_like(x.inputs), torch::empty_like(labels),
+                                                x.padding_mask.defined()})
+                .first;
+  Fused::Inputs& in = found->second;
+  in.inputs.copy_(x.inputs);
+  in.labels.copy_(labels);
+  lane_.run(key, [&] { fused_body(model_input(in.inputs, in.text), in.labels); });
+  grad_norm_ = f.grad_norm;
+  totals.add_counts(f.loss, f.correct, labels.size(0));
+  return f.loss;
+}
+
+TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::Device device,
+                     const Schedule& schedule, std::optional<UpdateKind> update)
+    : model_(model),
+      device_(device),
+      precision_(resolve_precision(options.precision, device)),
+      clip_norm_(options.clip_norm),
+      label_smoothing_(options.label_smoothing),
+      log_every_(options.log_every),
+      schedule_(schedule),
+      optimizer_(make_optimizer(model, options.optimizer, schedule.at(0))),
+#ifdef REPRO_FUSED_UPDATE
+      update_(update.value_or(device.is_cuda() ? UpdateKind::Fused : UpdateKind::Eager)),
+#else
+      update_(update.value_or(UpdateKind::Eager)),
+#endif
+      parameters_(model.parameters()),
+      window_(device),
+      lane_(device, update_ == UpdateKind::Fused && options.cuda_graphs == CudaGraphsChoice::Auto &&
+                        cuda_graphs_built()) {
+#ifndef REPRO_FUSED_UPDATE
+  if (update_ == UpdateKind::Fused) throw Error("the fused AdamW update needs LibTorch 2.4 or later, this is " TORCH_VERSION);
+#endif
+  if (update_ != UpdateKind::Fused) return;
+  fused_ = std::make_unique<Fused>();
+  Fused& f = *fused_;
+  f.beta1 = options.optimizer.beta1;
+  f.beta2 = options.optimizer.beta2;
+  f.eps = options.optimizer.eps;
+  f.lr = device_scalar(device, torch::kFloat32);
+  f.loss = device_scalar(device, torch::kFloat32);
+  f.correct = device_scalar(device, torch::kInt64);
+  f.grad_norm = device_scalar(device, torch::kFloat32);
+  for (auto& group : optimizer_->param_groups()) {
+    Fused::Group g;
+    g.weight_decay = static_cast<torch::optim::AdamWOptions&>(group.options()).weight_decay();
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p, torch::MemoryFormat::Preserve);
+      auto& state = adamw_state(*optimizer_, p);
+      g.params.push_back(p);
+      g.grads.push_back(p.grad());
+      g.exp_avgs.push_back(state.exp_avg());
+      g.exp_avg_sqs.push_back(state.exp_avg_sq());
+      g.steps.push_back(torch::full({}, static_cast<double>(state.step()),
+                                    torch::TensorOptions().dtype(torch::kFloat32).device(device)));
+      f.params.push_back(p);
+      f.grads.push_back(g.grads.back());
+      f.steps.push_back(g.steps.back());
+    }
+    if (!g.params.empty()) f.groups.push_back(std::move(g));
+  }
+}
+
+TrainStep::~TrainStep() = default;
+
+void TrainStep::before_save() {
+  if (!fused_) return;
+  const auto counts = torch::stack(fused_->steps).to(torch::kCPU, torch::kInt64);  // (P,): one host read
+  size_t i = 0;
+  for (const auto& g : fused_->groups)
+    for (const auto& p : g.params) adamw_state(*optimizer_, p).step(counts[static_cast<int64_t>(i++)].item<int64_t>());
+}
+
+void TrainStep::after_load() {
+  if (!fused_) return;
+  torch::NoGradGuard no_grad;
+  for (auto& g : fused_->groups)
+    for (size_t i = 0; i < g.params.size(); ++i) {
+      auto& state = adamw_state(*optimizer_, g.params[i]);  // the checkpoint's (new tensors)
+      g.exp_avgs[i].copy_(state.exp_avg());                // into the tensors the step (and its graphs) use
+      g.exp_avg_sqs[i].copy_(state.exp_avg_sq());
+      g.steps[i].fill_(static_cast<double>(state.step()));
+      state.exp_avg(g.exp_avgs[i]);  // so that the next save writes what the step updates
+      state.exp_avg_sq(g.exp_avg_sqs[i]);
+    }
+}
+
+std::vector<int64_t> TrainStep::length_buckets(int64_t max_len) const {
+  if (!lane_.enabled()) return {};
+  return length_buckets_for(max_len);
+}
+
+bool fused_update_built() {
+#ifdef REPRO_FUSED_UPDATE
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<int64_t> length_buckets_for(int64_t max_len) {
+  if (max_len <= 0) return {};
+  std::vector<int64_t> buckets;
+  for (const int64_t quarters : {1, 2, 3, 4}) {
+    const int64_t length = std::min(max_len, (max_len * quarters / 4 + 7) / 8 * 8);
+    if (length > 0 && (buckets.empty() || length > buckets.back())) buckets.push_back(length);
+  }
+  if (buckets.back() != max_len) buckets.push_back(max_len);
+  return buckets;
+}
+
+// ---- evaluation: split_metrics, or its batches as graphs
+
+SplitMetrics TrainStep::evaluate(const Split& split, const Batcher& batcher, const EvalBatching& batching) {
+  if (!lane_.enabled()) return split_metrics(model_, split, batcher, device_, batching, precision_);
+  return evaluate_graphed(split, batcher, batching);
+}
+
+SplitMetrics TrainStep::evaluate_graphed(const Split& split, const Batcher& batcher, const EvalBatching& batching) {
+  if (split.size() == 0) return {};
+  torch::NoGradGuard no_grad;
+  model_.eval();
+  StepTotals totals(device_);
+  const int64_t max_len = split.inputs.dim() == 2 ? split.inputs.size(1) : 0;
+  for (const auto& batch : padded_eval_batches(split, batching, length_buckets(max_len))) {
+    const Batch x = batcher.inputs(split, batch.indices, /*train=*/false);
+    const auto y = split.labels.index_select(0, indices_for(split, batch.indices));  // (B,)
+    const auto key = shape_key(1, x.inputs);
+    auto found = fused_->eval.find(key);
+    if (found == fused_->eval.end()) {
+      const int64_t rows = x.inputs.size(0);
+      found = fused_->eval
+                  .emplace(key, Fused::EvalBuffers{torch::empty_like(x.inputs), torch::empty_like(y),
+                                                   device_scalar(device_, torch::kInt64),
+                                                   torch::arange(rows, y.options()),
+                                                   device_scalar(device_, torch::kFloat32),
+                                                   device_scalar(device_, torch::kInt64), x.padding_mask.defined()})
+                  .first;
+    }
+    Fused::EvalBuffers& s = found->second;
+    s.inputs.copy_(x.inputs);
+    s.labels.copy_(y);
+    s.count.fill_(batch.count);
+    lane_.run(key, [&] {
+      const auto logits = predict(model_, model_input(s.inputs, s.text), device_, precision_);  // (B, classes)
+      const auto counted = s.rows.lt(s.count);  // (B,): the batch's own examples, not its padding rows
+      const auto losses = torch::nn::functional::cross_entropy(
+          logits, s.labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // (B,)
+      s.loss_sum.copy_(losses.masked_fill(counted.logical_not(), 0).sum());
+      s.correct.copy_(logits.argmax(1).eq(s.labels).logical_and(counted).sum());
+    });
+    totals.loss_sum += s.loss_sum;
+    totals.correct += s.correct;
+  }
+  const auto n = static_cast<double>(split.size());
+  return {totals.loss_sum.item<double>() / n, 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / n};
+}
+
+// ---- lr: the schedule
+
+Schedule Schedule::from_options(const ScheduleOptions& options, int64_t epochs, int64_t steps_per_epoch) {
+  Schedule s;
+  s.kind = options.kind;
+  s.unit = options.unit;
+  s.peak = options.lr;
+  s.floor = options.min_lr;
+  s.warmup_steps = options.warmup_steps;
+  s.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
+  s.total_steps = s.steps_per_epoch * epochs;
+  return s;
+}
+
+Schedule Schedule::constant(double lr) {
+  Schedule s;
+  s.kind = ScheduleKind::Constant;
+  s.peak = s.floor = lr;
+  return s;
+}
+
+double Schedule::at(int64_t step) const {
+  if (step < warmup_steps) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+  if (kind == ScheduleKind::Constant) return peak;
+  double progress;  // in [0, 1]
+  if (unit == ScheduleUnit::Epoch) {
+    const int64_t epochs = total_steps / steps_per_epoch;
+    progress = static_cast<double>(step / steps_per_epoch) / static_cast<double>(std::max<int64_t>(1, epochs));
+  } else {
+    const int64_t span = std::max<int64_t>(1, total_steps - warmup_steps);
+    progress = static_cast<double>(step - warmup_steps) / static_cast<double>(span);
+  }
+  progress = std::clamp(progress, 0.0, 1.0);
+  if (kind == ScheduleKind::Linear) return peak + (floor - peak) * progress;
+  return floor + (peak - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));  // cosine
+}
+
+// ---- update: the optimizer
+
+std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const OptimizerOptions& options, double lr) {
+  std::vector<torch::Tensor> with_decay, without_decay;
+  const auto decays = decayed_parameters(model, options.no_decay);
+  for (const auto& item : model.named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    (decays.at(item.key()) ? with_decay : without_decay).push_back(item.value());
+  }
+  torch::optim::AdamWOptions base(lr);
+  base.betas({options.beta1, options.beta2}).eps(options.eps).weight_decay(options.weight_decay);
+  auto no_decay = std::make_unique<torch::optim::AdamWOptions>(base);
+  no_decay->weight_decay(0.0);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(with_decay, std::make_unique<torch::optim::AdamWOptions>(base));
+  groups.emplace_back(without_decay, std::move(no_decay));
+  return std::make_unique<torch::optim::AdamW>(std::move(groups), base);
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+// ---- clip: the gradients' norm, the eager way
 
 torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters) {
   std::vector<torch::Tensor> norms;
@@ -72,6 +411,113 @@ torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, doubl
 torch::Tensor predict(ClassifierImpl& model, const Batch& x, torch::Device device, Precision precision) {
   AutocastScope autocast(device, precision);
   return model.forward(x).to(torch::kFloat32);
+}
+
+// ---- the epoch's sums
+
+StepTotals::StepTotals(torch::Device device)
+    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
+      correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
+
+void StepTotals::add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels) {
+  const int64_t batch = labels.size(0);
+  loss_sum += loss.detach().to(torch::kFloat32) * static_cast<double>(batch);
+  correct += logits.detach().argmax(1).eq(labels).sum();
+  seen += batch;
+}
+
+void StepTotals::add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch) {
+  loss_sum += mean_loss * static_cast<double>(batch);
+  correct += correct_count;
+  seen += batch;
+}
+
+// ---- log: steps.csv
+
+namespace {
+
+const char* const kStepsHeader = "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time";
+
+double step_json_number(const nlohmann::json& value) { return value.is_number() ? value.get<double>() : NAN; }
+
+nlohmann::json step_json_of(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json steps_to_json(const std::vector<StepRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows)
+    out.push_back({r.step, r.epoch, step_json_of(r.loss), step_json_of(r.lr), step_json_of(r.grad_norm),
+                   step_json_of(r.examples_per_s), step_json_of(r.cuda_memory_mb), step_json_of(r.wall_time)});
+  return out;
+}
+
+std::vector<StepRow> steps_from_json(const nlohmann::json& json) {
+  std::vector<StepRow> rows;
+  for (const auto& r : json) {
+    if (!r.is_array() || r.size() != 8 || !r[0].is_number_integer() || !r[1].is_number_integer())
+      throw Error("a step row is not [step, epoch, 6 numbers]: " + r.dump());
+    rows.push_back({r[0].get<int64_t>(), r[1].get<int64_t>(), step_json_number(r[2]), step_json_number(r[3]),
+                    step_json_number(r[4]), step_json_number(r[5]), step_json_number(r[6]), step_json_number(r[7])});
+  }
+  return rows;
+}
+
+const char* steps_csv_header() { return kStepsHeader; }
+
+std::string steps_csv(const std::vector<StepRow>& rows) {
+  std::string out = std::string(kStepsHeader) + "\n";
+  for (const auto& r : rows)
+    out += std::to_string(r.step) + "," + std::to_string(r.epoch) + "," + csv_number(r.loss) + "," + csv_number(r.lr) +
+           "," + csv_number(r.grad_norm) + "," + csv_number(r.examples_per_s) + "," + csv_number(r.cuda_memory_mb) +
+           "," + csv_number(r.wall_time, 16) + "\n";
+  return out;
+}
+
+StepWindow::StepWindow(torch::Device device)
+    : device_(device),
+      loss_sum_(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
+      start_(std::chrono::steady_clock::now()) {}
+
+void StepWindow::add(const torch::Tensor& loss, int64_t batch) {
+  loss_sum_ += loss.detach().to(torch::kFloat32) * static_cast<double>(batch);
+  seen_ += batch;
+}
+
+WindowSums StepWindow::sums() const { return {loss_sum_.to(torch::kCPU).clone(), seen_}; }
+
+void StepWindow::restore(const WindowSums& sums) {
+  if (sums.loss_sum.defined()) loss_sum_.copy_(sums.loss_sum);
+  seen_ = sums.seen;
+}
+
+StepRow StepWindow::close(int64_t step, int64_t epoch, double lr, const torch::Tensor& grad_norm) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  StepRow row;
+  row.step = step;
+  row.epoch = epoch;
+  row.loss = seen_ > 0 ? loss_sum_.item<double>() / static_cast<double>(seen_) : NAN;  // the one host read
+  row.lr = lr;
+  row.grad_norm = grad_norm.defined() ? grad_norm.item<double>() : NAN;
+  row.examples_per_s = seconds > 0 ? static_cast<double>(seen_) / seconds : NAN;
+  row.cuda_memory_mb = cuda_memory_mb(device_);
+  row.wall_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  loss_sum_.zero_();
+  seen_ = 0;
+  start_ = now;
+  return row;
+}
+
+double cuda_memory_mb(torch::Device device) {
+#ifdef REPRO_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    return static_cast<double>(stats.allocated_bytes[0].current) / (1024.0 * 1024.0);  // [0] = all pools
+  }
+#endif
+  (void)device;
+  return NAN;
 }
 
 }  // namespace repro

@@ -6,9 +6,7 @@
 #include <cmath>
 
 #include "train/checkpoint.h"
-#include "train/optimizer.h"
 #include "train/resume.h"
-#include "train/schedule.h"
 #include "train/split_metrics.h"
 #include "train/step.h"
 
@@ -40,8 +38,9 @@ std::string divergence_message(double loss, int64_t epoch, int64_t step) {
          (step > 0 ? ", step " + std::to_string(step) : std::string(" (read at the epoch's end)"));
 }
 
-// One run: its machinery set up once (the model and the whole dataset on the device, the schedule: the one owner
-// of train.lr, AdamW, the step, the batcher), the loop (run), one epoch (epoch) and one optimizer step (step).
+// One run: its machinery set up once (the model and the whole dataset on the device; the step, which owns the
+// schedule (the one owner of train.lr), AdamW and the steps.csv window; the batcher), the loop (run), one epoch
+// (run_epoch) and one optimizer step (step).
 class Training {
  public:
   Training(ClassifierImpl& m, const TrainContext& context)
@@ -50,15 +49,14 @@ class Training {
         options(context.run.options.train),
         data(onto_device(m, context)),
         steps_per_epoch((data.train.size() + options.batch_size - 1) / options.batch_size),
-        schedule(Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
-        optimizer(make_optimizer(m, options.optimizer, schedule.at(0))),
-        train_step(m, *optimizer, options, context.device),
-        batcher(make_batcher(context.data.info, context.run.options.data, context.device)),
-        window(context.device) {}
+        train_step(m, options, context.device, Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
+        batcher(make_batcher(context.data.info, context.run.options.data, context.device,
+                             train_step.length_buckets(context.data.info.max_length))) {}
 
   // The loop of one run, top to bottom: start or resume; per epoch: seed, run its steps, then either stop
   // (diverged, interrupted mid-epoch) or finish it (evaluate, checkpoint, records); then the outcome.
   TrainOutcome run() {
+    const auto lane = train_step.lane_scope();  // on CUDA: the step's own stream, for everything of this run
     start_or_resume();
     for (int64_t epoch = state.epochs_done + 1; epoch <= options.epochs; ++epoch) {
       const auto started = Clock::now();
@@ -90,21 +88,20 @@ class Training {
   }
 
  private:
-  // One optimizer step on the batch (x, labels): the schedule's lr; forward, loss, backward, clipping and AdamW
-  // (train/step.cpp, the very step `repro bench` times); then the steps.csv row when one is due. Returns the
-  // batch's mean loss, () on the device.
+  // One optimizer step on the batch (x, labels): the schedule's lr, forward, loss, backward, clipping, AdamW and
+  // the steps.csv row when one is due, all in TrainStep::run (train/step.cpp, the very step `repro bench` times);
+  // then the hooks. Returns the batch's mean loss, () on the device.
   torch::Tensor step(const Batch& x, const torch::Tensor& labels, int64_t epoch, StepTotals& totals) {
-    const double lr = schedule.at(state.step);
-    const bool log_due = options.log_every > 0 && (state.step + 1) % options.log_every == 0;
-    const torch::Tensor loss = train_step.run(x, labels, lr, totals, log_due);  // forward ... AdamW
+    const StepResult result = train_step.run(x, labels, state.step, epoch, totals);
     ++state.step;
-    if (options.log_every > 0) window.add(loss, labels.size(0));
-    if (log_due) {  // a steps.csv row: the window's mean loss, this step's lr and gradient norm
-      outcome.steps.push_back(window.close(state.step, epoch, lr, train_step.grad_norm()));
-      if (c.hooks.step_logged) c.hooks.step_logged(outcome.steps.back());
+    if (result.row) {
+      outcome.steps.push_back(*result.row);
+      // Hook step_logged: the run layer appends the row to the TensorBoard event file as it is made.
+      if (c.hooks.step_logged) c.hooks.step_logged(*result.row);
     }
+    // The observer (null in repro): the tests' fault injector kills or signals the run here.
     if (c.observer) c.observer->after_step(c.position, state.step);
-    return loss;
+    return result.loss;
   }
 
   // One epoch of optimizer steps, from its first batch or where a mid-epoch checkpoint stopped. On the CPU the
@@ -140,16 +137,20 @@ class Training {
   void start_or_resume() {
     const bool resumed = std::filesystem::exists(c.checkpoint_path);
     if (resumed) {
-      state = load_checkpoint(c.checkpoint_path, model, *optimizer);
+      state = load_checkpoint(c.checkpoint_path, model, train_step.optimizer());
+      train_step.after_load();
       outcome.history = history_from_json(nlohmann::json::parse(state.history_json));
       outcome.steps = steps_from_json(nlohmann::json::parse(state.steps_json));
-      window.restore(state.steps_window);
+      train_step.window().restore(state.steps_window);
       outcome.resumed_from_epoch = state.epochs_done;
       spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), state.epochs_done);
     }
+    // The run layer's hooks (run/runner.cpp): started opens the TensorBoard event file (a SessionLog START at the
+    // checkpoint's step on a resume); history_changed and steps_changed rewrite metrics.csv and steps.csv from the
+    // checkpoint's rows (dropping rows a kill left past it); model_changed rewrites model.pt.
     if (c.hooks.started) c.hooks.started(resumed ? std::optional<int64_t>(state.step) : std::nullopt);
     if (c.hooks.history_changed) c.hooks.history_changed(outcome.history);
-    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);  // drops rows a kill left past the checkpoint
+    if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
     if (c.hooks.model_changed && state.mid_epoch.batches == 0) c.hooks.model_changed(model, outcome.history);
     c.progress.begin_run(c.position, c.run.model_config + " " + c.run.dataset + " seed " + std::to_string(c.run.seed),
                          options.epochs, steps_per_epoch, state.epochs_done);
@@ -188,12 +189,11 @@ class Training {
     EpochRow row;
     row.epoch = epoch;
     row.step = state.step;
-    row.lr = schedule.at(std::max<int64_t>(0, state.step - 1));
+    row.lr = train_step.schedule().at(std::max<int64_t>(0, state.step - 1));
     row.train_loss = totals.loss_sum.item<double>() / static_cast<double>(totals.seen);
     row.train_acc = 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(totals.seen);
     const auto measure = [&](const Split& split) {
-      return split_metrics(model, split, *batcher, c.device, {options.eval_batch_size, options.eval_tokens},
-                           train_step.precision());
+      return train_step.evaluate(split, *batcher, {options.eval_batch_size, options.eval_tokens});
     };
     const SplitMetrics val = measure(data.val), test = measure(data.test);
     row.val_loss = val.loss, row.val_acc = val.acc, row.test_loss = test.loss, row.test_acc = test.acc;
@@ -203,7 +203,7 @@ class Training {
     state.epochs_done = epoch;
     state.wall_seconds += row.seconds;
     save(/*epoch_end=*/true);
-    if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);
+    if (c.hooks.model_changed) c.hooks.model_changed(model, outcome.history);  // model.pt (train.save_model)
     c.progress.clear_line();
     const std::string val_text = std::isnan(row.val_acc) ? "-" : fmt::format("{:.2f}%", row.val_acc);
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}% | val acc {} | test loss {:.4f} acc {:.2f}% | {:.1f}s",
@@ -215,20 +215,25 @@ class Training {
   void save(bool epoch_end) {
     state.history_json = history_to_json(outcome.history).dump();  // "[]" in epoch 1
     state.steps_json = steps_to_json(outcome.steps).dump();
-    if (options.log_every > 0) state.steps_window = window.sums();
-    save_checkpoint(c.checkpoint_path, model, *optimizer, state);
+    if (options.log_every > 0) state.steps_window = train_step.window().sums();
+    train_step.before_save();
+    save_checkpoint(c.checkpoint_path, model, train_step.optimizer(), state);
     last_checkpoint = Clock::now();
+    // metrics.csv (and the epoch's TensorBoard scalars) after an epoch's checkpoint, steps.csv after any.
     if (epoch_end && c.hooks.history_changed) c.hooks.history_changed(outcome.history);
     if (c.hooks.steps_changed) c.hooks.steps_changed(outcome.steps);
   }
 
-  // The run layer's poll for a stop signal (TrainHooks::interrupt_requested).
+  // The run layer's poll for a stop signal (TrainHooks::interrupt_requested: SIGTERM, SIGINT, SIGUSR1, the
+  // --time-limit alarm), after every step and every epoch's checkpoint.
   bool interrupt_requested() const { return c.hooks.interrupt_requested && c.hooks.interrupt_requested(); }
 
   TrainOutcome finish(RunState status, double wall_seconds, const std::string& message = "") {
     outcome.status = status;
     outcome.message = message;
     outcome.wall_seconds = wall_seconds;
+    outcome.precision = train_step.precision();
+    outcome.cuda_graphs = train_step.graphs_ran();
     return outcome;
   }
 
@@ -237,13 +242,10 @@ class Training {
   TrainOptions options;
   RunData data;             // resident on c.device
   int64_t steps_per_epoch;  // ceil(train examples / batch size)
-  Schedule schedule;
-  std::unique_ptr<torch::optim::AdamW> optimizer;
-  TrainStep train_step;
+  TrainStep train_step;     // lr, forward ... AdamW, the steps.csv window (train/step.h)
   std::unique_ptr<Batcher> batcher;
   TrainState state;  // epochs done, optimizer steps, wall time, history, a mid-epoch position
   TrainOutcome outcome;
-  StepWindow window;       // the steps since the last steps.csv row
   int64_t first_step = 0;  // state.step when this start began
   Clock::time_point last_checkpoint = Clock::now();  // or this start's beginning (checkpoint_due)
 };

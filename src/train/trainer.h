@@ -1,6 +1,6 @@
 #pragma once
 // The training loop of one run (trainer.cpp's train(), one screen): epochs of AdamW
-// steps with the spec's schedule, clipping and label smoothing (train/step); the
+// steps with the spec's schedule, clipping and label smoothing (train/step.h: the whole step); the
 // validation and test metrics every epoch (train/split_metrics); a checkpoint at
 // every epoch end, and mid-epoch when interrupted (train/resume); resume from it.
 #include <filesystem>
@@ -18,7 +18,7 @@
 #include "train/observer.h"
 #include "train/precision.h"
 #include "train/progress.h"
-#include "train/step_log.h"
+#include "train/step.h"
 
 namespace repro {
 
@@ -69,6 +69,8 @@ struct TrainOutcome {
   double wall_seconds = 0;
   int64_t resumed_from_epoch = 0;  // 0 = started fresh
   int64_t steps_this_start = 0;    // optimizer steps made by this call (0: nothing new to keep)
+  Precision precision = Precision::Fp32;  // train.precision resolved for the device
+  bool cuda_graphs = false;               // whether the step ran as CUDA graphs in this call (train.cuda_graphs)
 };
 
 TrainOutcome train(ClassifierImpl& model, const TrainContext& context);
