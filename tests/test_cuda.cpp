@@ -293,7 +293,7 @@ train: {epochs: 2, batch_size: 16, lr: 3e-3, clip_norm: 1.0}
   CHECK(record.device.precision == std::optional<std::string>("bf16"));
   CHECK(record.device.cuda_graphs == std::optional<bool>(true));
   REQUIRE(record.selected.has_value());
-  const auto accuracy = record.selected->metrics.at("test_acc");
+  const auto accuracy = record.selected->metrics.at(Metric::TestAcc);
   REQUIRE(accuracy.has_value());
   CHECK(*accuracy >= 0);
 }

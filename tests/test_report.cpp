@@ -219,7 +219,7 @@ TEST_CASE("--against compares the twins' resolved specs and names the other fold
   gpu.runs[1].path = spec("gpu", 1, "train:\n  lr: 0.001\n");
   gpu.runs[2].path = (dir.path() / "gpu/seed_2").string();
   gpu.runs[2].problem = gpu.runs[2].path + "/summary.json: record_version 2 is newer than this repro reads (1)";
-  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", "test_acc");
+  const std::string text = against_report({cpu}, {gpu}, "cpu-runs", "gpu-runs", Metric::TestAcc);
   INFO(text);
   CHECK_THAT(text, Contains("| A | newsgroups | 0 | 70.00 | 71.00 | -1.00 |") && Contains("| within seed noise |"));
   CHECK_THAT(text, Contains("| A | newsgroups | 1 | 72.00 | 73.00 | -1.00 |") &&

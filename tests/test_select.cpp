@@ -68,7 +68,7 @@ std::vector<double> cell_values(const ExperimentResults& r, const std::string& r
 TEST_CASE("--select says when the chosen value is the smallest or largest of its axis", "[report]") {
   // Issue 48: lr 3e-3, the largest tried, was chosen for every row and nothing said the best may lie beyond.
   ExperimentResults val;
-  val.name = "t", val.metric = "val_acc", val.datasets = {"d"};
+  val.name = "t", val.metric = Metric::ValAcc, val.datasets = {"d"};
   // row a peaks inside (lr 0.01 of 0.001, 0.01, 0.1); row b at the largest lr
   val.runs = {run("a", "0.001", 0, 60, 0), run("a", "0.01", 0, 70, 0), run("a", "0.1", 0, 65, 0),
               run("b", "0.001", 0, 50, 1), run("b", "0.01", 0, 55, 1), run("b", "0.1", 0, 58, 1)};

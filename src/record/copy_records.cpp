@@ -220,7 +220,7 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
     experiments[plan.parent_path()];
     try {
       plans[plan] = read_plan_record(from / plan);
-      for (const auto& entry : plans[plan].runs) planned[plan.parent_path() / entry.dir] = entry;
+      for (const auto& entry : plans[plan].runs) planned[plan.parent_path() / entry.subdir()] = entry;
     } catch (const std::exception& e) {
       found.problems.emplace_back(plan, error_text(e) + ": its experiment is not collected");
     }
