@@ -96,12 +96,27 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   const Result dry_missing = run_repro("run " + spec + " --dry-run --data-root /nonexistent");
   CHECK(dry_missing.exit_code == 0);
   CHECK_THAT(dry_missing.output, Contains("a real run would stop here: --data-root '/nonexistent': no such folder"));
-  // An existing root without the files still names the missing file and where it was looked for.
+  // An existing root with nothing of a planned dataset: the pre-flight names the dataset once, where it looked and
+  // how to get it, exit 2, no record; the dry run says so too.
   test::TempDir empty_root("cli-empty-root");
   const Result absent = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
                                   dir.path().string());
-  CHECK(absent.exit_code != 0);
-  CHECK_THAT(absent.output, Contains("missing file train-images-idx3-ubyte.gz"));
+  INFO(absent.output);
+  CHECK(absent.exit_code == 2);
+  CHECK_THAT(absent.output, Contains("1 planned dataset(s) missing, found before anything trained: fashion_mnist "
+                                     "(nothing of it under ") &&
+                                Contains("repro data fetch fashion_mnist"));
+  CHECK(test::count_of(absent.output, "fashion_mnist (nothing of it") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "smoke"));
+  const Result dry_absent = run_repro("run " + spec + " --dry-run --data-root " + empty_root.path().string());
+  CHECK_THAT(dry_absent.output, Contains("a real run would stop here: --data-root '") &&
+                                    Contains("planned dataset(s) missing"));
+  // A root with part of a dataset: the run reading it names the missing file and where it was looked for.
+  test::write_text(empty_root.path() / "fashion_mnist/README", "not the data\n");
+  const Result partial = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
+                                   dir.path().string());
+  CHECK(partial.exit_code != 0);
+  CHECK_THAT(partial.output, Contains("missing file train-images-idx3-ubyte.gz"));
 }
 
 TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undisturbed run", "[cli]") {

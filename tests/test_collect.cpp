@@ -1,4 +1,4 @@
-// `repro collect FROM TO` (record/copy_records.h): finished runs' record files copied, never checkpoints, weights
+// `repro collect FROM TO` (report/copy_records.h): finished runs' record files copied, never checkpoints, weights
 // or unfinished runs; plan.json merged with the one TO holds; every record checked as `repro report` checks it; a
 // different record in TO, runs of the same row and dataset under other settings, a link anywhere and a damaged
 // record refused one line each, the experiment then copied not at all; nothing overwritten or written through a
@@ -7,7 +7,7 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "record/copy_records.h"
+#include "report/copy_records.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"

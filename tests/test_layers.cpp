@@ -10,6 +10,7 @@
 #include <string>
 
 #include "paths.h"
+#include "record/folder.h"
 #include "spec/attention_variant.h"
 #include "spec/keys.h"
 #include "util/strings.h"
@@ -153,4 +154,27 @@ TEST_CASE("spec/, util/, record/ and report/ include no LibTorch header, directl
       CHECK(reaches_torch(relative) == (exceptions.count(relative) == 1));
     }
   CHECK(files >= 30);  // a floor that catches a wrong source path, not a count to keep up to date
+}
+
+TEST_CASE("docs/architecture.md lists the run folder's files that record/folder.h names, no more, no fewer",
+          "[spec]") {
+  const repro::RunFolder folder("");
+  const std::set<std::string> named = {
+      folder.spec_path().string(),    folder.lock_path().string(),    folder.log_path().string(),
+      folder.checkpoint_path().string(), folder.metrics_path().string(), folder.steps_path().string(),
+      folder.events_path().string(),  folder.model_path().string(),   folder.summary_path().string(),
+      folder.eval_path("<name>").string()};
+  REQUIRE(named.size() == 10);
+  std::ifstream in(std::filesystem::path(REPRO_SOURCE_DIR) / "docs/architecture.md");
+  std::string line;
+  bool inside = false;
+  std::set<std::string> listed;
+  const std::regex item(R"(^\s*- `([^`]+)`)");
+  while (std::getline(in, line)) {
+    if (line.find("<!-- run files: begin -->") != std::string::npos) inside = true;
+    if (line.find("<!-- run files: end -->") != std::string::npos) break;
+    std::smatch match;
+    if (inside && std::regex_search(line, match, item)) CHECK(listed.insert(match[1]).second);
+  }
+  CHECK(listed == named);
 }

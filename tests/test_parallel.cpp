@@ -17,6 +17,7 @@
 #include "run/grid_progress.h"
 #include "run/lock.h"
 #include "run/parallel.h"
+#include "run/status.h"
 #include "run/threads.h"
 #include "run_repro.h"
 #include "util/error.h"
@@ -237,6 +238,40 @@ TEST_CASE("two invocations with --jobs 2 on one --out train each run exactly onc
     }
 }
 
+TEST_CASE("repro status follows a sweep from its own command line (--set, --seeds), while --jobs 2 trains it",
+          "[cli]") {
+  test::TempDir dir("status-sweep");
+  const std::string spec = write_grid_spec(dir);
+  const std::string spec_file = (dir.path() / "grid.yaml").string(), runs = (dir.path() / "runs").string();
+  const std::string sweep = " --set train.lr=1e-3,3e-3 --seeds 0 --out " + runs;
+  const std::string command = std::string(REPRO_BINARY) + " sweep " + spec + sweep + " --jobs 2 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  // While it trains: the sweep's 4 runs (2 rows x 2 learning rates x seed 0), whatever they stand at.
+  const test::Result during = test::run_repro("status " + spec_file + sweep);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  INFO(output);
+  REQUIRE(::pclose(pipe) == 0);
+  INFO(during.output);
+  CHECK(during.exit_code == 0);
+  CHECK_THAT(during.output, Contains("grid (") && Contains("): 4 runs: "));
+  const test::Result after = test::run_repro("status " + spec_file + sweep);
+  INFO(after.output);
+  CHECK_THAT(after.output, Contains("): 4 runs: 4 complete, 0 running, 0 pending"));
+  // Without the sweep's arguments: the spec's own grid (seeds 0 and 1, never trained) and the sweep's runs named.
+  const test::Result plain = test::run_repro("status " + spec_file + " --out " + runs);
+  INFO(plain.output);
+  CHECK_THAT(plain.output, Contains("): 4 runs: 0 complete") &&
+                               Contains("and 4 more run(s) of these rows in its plan.json (a sweep or other seeds"));
+  // The folder, narrowed like a run: one row's two runs.
+  const test::Result one_row = test::run_repro("status " + runs + " --rows vit");
+  INFO(one_row.output);
+  CHECK_THAT(one_row.output, Contains("): 2 runs: 2 complete"));
+  CHECK(test::run_repro("status " + runs + " --set train.lr=1").exit_code != 0);
+}
+
 TEST_CASE("repro run --index trains one run of the plan and prints no table; a position outside the plan is an error",
           "[cli]") {
   test::TempDir dir("parallel-index");
@@ -342,4 +377,12 @@ TEST_CASE("SIGTERM to a repro run --jobs 2 reaches its children; the next invoca
     CHECK(split_lines(read_file(run / "metrics.csv")).size() == 31);  // header + 30 epochs
     CHECK_THAT(read_file(run / "summary.json"), Contains("\"status\": \"complete\""));
   }
+}
+
+TEST_CASE("a status line's detail: its first line, at most 160 characters, never cut inside a character", "[spec]") {
+  CHECK(short_detail("held by host:1 since now") == "held by host:1 since now");
+  CHECK(short_detail("first line\nsecond line") == "first line …");
+  CHECK(short_detail(std::string(300, 'x')) == std::string(160, 'x') + " …");
+  const std::string times = std::string(159, 'a') + "\u00d7b";  // "×" is two bytes: bytes 159 and 160
+  CHECK(short_detail(times) == std::string(159, 'a') + " …");
 }

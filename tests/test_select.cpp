@@ -209,6 +209,7 @@ TEST_CASE("the sweep-axis chart: one line per row, mean ± std at each value, th
   CHECK(chart.series[0].y == std::vector<double>{10.5, 21});
   CHECK(chart.series[0].std[1] == Approx(std::sqrt(2.0)));
   CHECK(chart.x_tick_labels == std::vector<std::pair<double, std::string>>{{0, "0.1"}, {1, "0.2"}});
+  CHECK(chart.y_label == "test accuracy (%)");  // the metric's label and unit, not its key (issue 48)
 }
 
 namespace {

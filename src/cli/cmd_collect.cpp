@@ -1,11 +1,11 @@
 // repro collect FROM TO: the records of every finished run under an --out folder copied into a results folder for
-// committing (record/copy_records.h), plan.json merged with the one already there.
+// committing (report/copy_records.h), plan.json merged with the one already there.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "cli/cli.h"
-#include "record/copy_records.h"
+#include "report/copy_records.h"
 #include "report/read_record.h"
 
 namespace repro {

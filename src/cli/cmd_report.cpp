@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "cli/enum_option.h"
 #include "record/epoch_row.h"
 #include "report/against.h"
@@ -16,8 +17,11 @@
 #include "report/figures.h"
 #include "report/ledger.h"
 #include "report/paper.h"
+#include "report/run_filter.h"
+#include "report/run_table.h"
 #include "report/select.h"
 #include "report/table.h"
+#include "spec/experiment.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -41,6 +45,10 @@ struct ReportCommand {
   SelectOptions selection;                    // from them
   RecordEpoch epoch = RecordEpoch::Selected;  // --epoch selected | final
   std::string against;                        // --against OTHER: the same runs elsewhere, seed by seed (against.h)
+  std::vector<std::string> datasets, rows;    // --datasets, --rows: only these runs (run_filter.h)
+  std::string seeds;                          // --seeds 0-4 | 0,2
+  bool runs = false;                          // --runs: one row per run (run_table.h)
+  RunFilter filter;                           // from --datasets, --rows, --seeds
 };
 
 // The records' results: collected once; with --select, each experiment's sweep axes collapsed (select.h).
@@ -50,12 +58,12 @@ struct Collected {
 };
 
 Collected collect(const ReportCommand& c) {
-  Collected out{collect_results(c.dir, c.options.metric, c.epoch), {}};
+  Collected out{filter_runs(collect_results(c.dir, c.options.metric, c.epoch), c.filter), {}};
   if (c.select.empty()) {
     out.tables = out.swept;
     return out;
   }
-  const auto by = collect_results(c.dir, c.selection.by, c.epoch);
+  const auto by = filter_runs(collect_results(c.dir, c.selection.by, c.epoch), c.filter);
   for (const auto& results : out.swept) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
@@ -74,7 +82,7 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
   // epoch. Not with --select (it chooses on the selected epoch) nor with --epoch final (that is the table already).
   std::vector<ExperimentResults> last;
   if (c.epoch == RecordEpoch::Selected && !c.select_given)
-    last = collect_results(c.dir, c.options.metric, RecordEpoch::Final);
+    last = filter_runs(collect_results(c.dir, c.options.metric, RecordEpoch::Final), c.filter);
   std::string text;
   for (const auto& results : tables) {
     const auto twin = std::find_if(last.begin(), last.end(), [&](const ExperimentResults& l) {
@@ -112,12 +120,34 @@ void run_board(const ReportCommand& c) {
                c.into.empty() ? "" : " and the board's markers in " + join(c.into, ", "));
 }
 
+// --runs: one row per run, CSV (every column) or Markdown; alone but for the selectors, --format, -o and --metric.
+void run_runs_table(const ReportCommand& c) {
+  if (!c.board.empty() || c.plots || c.stats || c.no_stats || !c.compare.empty() || !c.against.empty() ||
+      !c.eval.empty() || c.select_given || c.epoch != RecordEpoch::Selected)
+    throw Error("--runs: one row per run with every metric at the selected and the last epoch; not with --board, "
+                "--plots, --stats, --compare, --against, --eval, --select or --epoch (give --format csv for every "
+                "column)");
+  const auto all = filter_runs(collect_results(c.dir, c.options.metric), c.filter);
+  const std::string text =
+      c.options.format == ReportFormat::Csv ? runs_csv(all) : runs_markdown(all, c.options.metric);
+  if (c.output.empty())
+    std::cout << text;
+  else
+    write_file_atomic(c.output, text);
+}
+
 void run_report(ReportCommand c) {
+  c.filter = {c.datasets, c.rows, c.seeds.empty() ? std::vector<int64_t>{} : parse_seeds(c.seeds, "--seeds")};
+  if (c.runs) {
+    run_runs_table(c);
+    return;
+  }
   if (!c.board.empty()) {
-    if (c.plots || c.stats || !c.compare.empty() || !c.against.empty() || !c.eval.empty() || c.select_given)
+    if (c.plots || c.stats || !c.compare.empty() || !c.against.empty() || !c.eval.empty() || c.select_given ||
+        !c.filter.empty())
       throw Error("--board " + c.board + ": alone (it reads every folder below " + c.dir +
                   " and judges the paper's tables and claims itself); not with --plots, --stats, --compare, "
-                  "--against, --eval or --select");
+                  "--against, --eval, --select, --datasets, --rows or --seeds");
     run_board(c);
     return;
   }
@@ -144,7 +174,7 @@ void run_report(ReportCommand c) {
   const FigureOptions figures = figure_options(c.plot_format);
   const Collected collected = c.eval.empty() ? collect(c) : Collected{};
   std::string text = c.eval.empty() ? render_report(collected.tables, c.options)
-                                    : render_eval_report(c.dir, split(c.eval, ','), c.options.metric);
+                                    : render_eval_report(c.dir, split(c.eval, ','), c.options.metric, c.filter);
   if (!c.compare.empty()) text += compare_text(c, collected.tables);
   std::vector<NamedChart> overlays;  // --against --plots: each row beside its twins, epoch by epoch
   if (!c.against.empty()) {
@@ -152,7 +182,7 @@ void run_report(ReportCommand c) {
     if (c.options.format != ReportFormat::Markdown)  // never a markdown table inside CSV output
       throw Error("--against " + c.against + ": its pairs are a markdown table; use it with --format md");
     if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
-    const auto others = collect_results(c.against, c.options.metric, c.epoch);
+    const auto others = filter_runs(collect_results(c.against, c.options.metric, c.epoch), c.filter);
     text += against_report(collected.tables, others, c.dir, c.against, c.options.metric);
     for (const auto& mine : collected.tables)
       for (const auto& other : others)
@@ -171,7 +201,7 @@ void run_report(ReportCommand c) {
     const std::string prefix = stem == "report" ? "" : safe_name(stem) + "_";
     text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures,
                                                    prefix, overlays)
-                                   : write_figures(collect_results(c.dir, c.options.metric), {}, folder,
+                                   : write_figures(filter_runs(collect_results(c.dir, c.options.metric), c.filter), {}, folder,
                                                    markdown_dir, figures, prefix));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
@@ -234,6 +264,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
                       "coverage paragraph) are replaced; repeat for several");
   command->add_option("--select-on", c->select_on,
                       "mean (default): one value per row, the best mean over seeds | seed: each seed's best value");
+  add_selection_options(*command, c->datasets, c->rows);
+  command->add_option("--seeds", c->seeds, "Only these seeds, e.g. 0-4 or 0,2 (default: all)");
+  command->add_flag("--runs", c->runs,
+                    "One row per run instead of the tables: its identity, sweep values, seed, state, device, GPU, "
+                    "precision, every metric at the selected and the last epoch, wall time, commit, folder; "
+                    "--format csv for pandas, R or a spreadsheet (docs/report.md)");
   command->callback([c, command, &exit_code] {
     c->select_given = command->count("--select") > 0;
     run_report(*c);

@@ -4,6 +4,8 @@
 
 #include "data/cifar.h"
 #include "data/fashion_mnist.h"
+#include "data/manifest.h"
+#include "data/sources.h"
 #include "data/svhn.h"
 #include "data/text_sources.h"
 #include "util/error.h"
@@ -66,16 +68,60 @@ std::filesystem::path resolve_data_root(const std::string& option) {
   return "datasets";
 }
 
+namespace {
+
+// Where the data root came from, for messages: "--data-root 'x'", "REPRO_DATA='x'" or the default.
+std::string data_root_source(const std::string& option, const std::filesystem::path& root) {
+  if (!option.empty()) return "--data-root '" + option + "'";
+  if (std::getenv("REPRO_DATA") && *std::getenv("REPRO_DATA")) return "REPRO_DATA='" + root.string() + "'";
+  return "the default data root 'datasets'";
+}
+
+bool exists_here(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::exists(path, error);
+}
+
+// Whether anything of `m` is under `root`: its folder, the folder its archive unpacks to, a file of its manifest
+// (official or a known copy), or any archive at the root itself (a dataset may come from one of another name, so
+// then nothing is known absent).
+bool anything_of(const Manifest& m, const std::filesystem::path& root) {
+  if (exists_here(root / m.folder) || (!m.subfolder.empty() && exists_here(root / m.subfolder))) return true;
+  for (const auto* list : {&m.files, &m.copies})
+    for (const auto& file : *list)
+      if (exists_here(root / file.name)) return true;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(root, error), end; !error && it != end; it.increment(error))
+    if (it->is_regular_file(error) && is_archive(it->path())) return true;
+  return false;
+}
+
+}  // namespace
+
 void check_data_root(const std::string& option) {
   const std::filesystem::path root = resolve_data_root(option);
   std::error_code error;
   if (std::filesystem::is_directory(root, error)) return;
-  const std::string given = !option.empty()                ? "--data-root '" + option + "'"
-                            : std::getenv("REPRO_DATA") && *std::getenv("REPRO_DATA") ? "REPRO_DATA='" + root.string() + "'"
-                                                                                : "the default data root 'datasets'";
-  throw Error(given + ": " + (std::filesystem::exists(root, error) ? "not a folder" : "no such folder") +
+  throw Error(data_root_source(option, root) + ": " + (std::filesystem::exists(root, error) ? "not a folder" : "no such folder") +
               "; every dataset is read from there (--data-root, else $REPRO_DATA, else ./datasets): give the folder "
               "that holds them (docs/data.md; `repro data fetch DATASET` downloads one)");
+}
+
+void check_datasets_present(const std::string& option, const std::vector<std::string>& datasets) {
+  const std::filesystem::path root = resolve_data_root(option);
+  std::vector<std::string> absent;
+  for (const auto& name : datasets) {
+    const Manifest& m = manifest(name);
+    if (anything_of(m, root)) continue;
+    std::vector<std::string> files;
+    for (const auto& file : m.files) files.push_back(file.name);
+    absent.push_back(name + " (nothing of it under " + root.string() + ": no folder " + m.folder + "/, none of " +
+                     join(files, ", ") + "; `repro data fetch " + name + "` or " + m.homepage + ")");
+  }
+  if (absent.empty()) return;
+  throw Error(data_root_source(option, root) + ": " + std::to_string(absent.size()) + " planned dataset(s) missing, " +
+              "found before anything trained: " + join(absent, "; ") +
+              ". Give the folder that holds them (--data-root, else $REPRO_DATA), or leave them out (--datasets)");
 }
 
 }  // namespace repro

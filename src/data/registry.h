@@ -41,5 +41,9 @@ std::filesystem::path resolve_data_root(const std::string& option);
 // Throws, naming where the root came from, when it is not a folder: checked once before anything trains or any
 // record is written (a wrong --data-root wrote one failed record per run, issue 48).
 void check_data_root(const std::string& option);
+// Throws one line listing each of `datasets` of which nothing is under the data root (no folder of its name, no file
+// its manifest names, no archive at the root): checked once, with check_data_root, before anything trains. A dataset
+// with something there is read as each run loads it; a file still missing then fails that run, naming it.
+void check_datasets_present(const std::string& option, const std::vector<std::string>& datasets);
 
 }  // namespace repro

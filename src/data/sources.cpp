@@ -14,8 +14,6 @@ namespace repro {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 bool is_archive(const fs::path& path) {
   const std::string name = path.filename().string();
   for (const char* suffix : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2"})
@@ -24,6 +22,9 @@ bool is_archive(const fs::path& path) {
       return true;
   return false;
 }
+
+namespace {
+
 
 [[noreturn]] void archive_failure(struct archive* a, const fs::path& archive_path, const std::string& what) {
   const std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";

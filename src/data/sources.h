@@ -16,6 +16,9 @@
 
 namespace repro {
 
+// Whether `path` names a tar archive repro reads (.tar, .tar.gz, .tgz, .tar.xz, .txz, .tar.bz2).
+bool is_archive(const std::filesystem::path& path);
+
 // Calls `visit(path, read)` for each regular member of a tar archive (any
 // compression libarchive knows); `read()` returns the member's bytes.
 void for_each_member(const std::filesystem::path& archive_path,

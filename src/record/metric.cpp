@@ -6,17 +6,17 @@ namespace repro {
 
 namespace {
 
-// The one table: name, direction, digits, unit.
+// The one table: name, direction, digits, unit, axis label.
 const MetricInfo kMetrics[] = {
-    {Metric::TrainLoss, "train_loss", Better::Lower, 4, ""},
-    {Metric::TrainAcc, "train_acc", Better::Higher, 2, "%"},
-    {Metric::ValLoss, "val_loss", Better::Lower, 4, ""},
-    {Metric::ValAcc, "val_acc", Better::Higher, 2, "%"},
-    {Metric::TestLoss, "test_loss", Better::Lower, 4, ""},
-    {Metric::TestAcc, "test_acc", Better::Higher, 2, "%"},
-    {Metric::EvalLoss, "eval_loss", Better::Lower, 4, ""},
-    {Metric::EvalAcc, "eval_acc", Better::Higher, 2, "%"},
-    {Metric::Params, "params", Better::Higher, 0, "parameters"},
+    {Metric::TrainLoss, "train_loss", Better::Lower, 4, "", "training loss (cross-entropy)"},
+    {Metric::TrainAcc, "train_acc", Better::Higher, 2, "%", "training accuracy (%)"},
+    {Metric::ValLoss, "val_loss", Better::Lower, 4, "", "validation loss (cross-entropy)"},
+    {Metric::ValAcc, "val_acc", Better::Higher, 2, "%", "validation accuracy (%)"},
+    {Metric::TestLoss, "test_loss", Better::Lower, 4, "", "test loss (cross-entropy)"},
+    {Metric::TestAcc, "test_acc", Better::Higher, 2, "%", "test accuracy (%)"},
+    {Metric::EvalLoss, "eval_loss", Better::Lower, 4, "", "evaluation loss (cross-entropy)"},
+    {Metric::EvalAcc, "eval_acc", Better::Higher, 2, "%", "evaluation accuracy (%)"},
+    {Metric::Params, "params", Better::Higher, 0, "parameters", "parameters"},
 };
 
 }  // namespace

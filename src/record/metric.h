@@ -20,6 +20,7 @@ struct MetricInfo {
   Better better;
   int digits;        // decimals in a table's cells
   const char* unit;  // "%" (accuracies), "" (losses: cross-entropy), "parameters"
+  const char* label;  // a figure's axis: "test accuracy (%)", "validation loss (cross-entropy)"
 };
 
 const MetricInfo& metric_info(Metric metric);

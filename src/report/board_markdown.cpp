@@ -241,8 +241,7 @@ void write_board_into(const fs::path& file, const std::string& board_text, const
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(file, ec)))
     throw Error("--into " + file.string() + ": not a regular file");
-  if (fs::file_size(file, ec) > (4u << 20)) throw Error("--into " + file.string() + ": larger than 4 MiB");
-  std::string text = read_file(file);
+  std::string text = read_regular_file(file, kSpecBytes, "an --into file (Markdown with the board's markers)");
   int replaced = 0;
   const auto replace = [&](const std::string& begin, const std::string& end, const std::string& with) {
     const size_t a = text.find(begin), b = text.find(end);

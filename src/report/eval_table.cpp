@@ -100,18 +100,19 @@ ExperimentResults with_evaluations(const ExperimentResults& trained, const std::
 }  // namespace
 
 std::vector<ExperimentResults> collect_eval_results(const fs::path& dir, const std::vector<std::string>& names,
-                                                    Metric metric) {
+                                                    Metric metric, const RunFilter& filter) {
   if (names.empty()) throw Error("--eval: expected NAME[,NAME...] (the eval/NAME.json files of repro eval)");
   const Metric field = lower_is_better(metric) ? Metric::EvalLoss : Metric::EvalAcc;
   std::vector<ExperimentResults> all;
-  for (const auto& trained : collect_results(dir, Metric::TestAcc))
+  for (const auto& trained : filter_runs(collect_results(dir, Metric::TestAcc), filter))
     all.push_back(with_evaluations(trained, names, field));
   return all;
 }
 
-std::string render_eval_report(const fs::path& dir, const std::vector<std::string>& names, Metric metric) {
+std::string render_eval_report(const fs::path& dir, const std::vector<std::string>& names, Metric metric,
+                               const RunFilter& filter) {
   std::string out;
-  for (const auto& results : collect_eval_results(dir, names, metric))
+  for (const auto& results : collect_eval_results(dir, names, metric, filter))
     out += (out.empty() ? "" : "\n") + render_markdown(results);
   return out;
 }

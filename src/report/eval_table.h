@@ -10,17 +10,19 @@
 #include <vector>
 
 #include "report/collect.h"
+#include "report/run_filter.h"
 
 namespace repro {
 
 // The experiments under `dir` with one column per dataset and evaluation point; each run's value is the
 // evaluation's loss when `metric` is a loss (lower is better), else its accuracy: the results' metric is then
-// eval_loss or eval_acc. `names` in order.
+// eval_loss or eval_acc. `names` in order; only the runs `filter` keeps (report --datasets/--rows/--seeds).
 std::vector<ExperimentResults> collect_eval_results(const std::filesystem::path& dir,
-                                                    const std::vector<std::string>& names, Metric metric);
+                                                    const std::vector<std::string>& names, Metric metric,
+                                                    const RunFilter& filter = {});
 
 // Markdown tables of collect_eval_results, one per experiment (and profile).
 std::string render_eval_report(const std::filesystem::path& dir, const std::vector<std::string>& names,
-                               Metric metric);
+                               Metric metric, const RunFilter& filter = {});
 
 }  // namespace repro

@@ -14,6 +14,7 @@
 #include "report/stats.h"
 #include "spec/run_spec.h"
 #include "train/history.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -97,13 +98,6 @@ std::optional<RunNoise> noise_of(const RunResult& run) {
   }
 }
 
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 // row -> metric -> epoch -> values
 using RowCurves = std::map<std::string, std::map<Metric, EpochValues>>;
 // row -> metric -> (selected epoch, the run's value there), one per run
@@ -138,9 +132,9 @@ std::vector<NamedChart> learning_set(const ExperimentResults& results, const std
   test.title = title_of(results) + ": " + dataset + ", test accuracy";
   val.title = title_of(results) + ": " + dataset + ", validation accuracy";
   loss.x_label = test.x_label = val.x_label = "epoch";
-  loss.y_label = "loss (cross-entropy)";
-  test.y_label = "test accuracy (%)";
-  val.y_label = "validation accuracy (%)";
+  loss.y_label = "loss (cross-entropy)";  // training and test loss on one axis
+  test.y_label = metric_info(Metric::TestAcc).label;
+  val.y_label = metric_info(Metric::ValAcc).label;
   loss.integer_x = test.integer_x = val.integer_x = true;
   loss.marks_label = test.marks_label = val.marks_label = kMarksLabel;
   const std::vector<int> colours = row_colours(rows);
@@ -355,7 +349,7 @@ std::vector<NamedChart> sweep_charts(const ExperimentResults& results) {
     Chart chart;
     chart.title = title_of(results) + ": " + name_of(results.metric) + " against " + key.second + " on " + key.first;
     chart.x_label = key.second + " (the sweep's values, evenly spaced)";
-    chart.y_label = name_of(results.metric);
+    chart.y_label = metric_info(results.metric).label;
     for (size_t i = 0; i < axis.values.size(); ++i) chart.x_tick_labels.emplace_back(static_cast<double>(i), axis.values[i]);
     for (size_t l = 0; l < axis.lines.size(); ++l) {
       ChartSeries s;
@@ -387,13 +381,13 @@ std::string chart_csv(const Chart& chart) {
         std::snprintf(numbers, sizeof numbers, "%.10g", sd);
         line += numbers;
       }
-      out += csv_text(s.label) + "," + line + "," + std::to_string(i < s.n.size() ? s.n[i] : 0) + "\n";
+      out += csv_quoted(s.label) + "," + line + "," + std::to_string(i < s.n.size() ? s.n[i] : 0) + "\n";
     }
   for (const auto& s : chart.series)
     for (const auto& [x, y] : s.marks) {
       char numbers[128];
       std::snprintf(numbers, sizeof numbers, ",%.10g,%.10g,,1\n", x, y);
-      out += csv_text(s.label + " [" + chart.marks_label + "]") + numbers;
+      out += csv_quoted(s.label + " [" + chart.marks_label + "]") + numbers;
     }
   return out;
 }

@@ -23,7 +23,7 @@ RecordRead read_run_for_table(const std::filesystem::path& run_dir, Metric metri
 
 // What `repro report` finds wrong with the record in `run_dir` ("" when nothing): its problem when it reads as
 // corrupt or inconsistent (a summary.json that cannot be read, a metrics.csv missing, short, damaged or disagreeing
-// with it). repro collect's RecordCheck (record/copy_records.h).
+// with it). repro collect's RecordCheck (report/copy_records.h).
 std::string record_problem(const std::filesystem::path& run_dir);
 
 }  // namespace repro

@@ -9,6 +9,7 @@
 
 #include "report/significance.h"
 #include "report/stats.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -35,13 +36,6 @@ std::string cell_text(const Cell& cell, Metric metric, size_t common_n, bool bes
   if (!notes.empty()) text += " (" + join(notes, "; ") + ")";
   if (cell.partial) text += " †";
   return text;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 }  // namespace
@@ -155,10 +149,10 @@ std::string render_csv(const std::vector<ExperimentResults>& all) {
     for (const auto& config : results.model_configs)
       for (const auto& dataset : results.datasets) {
         const Cell cell = make_cell(results, config, dataset);
-        out += csv_field(results.name) + "," + csv_field(config) + "," + csv_field(dataset) + "," +
+        out += csv_quoted(results.name) + "," + csv_quoted(config) + "," + csv_quoted(dataset) + "," +
                name_of(results.metric) + "," + std::to_string(cell.values.size()) + "," +
                (std::isnan(cell.mean) ? "" : fixed(cell.mean, 6)) + "," +
-               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," + csv_field(status_text(cell, results.metric)) +
+               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," + csv_quoted(status_text(cell, results.metric)) +
                "," + (cell.partial ? "true" : "false") + "\n";
       }
   return out;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 
@@ -40,11 +41,27 @@ void check_memory(const Plan& plan, DeviceChoice device) {
   if (const auto refusal = memory_refusal(plan.runs, training_memory(device))) throw Error(*refusal);
 }
 
+// The datasets the plan's runs not finished read, each once, in plan order.
+std::vector<std::string> datasets_to_read(const Plan& plan) {
+  std::vector<std::string> datasets;
+  for (const size_t position : plan.to_train())
+    if (std::find(datasets.begin(), datasets.end(), plan.runs[position].dataset) == datasets.end())
+      datasets.push_back(plan.runs[position].dataset);
+  return datasets;
+}
+
+// The data pre-flight, once, before any record is written: the root is a folder and every dataset the runs to train
+// read has something there (it wrote one failed record per run, each repeating a 600-character message).
+void check_data(const Plan& plan, const std::string& data_root) {
+  check_data_root(data_root);
+  check_datasets_present(data_root, datasets_to_read(plan));
+}
+
 // --dry-run: the plan listed with what a real run would stop at; nothing written.
 int describe_dry_run(Plan& plan, const RunnerOptions& options) {
   warn_if_refused([&] { check_memory(plan, options.device); });
-  warn_if_refused([&] { check_data_root(options.data_root); });
   warn_if_refused([&] { check_plan(plan, options.out); });
+  warn_if_refused([&] { check_data(plan, options.data_root); });
   DataLoader loader(resolve_data_root(options.data_root));
   std::cout << describe_plan(plan.runs, options.out, loader);
   return 0;
@@ -58,8 +75,8 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   if (!options.only_index || options.dry_run) warn_about_plan(experiment, plan.runs);
   if (options.dry_run) return describe_dry_run(plan, options);
   check_memory(plan, options.device);  // before anything is allocated
-  check_data_root(options.data_root);  // once, before any record is written (it wrote one failed record per run)
-  check_plan(plan, options.out);               // throws on a folder of another spec, before anything is written
+  check_plan(plan, options.out);          // throws on a folder of another spec, before anything is written
+  check_data(plan, options.data_root);    // the runs still to train: finished ones read no data
   write_plan(experiment, plan.runs, options.out);  // the whole grid: runs started one by one still make one table
   if (options.parallel.jobs > 1 && !options.only_index) return children_executor(options)->execute(plan);
   return in_process_executor(options)->execute(plan);
@@ -67,7 +84,8 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
 
 int run_task(const std::filesystem::path& tasks_file, int64_t index, const RunnerOptions& options) {
   Plan plan = plan_of_task(tasks_file, index, options.out);
-  check_memory(plan, options.device);  // this node's memory, which the launching machine could not know
+  check_memory(plan, options.device);  // this node's memory and data, which the launching machine could not know
+  check_data(plan, options.data_root);
   return in_process_executor(options)->execute(plan);
 }
 

@@ -97,7 +97,8 @@ ExperimentStatus experiment_status(const std::string& name, const std::filesyste
   return status;
 }
 
-std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out) {
+std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
+                                            const std::function<bool(const RunId&)>& keep) {
   if (!std::filesystem::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
   std::vector<std::filesystem::path> plans;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(out))
@@ -107,11 +108,34 @@ std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out) {
   std::vector<ExperimentStatus> experiments;
   for (const auto& plan_path : plans) {
     std::vector<std::string> dirs;
-    for (const auto& run : read_plan_record(plan_path).runs) dirs.push_back(run.dir_in_plan());
+    for (const auto& run : read_plan_record(plan_path).runs)
+      if (!keep || keep(run)) dirs.push_back(run.dir_in_plan());
     const std::string name = std::filesystem::relative(plan_path.parent_path(), out).string();
     experiments.push_back(experiment_status(name, plan_path.parent_path(), dirs));
   }
   return experiments;
+}
+
+int plan_runs_beyond(const std::filesystem::path& folder, const std::vector<std::string>& run_dirs,
+                     const std::function<bool(const RunId&)>& keep) {
+  const auto plan_path = plan_path_in(folder);
+  if (!std::filesystem::exists(plan_path)) return 0;
+  int beyond = 0;
+  for (const auto& run : read_plan_record(plan_path).runs)
+    if (keep(run) && std::find(run_dirs.begin(), run_dirs.end(), run.dir_in_plan()) == run_dirs.end()) ++beyond;
+  return beyond;
+}
+
+std::string short_detail(const std::string& detail) {
+  constexpr size_t kMost = 160;
+  std::string line = detail.substr(0, detail.find('\n'));
+  if (line.size() <= kMost && line.size() == detail.size()) return line;
+  if (line.size() > kMost) {
+    size_t cut = kMost;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    line.resize(cut);
+  }
+  return line + " …";
 }
 
 std::string render_status(const std::vector<ExperimentStatus>& experiments, bool all) {
@@ -126,6 +150,7 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
     if (counts[RunState::Corrupt] > 0) text << ", " << counts[RunState::Corrupt] << " corrupt, not counted";
     if (counts[RunState::Link] > 0) text << ", " << counts[RunState::Link] << " symbolic link(s), not counted";
     text << "\n";
+    if (!e.note.empty()) text << "  " << e.note << "\n";
     if (!e.started) {  // a spec's plan under an --out where nothing ran: say so rather than list every run
       text << "  nothing has started: " << e.folder.string() << " does not exist (is --out right?)\n";
       if (!all) continue;
@@ -134,7 +159,7 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
       if (run.state == RunState::Complete && run.detail.empty() && !all) continue;
       const std::string state = name_of(run.state);
       text << "  " << state << std::string(11 - state.size(), ' ') << run.dir;
-      if (!run.detail.empty()) text << "  " << run.detail;
+      if (!run.detail.empty()) text << "  " << short_detail(run.detail);
       text << "\n";
     }
     for (const auto& launch : e.launches) text << "  launch " << launch << "\n";

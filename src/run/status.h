@@ -4,10 +4,12 @@
 // accounting: complete, diverged, failed, running (with the lock's holder: host,
 // pid, SLURM job), resumable (with the checkpoint's position) or pending.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "record/lifecycle.h"
+#include "record/run_id.h"
 
 namespace repro {
 
@@ -23,6 +25,7 @@ struct ExperimentStatus {
   std::vector<RunStanding> runs;
   std::vector<std::string> launches;  // "slurm/<stamp>: N runs in T tasks, submitted as job 12" / "not submitted"
   bool started = true;                // false: `folder` does not exist (no run of the plan has begun)
+  std::string note;                   // said under the count line ("" = nothing)
 };
 
 // In a launch folder (<experiment>/slurm/<stamp>/): the job ids sbatch gave, one per line, written by repro launch
@@ -33,8 +36,17 @@ RunStanding run_standing(const std::filesystem::path& experiment_folder, const s
 // The runs of `run_dirs` (relative to `folder`).
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<std::string>& run_dirs);
-// Every experiment under `out` (each folder holding a plan.json). Throws repro::Error when there is none.
-std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out);
+// Every experiment under `out` (each folder holding a plan.json), with the runs `keep` keeps (all when empty;
+// status --datasets/--rows/--seeds). Throws repro::Error when there is none.
+std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
+                                            const std::function<bool(const RunId&)>& keep = {});
+// The runs plan.json in `folder` lists beyond `run_dirs` that `keep` keeps (a sweep written into the folder, seeds
+// of another command): what `repro status SPEC` without that sweep's --set/--seeds does not show.
+int plan_runs_beyond(const std::filesystem::path& folder, const std::vector<std::string>& run_dirs,
+                     const std::function<bool(const RunId&)>& keep);
+// A run's detail as a status line shows it: its first line, at most 160 characters, "…" where cut (a failed run's
+// whole message is in its summary.json and log.txt; repro report shows a corrupt record's whole problem).
+std::string short_detail(const std::string& detail);
 // Per experiment a count line, then a line per run not complete (every run with `all`).
 std::string render_status(const std::vector<ExperimentStatus>& experiments, bool all);
 

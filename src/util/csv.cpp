@@ -82,4 +82,11 @@ std::vector<CsvRow> read_csv_table(const std::string& text, const std::string& p
   return rows;
 }
 
+std::string csv_quoted(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 }  // namespace repro

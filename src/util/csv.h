@@ -21,6 +21,9 @@ int64_t csv_integer(const std::string& field, const std::string& where, const st
 std::string csv_number(double value, int digits = 9);
 // `value` as csv_number writes it and csv_value reads it back (NaN and infinities unchanged).
 double csv_rounded(double value);
+// A text field of a CSV file read by other tools (report --format csv, --runs): as is, or in double quotes (quotes
+// doubled) when it holds a comma, a quote or a line break (RFC 4180, as Python's csv module reads it).
+std::string csv_quoted(const std::string& text);
 // The lines of a file's text; throws naming `path` when the last one has no newline (a truncated file).
 std::vector<std::string> csv_lines(const std::string& text, const std::string& path);
 

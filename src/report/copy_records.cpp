@@ -1,4 +1,4 @@
-#include "record/copy_records.h"
+#include "report/copy_records.h"
 
 #include <algorithm>
 #include <map>
@@ -46,13 +46,13 @@ bool holds_relative(const fs::path& outer, const fs::path& inner) {
 fs::path experiment_of_run(const fs::path& run) { return run.parent_path().parent_path().parent_path(); }
 
 // What walking FROM found, every path relative to FROM.
-struct Found {
+struct RecordsFound {
   std::vector<fs::path> runs, plans;
   std::vector<std::pair<fs::path, std::string>> problems;  // (the path it concerns, the line)
 };
 
-Found find_records(const fs::path& from) {
-  Found found;
+RecordsFound find_run_records(const fs::path& from) {
+  RecordsFound found;
   const std::string spec_name = RunFolder("").spec_path().filename().string();
   walk_tree(
       from,
@@ -209,7 +209,7 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
   if (holds(a, b) || holds(b, a))
     throw Error("repro collect " + from.string() + " " + to.string() +
                 ": one folder holds the other; expected an --out folder and a results folder apart from it");
-  Found found = find_records(from);
+  RecordsFound found = find_run_records(from);
   std::sort(found.runs.begin(), found.runs.end());  // a folder with a spec and a summary is one run
   found.runs.erase(std::unique(found.runs.begin(), found.runs.end()), found.runs.end());
   CollectTally tally;
