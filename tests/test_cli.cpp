@@ -164,7 +164,9 @@ TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undi
 
 TEST_CASE("a run that fails while training is recorded as failed; the others go on and the command exits 1", "[cli]") {
   test::TempDir dir("cli-failed");
-  test::write_fashion_fixture(dir.path() / "data", 60, 20);  // no CIFAR-10 files: its run fails at load
+  test::write_fashion_fixture(dir.path() / "data", 60, 20);
+  // A CIFAR-10 folder without its files: past the pre-flight (something is there), its run fails at load.
+  test::write_text(dir.path() / "data/cifar10/README", "the batches are still downloading\n");
   const std::string spec = (dir.path() / "two.yaml").string();
   test::write_text(spec,
                    "experiment: two\ndatasets: [cifar10, fashion_mnist]\n"
