@@ -91,12 +91,27 @@ TEST_CASE("the claims board judges every claim of the DGSA paper on every result
     return c.paper->row == "Transformer" && c.paper->column == "imdb";
   });
   CHECK(imdb->status == CellStatus::NotTrained);
+  // The bag-of-words floor: a reference row beside the paper's cells (never counted, never compared), at the weight
+  // decay with the best mean validation accuracy, as `repro report results/table2/bow --select
+  // train.weight_decay` reports it (68.92 ± 0.17 on 20 Newsgroups, weight_decay=0 of six values).
+  const auto floor = std::find_if(table2.references.begin(), table2.references.end(), [](const BoardReference& r) {
+    return r.reference->row == "Bag of words" && r.column == "newsgroups";
+  });
+  REQUIRE(floor != table2.references.end());
+  CHECK(floor->source.folder->name == "table2/bow");
+  CHECK(floor->source.selected.n == 5);
+  CHECK(floor->source.selected.mean == Approx(68.92).margin(0.005));
+  CHECK(floor->chosen == "weight_decay=0");
+  CHECK(floor->candidates == 6);
+  CHECK(table2.references.size() == 3);  // Rotten Tomatoes, 20 Newsgroups, IMDB: AG News has no runs
 
   const std::string markdown = board_markdown(board);
   for (const auto& claim : file.claims) CHECK_THAT(markdown, Contains(claim.text));
   CHECK_THAT(markdown, Contains("Of the paper's 44 accuracy cells (Tables 1 and 2), " +
                                 std::to_string(counts.trained) + " are trained"));
   CHECK_THAT(markdown, Contains("not trained<br>paper 85.34 ± 0.22"));
+  CHECK_THAT(markdown, Contains("| Bag of words | newsgroups | 68.92 ± 0.17 (n = 5) |") &&
+                           Contains("weight_decay=0 (best mean val_acc of 6)"));
   CHECK_THAT(markdown, Contains("table2/short (table2, short)"));  // listed, not judged
   CHECK(board_markdown(build_board(file, kResults, board.command)) == markdown);  // deterministic
 }

@@ -213,6 +213,14 @@ TEST_CASE("launch slurm --dry-run writes tasks.json and an sbatch script and sub
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.output, Contains("not with a spec (" + spec.string() + ")"));
   CHECK_THAT(test::run_repro("run " + task_args).output, Contains("needs --index TASK"));
+  // A data root this machine sees without the spec's dataset: warned (the nodes may see another folder), launched.
+  test::TempDir empty_root("slurm-empty-root");
+  const auto warned = test::run_repro("launch slurm " + spec.string() + " --data-root " + empty_root.path().string() +
+                                      " --device cpu --out " + (s.dir.path() / "runs2").string() + " --dry-run");
+  INFO(warned.output);
+  CHECK(warned.exit_code == 0);
+  CHECK_THAT(warned.output, Contains("the tasks will stop before training if the nodes see this folder") &&
+                                Contains("fashion_mnist (nothing of it under") && Contains("nothing submitted"));
   // Everything finished: nothing to launch.
   REQUIRE(test::run_repro("run " + s.args(spec, "runs")).exit_code == 0);
   CHECK_THAT(test::run_repro("launch slurm " + s.args(spec, "runs") + " --dry-run").output,

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -102,6 +103,22 @@ void check_script_values(const LaunchCommand& c, const std::vector<std::string>&
   for (const auto& line : c.setup) check_setup_line(line);
 }
 
+// The data pre-flight of `repro run`, as a warning: the root is the nodes' (--data-root, else their $REPRO_DATA),
+// which this machine may not see. Checked here when it sees a folder of that name; each task checks again.
+void warn_of_missing_data(const std::string& data_root, const std::vector<const PlannedRun*>& runs) {
+  std::error_code error;
+  if (data_root.empty() || !fs::is_directory(data_root, error)) return;
+  std::vector<std::string> datasets;
+  for (const PlannedRun* run : runs)
+    if (std::find(datasets.begin(), datasets.end(), run->dataset) == datasets.end()) datasets.push_back(run->dataset);
+  try {
+    check_datasets_present(data_root, datasets);
+  } catch (const Error& e) {
+    spdlog::warn("the tasks will stop before training if the nodes see this folder as this machine does: {}",
+                 e.what());
+  }
+}
+
 int launch_slurm(LaunchCommand& c) {
   const std::vector<std::string> overrides = split_arguments(c);
   c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
@@ -119,6 +136,7 @@ int launch_slurm(LaunchCommand& c) {
   write_plan(experiment, plan.runs, c.out);
   std::vector<const PlannedRun*> to_train;
   for (const size_t i : plan.to_train()) to_train.push_back(&plan.runs[i]);
+  warn_of_missing_data(c.data_root, to_train);
   if (to_train.empty()) {
     std::cout << "all " << plan.runs.size() << " runs of " << experiment.folder()
               << " are finished: nothing to launch\n";

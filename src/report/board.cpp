@@ -129,6 +129,59 @@ BoardTable board_table(const PaperFile& file, const PaperTable& table, const std
   return out;
 }
 
+// The validation accuracy of `folder`'s experiment (the runs the board read at the test metric), for choosing a
+// reference row's swept configuration; empty results when it cannot be read.
+ExperimentResults validation_of(const fs::path& root, const BoardFolder& folder) {
+  for (auto& results : collect_results(root / folder.name, Metric::ValAcc, RecordEpoch::Selected))
+    if (results.name == folder.selected.name && results.profile == folder.selected.profile) return results;
+  return {};
+}
+
+// Among a row's configurations in one folder, the one with the best mean validation accuracy on `column` (the first
+// in the folder's order on a tie); its source, and how many there were.
+std::optional<BoardReference> reference_in(const fs::path& root, const BoardFolder& folder, const ReferenceRow& row,
+                                           const std::string& column) {
+  const auto sources = sources_in(folder, row.row, column);
+  if (sources.empty()) return std::nullopt;
+  BoardReference out;
+  out.reference = &row, out.column = column, out.source = sources.front();
+  out.candidates = static_cast<int>(sources.size());
+  if (sources.size() == 1 && sources.front().model_config == row.row) return out;  // not swept
+  const ExperimentResults validation = validation_of(root, folder);
+  double best = -INFINITY;
+  for (const auto& source : sources) {
+    const Cell cell = make_cell(validation, source.model_config, column);
+    if (cell.values.empty() || !(cell.mean > best)) continue;
+    best = cell.mean;
+    out.source = source;
+  }
+  if (std::isinf(best)) return std::nullopt;  // no validation accuracy to choose on: not shown
+  const std::string& config = out.source.model_config;
+  out.chosen = starts_with(config, row.row + "+") ? config.substr(row.row.size() + 1) : config;
+  return out;
+}
+
+// The table's reference rows on each of its columns, from the folder of its readings with the most runs there.
+std::vector<BoardReference> board_references(const fs::path& root, const PaperTable& table,
+                                             const std::vector<BoardFolder>& folders) {
+  std::vector<std::string> columns;
+  for (const auto& cell : table.cells) add_unique(columns, cell.column);
+  const auto readings = reading_names(table);
+  std::vector<BoardReference> out;
+  for (const auto& reference : table.references)
+    for (const auto& column : columns) {
+      std::optional<BoardReference> best;
+      for (const auto& folder : folders) {
+        if (folder.selected.name != table.experiment || folder.selected.metric != table.metric) continue;
+        if (std::find(readings.begin(), readings.end(), folder.selected.profile) == readings.end()) continue;
+        const auto found = reference_in(root, folder, reference, column);
+        if (found && (!best || found->source.selected.n > best->source.selected.n)) best = found;
+      }
+      if (best) out.push_back(*best);
+    }
+  return out;
+}
+
 std::optional<SampleSummary> printed_sample(const PaperTable& table, const std::string& row, const std::string& column) {
   for (const auto& cell : table.cells)
     if (cell.row == row && cell.column == column) return SampleSummary{cell.mean, cell.std, table.n};
@@ -228,7 +281,10 @@ Board build_board(const PaperFile& file, const fs::path& root, const std::string
     }
   }
   for (const auto& table : file.tables)
-    if (is_board_table(table)) board.tables.push_back(board_table(file, table, board.folders));
+    if (is_board_table(table)) {
+      board.tables.push_back(board_table(file, table, board.folders));
+      board.tables.back().references = board_references(root, table, board.folders);
+    }
   for (const auto& claim : file.claims) board.claims.push_back(board_claim(file, claim, board.folders));
   return board;
 }

@@ -46,9 +46,22 @@ struct BoardCell {
   CellStatus status = CellStatus::NotTrained;
 };
 
+// A reference row of a table (the paper file's `references:`, e.g. the bag-of-words floor) on one column: our runs
+// of it under the table's readings, shown beside the paper's cells and never compared with them. A row trained at
+// several values of a swept setting (the bag of words' weight decay) is shown at the one with the best mean
+// validation accuracy over its seeds (report --select's default rule), never chosen on the test set.
+struct BoardReference {
+  const ReferenceRow* reference = nullptr;
+  std::string column;
+  CellSource source;   // its folder, devices and configuration, the test metric at both epochs
+  std::string chosen;  // the chosen configuration's sweep values ("weight_decay=0.01"; "" when not swept)
+  int candidates = 1;  // the configurations it was chosen among
+};
+
 struct BoardTable {
   const PaperTable* paper = nullptr;
-  std::vector<BoardCell> cells;  // in the paper file's order
+  std::vector<BoardCell> cells;              // in the paper file's order
+  std::vector<BoardReference> references;    // per reference row and column with runs
 };
 
 // One claim under one reading: its verdict at the selected and at the final epoch, and where each comparison's

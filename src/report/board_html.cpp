@@ -163,7 +163,7 @@ std::string table_figure(const BoardTable& t) {
     lines.push_back(line);
   }
   if (lines.empty()) return "";
-  return figure(whisker_svg(lines, name_of(t.paper->metric) + " (%)", {}),
+  return figure(whisker_svg(lines, metric_info(t.paper->metric).label, {}),
                 "Table " + std::to_string(t.paper->number) +
                     ": ours (filled, mean ± 1 std over n seeds) against the paper (grey diamond, mean ± 1 std, n = " +
                     std::to_string(t.paper->n) + ")");
@@ -248,6 +248,22 @@ std::string cell_table(const Board& board, const BoardTable& t) {
   return out + "</table>\n";
 }
 
+// The table's reference rows (ours only, never compared with the paper).
+std::string reference_table(const BoardTable& t) {
+  if (t.references.empty()) return "";
+  std::string out = "<p>Reference rows (not in the paper; shown beside it, never compared with its cells):</p>\n"
+                    "<table class=\"references\"><tr><th>row</th><th>dataset</th><th>ours, selected epoch</th>"
+                    "<th>final epoch</th><th>chosen on validation</th><th>where</th></tr>\n";
+  for (const auto& r : t.references)
+    out += "<tr><td title=\"" + html_escape(r.reference->what) + "\">" + html_escape(r.reference->row) + "</td><td>" +
+           html_escape(r.column) + "</td><td>" + html_sample(r.source.selected) + "</td><td>" +
+           html_sample(r.source.last) + "</td><td>" +
+           (r.chosen.empty() ? std::string("—")
+                             : html_escape(r.chosen) + " (of " + std::to_string(r.candidates) + ")") +
+           "</td><td>" + html_escape(r.source.folder->name + " (" + r.source.devices + ")") + "</td></tr>\n";
+  return out + "</table>\n";
+}
+
 const char* kStyle =
     "body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}table{border-collapse:collapse;"
     "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;font-size:14px}"
@@ -269,7 +285,7 @@ std::string board_html(const Board& board) {
   for (size_t i = 0; i < board.claims.size(); ++i) out += claim_section(i, board.claims[i]);
   for (const auto& t : board.tables) {
     out += "<h2>Table " + std::to_string(t.paper->number) + ": ours (selected epoch) against the paper's</h2>\n";
-    out += table_figure(t) + cell_table(board, t);
+    out += table_figure(t) + cell_table(board, t) + reference_table(t);
   }
   out +=
       "<script>window.addEventListener('load',function(){var images=Array.prototype.slice.call(document.images);"

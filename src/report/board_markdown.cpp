@@ -197,6 +197,27 @@ std::string unjudged_folders(const Board& board) {
 
 }  // namespace
 
+// The table's reference rows: ours only, never compared with the paper's cells.
+std::string reference_rows(const BoardTable& t) {
+  if (t.references.empty()) return "";
+  std::string out =
+      "Reference rows (not in the paper; shown beside it, never compared with its cells):\n\n"
+      "| row | dataset | ours, selected epoch | final epoch | chosen on validation | where |\n"
+      "|---|---|---|---|---|---|\n";
+  std::vector<const ReferenceRow*> shown;
+  for (const auto& r : t.references) {
+    const std::string chosen =
+        r.chosen.empty() ? "—" : r.chosen + " (best mean val_acc of " + std::to_string(r.candidates) + ")";
+    out += "| " + r.reference->row + " | " + r.column + " | " + md_sample(r.source.selected) + " | " +
+           md_sample(r.source.last) + " | " + chosen + " | " +
+           markdown_cell(r.source.folder->name + " (" + r.source.devices + ")") + " |\n";
+    if (std::find(shown.begin(), shown.end(), r.reference) == shown.end()) shown.push_back(r.reference);
+  }
+  out += "\n";
+  for (const ReferenceRow* reference : shown) out += "*" + reference->row + "*: " + reference->what + "\n";
+  return out + "\n";
+}
+
 std::string board_coverage(const Board& board) {
   const BoardCounts c = board_counts(board);
   return "Of the paper's " + std::to_string(c.cells) + " accuracy cells (" + tables_named(board) + "), " +
@@ -228,7 +249,7 @@ std::string board_markdown(const Board& board) {
   for (const auto& t : board.tables) {
     out += "### Table " + std::to_string(t.paper->number) + " (" + name_of(t.paper->metric) +
            "): ours (selected epoch) against the paper's (n = " + std::to_string(t.paper->n) + ")\n\n";
-    out += table_grid(t) + "\n";
+    out += table_grid(t) + "\n" + reference_rows(t);
     bool any = false;
     for (const auto& cell : t.cells) any |= cell.source.has_value();
     if (any) out += trained_cells(board, t) + "\n";

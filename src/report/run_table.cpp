@@ -7,6 +7,7 @@
 
 #include "record/folder.h"
 #include "record/run_record.h"
+#include "report/ledger.h"
 #include "util/csv.h"
 #include "util/strings.h"
 
@@ -120,10 +121,7 @@ std::string runs_markdown(const std::vector<ExperimentResults>& all, Metric metr
   const std::string name = name_of(metric);
   std::string out = "| experiment | dataset | model configuration | seed | state | device | selected epoch | " + name +
                     " (selected) | last epoch | " + name + " (last) | wall time |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-  const auto cell = [](std::string text) {  // a Markdown cell: no '|' of its own
-    for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
-    return text.empty() ? std::string("–") : text;
-  };
+  const auto cell = [](const std::string& text) { return text.empty() ? std::string("–") : markdown_cell(text); };
   for (const auto& row : rows) {
     const RunResult& run = *row.run;
     const auto& record = row.record;

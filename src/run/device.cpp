@@ -95,6 +95,7 @@ nlohmann::json gpu_description(torch::Device device) {
   return facts.bytes ? facts.name + ", " + std::to_string(facts.bytes >> 20) + " MiB" : facts.name;
 }
 
+#ifdef REPRO_CUDA
 // The NVIDIA driver's version from /proc/driver/nvidia/version; nullopt where the file is absent.
 std::optional<std::string> nvidia_driver_version() {
   std::string text;
@@ -105,6 +106,7 @@ std::optional<std::string> nvidia_driver_version() {
   }
   return parse_nvidia_driver_version(text.substr(0, std::min<size_t>(text.find('\n'), 1024)));
 }
+#endif
 
 }  // namespace
 
