@@ -145,7 +145,7 @@ class Training {
       outcome.resumed_from_epoch = state.epochs_done;
       spdlog::info("resuming from {} after epoch {}", c.checkpoint_path.string(), state.epochs_done);
     }
-    // The run layer's hooks (run/runner.cpp): started opens the TensorBoard event file (a SessionLog START at the
+    // The run layer's hooks (run/in_process.cpp): started opens the TensorBoard event file (a SessionLog START at the
     // checkpoint's step on a resume); history_changed and steps_changed rewrite metrics.csv and steps.csv from the
     // checkpoint's rows (dropping rows a kill left past it); model_changed rewrites model.pt.
     if (c.hooks.started) c.hooks.started(resumed ? std::optional<int64_t>(state.step) : std::nullopt);

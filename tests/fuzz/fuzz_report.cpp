@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace repro;
   if (size == 0) return 0;
   ReportOptions options;
-  static const char* const kMetrics[] = {"test_acc", "val_acc", "train_loss", "test_loss"};
+  static const Metric kMetrics[] = {Metric::TestAcc, Metric::ValAcc, Metric::TrainLoss, Metric::TestLoss};
   options.metric = kMetrics[data[0] % 4];
   options.format = (data[0] / 4) % 2 ? ReportFormat::Csv : ReportFormat::Markdown;
   const auto parts = fuzz::split_parts(std::string(reinterpret_cast<const char*>(data) + 1, size - 1), 4);
