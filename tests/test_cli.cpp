@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/cli.h"
 #include "cli/common.h"
 #include "data/registry.h"
 #include "record/plan_record.h"
@@ -432,4 +433,43 @@ train: {epochs: 1, batch_size: 16}
     for (int seed = 0; seed < 3; ++seed)
       CHECK_THAT(read_file(out + "/notes/ag_news/model/seed_" + std::to_string(seed) + "/log.txt"), Contains(note));
   }
+}
+
+namespace {
+
+// Every positional of `app` and its subcommands against the long options beside it: newer CLI11 (Debian 13's) throws
+// OptionAlreadyAdded when a positional's name is an option's long name, at start-up, before any command runs.
+void check_positional_names(CLI::App& app, const std::string& where) {
+  for (const CLI::Option* positional : app.get_options()) {
+    if (!positional->get_positional() || !positional->get_lnames().empty() || !positional->get_snames().empty())
+      continue;
+    const std::string name = positional->get_name(true);
+    for (const CLI::Option* other : app.get_options()) {
+      INFO(where << ": positional '" << name << "'");
+      CHECK_FALSE((other != positional && other->check_lname(name)));
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    check_positional_names(*sub, where + " " + sub->get_name());
+}
+
+}  // namespace
+
+TEST_CASE("no positional shares its name with a long option (newer CLI11 aborts at start-up on one)", "[spec]") {
+  CLI::App app{"repro"};
+  int exit_code = 0;
+  add_run_command(app, exit_code, nullptr);
+  add_sweep_command(app, exit_code, nullptr);
+  add_report_command(app, exit_code);
+  add_list_command(app, exit_code);
+  add_params_command(app, exit_code);
+  add_data_command(app, exit_code);
+  add_bench_command(app, exit_code);
+  add_launch_command(app, exit_code);
+  add_status_command(app, exit_code);
+  add_collect_command(app, exit_code);
+  add_eval_command(app, exit_code);
+  add_rollout_command(app, exit_code);
+  check_positional_names(app, "repro");
+  CHECK(app.get_subcommands([](CLI::App*) { return true; }).size() == 12);
 }

@@ -216,7 +216,7 @@ void run_report(ReportCommand c) {
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("report", "Aggregate run records into mean ± std tables");
   auto c = std::make_shared<ReportCommand>();
-  command->add_option("runs", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
+  command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
   command
       ->add_option_function<std::string>(
           "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
