@@ -458,18 +458,7 @@ void check_positional_names(CLI::App& app, const std::string& where) {
 TEST_CASE("no positional shares its name with a long option (newer CLI11 aborts at start-up on one)", "[spec]") {
   CLI::App app{"repro"};
   int exit_code = 0;
-  add_run_command(app, exit_code, nullptr);
-  add_sweep_command(app, exit_code, nullptr);
-  add_report_command(app, exit_code);
-  add_list_command(app, exit_code);
-  add_params_command(app, exit_code);
-  add_data_command(app, exit_code);
-  add_bench_command(app, exit_code);
-  add_launch_command(app, exit_code);
-  add_status_command(app, exit_code);
-  add_collect_command(app, exit_code);
-  add_eval_command(app, exit_code);
-  add_rollout_command(app, exit_code);
+  add_commands(app, exit_code);
   check_positional_names(app, "repro");
   CHECK(app.get_subcommands([](CLI::App*) { return true; }).size() == 12);
 }

@@ -37,17 +37,7 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
 }
 #endif
 
-int cli_main(int argc, char** argv, RunExtension* extension) {
-  // A file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk, instead of killing us.
-  std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{"repro: reproduce attention-variant papers' tables from YAML specs"};
-  app.require_subcommand(0, 1);
-  bool show_version = false;
-  std::string log_level = "info";
-  app.add_flag("--version", show_version, "Print repro, LibTorch, CUDA, BLAS and git commit versions");
-  app.add_option("--log-level", log_level, "trace | debug | info | warn | error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  int exit_code = 0;
+void add_commands(CLI::App& app, int& exit_code, RunExtension* extension) {
   add_run_command(app, exit_code, extension);
   add_sweep_command(app, exit_code, extension);
   add_report_command(app, exit_code);
@@ -60,6 +50,20 @@ int cli_main(int argc, char** argv, RunExtension* extension) {
   add_collect_command(app, exit_code);
   add_eval_command(app, exit_code);
   add_rollout_command(app, exit_code);
+}
+
+int cli_main(int argc, char** argv, RunExtension* extension) {
+  // A file-size limit (ulimit -f) then fails the write with EFBIG, reported like a full disk, instead of killing us.
+  std::signal(SIGXFSZ, SIG_IGN);
+  CLI::App app{"repro: reproduce attention-variant papers' tables from YAML specs"};
+  app.require_subcommand(0, 1);
+  bool show_version = false;
+  std::string log_level = "info";
+  app.add_flag("--version", show_version, "Print repro, LibTorch, CUDA, BLAS and git commit versions");
+  app.add_option("--log-level", log_level, "trace | debug | info | warn | error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  int exit_code = 0;
+  add_commands(app, exit_code, extension);
   try {
     app.parse_complete_callback([&] { setup_logging(log_level); });
     app.parse(argc, argv);

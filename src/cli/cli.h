@@ -11,6 +11,8 @@ int repro_main(int argc, char** argv, RunExtension* extension = nullptr);
 // The command line alone (repro_main without its process set-up).
 int cli_main(int argc, char** argv, RunExtension* extension = nullptr);
 
+// Every subcommand, in the order `repro --help` lists them (cli_main's; tests walk the same set).
+void add_commands(CLI::App& app, int& exit_code, RunExtension* extension = nullptr);
 // Each adds its subcommand to `app`; the callback stores the exit code in `exit_code`.
 void add_run_command(CLI::App& app, int& exit_code, RunExtension* extension);
 void add_sweep_command(CLI::App& app, int& exit_code, RunExtension* extension);
