@@ -253,38 +253,9 @@ TEST_CASE("every attention and feed-forward kind has exactly one registry entry"
   CHECK(ffn_table().size() == enum_names(FfnKind{}).size());
 }
 
-TEST_CASE("option structs default to the key table's defaults", "[spec]") {
-  Config config = Config::defaults();
-  resolve_settings(config, fashion_mnist_info().traits());  // model.kind -> vit, model.pool -> cls
-  const ModelOptions got = model_options(config), want;
-  CHECK(got.kind == want.kind);
-  CHECK(got.dim == want.dim);
-  CHECK(got.depth == want.depth);
-  CHECK(got.heads == want.heads);
-  CHECK(got.patch == want.patch);
-  CHECK(got.max_len == want.max_len);
-  CHECK(got.emb_dropout == want.emb_dropout);
-  CHECK(got.norm == want.norm);
-  CHECK(got.norm_eps == want.norm_eps);
-  CHECK(got.init_std == want.init_std);
-  CHECK(got.pool == want.pool);
-  const AttentionOptions& a = got.attention;
-  CHECK(a.kind_name() == "vanilla");
-  CHECK(want.attention.variant == nullptr);  // chosen by the spec (attention_defaults in code)
-  CHECK(a.dim == want.attention.dim);
-  CHECK(a.heads == want.attention.heads);
-  CHECK(a.attn_dropout == want.attention.attn_dropout);
-  CHECK(a.proj_dropout == want.attention.proj_dropout);
-  CHECK(a.qkv_bias == want.attention.qkv_bias);
-  CHECK(a.init_std == want.attention.init_std);
-  const FfnOptions &f = got.ffn, &wf = want.ffn;
-  CHECK(f.kind == wf.kind);
-  CHECK(f.dim == wf.dim);
-  CHECK(f.ratio == wf.ratio);
-  CHECK(f.dropout == wf.dropout);
-  CHECK(f.dropouts == wf.dropouts);
-  CHECK(f.init_std == wf.init_std);
-  CHECK(f.inh_p == wf.inh_p);
+// The run's own keys: tests/test_keys.cpp.
+TEST_CASE("each variant's settings struct holds its keys' defaults, and its auto keys resolve to them for a ViT",
+          "[spec]") {
   // Each variant's settings struct: its members' defaults are the key table's defaults (make_variant
   // builds the table's defaults from them), and its "auto" keys resolve, for a ViT, to what the members
   // hold (q_residual on, lambda_schedule depth for diff and fixed for dgsa).
@@ -301,24 +272,6 @@ TEST_CASE("option structs default to the key table's defaults", "[spec]") {
       CHECK(key.text_of(*defaults) == resolved.text(key.def.key));
     }
   }
-
-  const TrainOptions t = train_options(Config::defaults()), wt;
-  CHECK(t.epochs == wt.epochs);
-  CHECK(t.batch_size == wt.batch_size);
-  CHECK(t.eval_batch_size == wt.eval_batch_size);
-  CHECK(t.optimizer.weight_decay == wt.optimizer.weight_decay);
-  CHECK(t.optimizer.beta1 == wt.optimizer.beta1);
-  CHECK(t.optimizer.beta2 == wt.optimizer.beta2);
-  CHECK(t.optimizer.eps == wt.optimizer.eps);
-  CHECK(t.schedule.kind == wt.schedule.kind);
-  CHECK(t.schedule.unit == wt.schedule.unit);
-  CHECK(t.schedule.lr == wt.schedule.lr);
-  CHECK(t.schedule.min_lr == wt.schedule.min_lr);
-  CHECK(t.schedule.warmup_steps == wt.schedule.warmup_steps);
-  CHECK(t.clip_norm == wt.clip_norm);
-  CHECK(t.label_smoothing == wt.label_smoothing);
-  CHECK(t.precision == wt.precision);
-  CHECK(t.select == wt.select);
 }
 
 TEST_CASE("options carry every key's value; an unresolved auto is refused", "[spec]") {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "spec/config.h"
+#include "spec/key_binding.h"
 #include "spec/keys.h"
 #include "spec/options.h"
 #include "util/error.h"
@@ -47,145 +48,8 @@ struct SettingsOf : VariantSettings {
   std::unique_ptr<VariantSettings> clone() const override { return std::make_unique<S>(static_cast<const S&>(*this)); }
 };
 
-// ---- one key of a variant, typed on the struct S it fills
-
-enum class AutoRule {
-  None,            // the key's default is the member's default in S{}
-  VariantDefault,  // default "auto", resolved to the chosen variant's S{} value (lambda_schedule: depth for diff)
-  ByModality,      // default "auto" (auto | on | off), resolved by the model kind (q_residual: on in vit)
-};
-
-template <class S>
-struct Key {
-  KeyDef def;                                    // its default_value is filled by make_variant
-  std::function<void(const Config&, S&)> read;   // the checked, resolved value into the member
-  std::function<std::string(const S&)> text_of;  // the member's value as spec text
-  AutoRule auto_rule = AutoRule::None;
-  std::string vision_value, text_value;  // ByModality: what auto becomes for vit / text
-};
-
-namespace variant_detail {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-[[noreturn]] inline void still_auto(const std::string& key) {
-  throw Error("internal: spec key '" + key + "' is still auto (resolve the settings first)");
-}
-
-inline const std::string& resolved_text(const Config& c, const std::string& key) {
-  const std::string& value = c.text(key);
-  if (value == "auto") still_auto(key);
-  return value;
-}
-
-template <class T>
-std::string text_of_value(const T& value) {
-  if constexpr (std::is_same_v<T, bool>)
-    return value ? "true" : "false";
-  else if constexpr (std::is_enum_v<T>)
-    return name_of(value);
-  else if constexpr (std::is_integral_v<T>)
-    return std::to_string(value);
-  else
-    return format_number(value);
-}
-
-template <class T>
-T value_of_text(const Config& c, const std::string& key) {
-  const std::string& text = resolved_text(c, key);
-  if constexpr (std::is_same_v<T, bool>)
-    return text == "true";
-  else if constexpr (std::is_enum_v<T>)
-    return enum_from_name<T>(text, "internal: spec key '" + key + "'");
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(c.integer(key));
-  else
-    return static_cast<T>(c.real(key));
-}
-
-template <class T>
-ValueType value_type() {
-  if constexpr (std::is_same_v<T, bool>)
-    return ValueType::Bool;
-  else if constexpr (std::is_enum_v<T>)
-    return ValueType::Enum;
-  else if constexpr (std::is_integral_v<T>)
-    return ValueType::Int;
-  else
-    return ValueType::Float;
-}
-
-template <class S, class T>
-Key<S> bound(std::string name, T S::*member, double lo, double hi, std::string doc) {
-  Key<S> k;
-  k.def = KeyDef{name, value_type<T>(), "", std::move(doc), lo, hi, {}};
-  if constexpr (std::is_enum_v<T>) k.def.choices = names_of<T>();
-  k.read = [name, member](const Config& c, S& s) { s.*member = value_of_text<T>(c, name); };
-  k.text_of = [member](const S& s) { return text_of_value(s.*member); };
-  return k;
-}
-
-}  // namespace variant_detail
-
-// A number (int64_t or double member) in [lo, hi].
-template <class S, class T, std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, int> = 0>
-Key<S> key(std::string name, T S::*member, double lo, double hi, std::string doc) {
-  return variant_detail::bound(std::move(name), member, lo, hi, std::move(doc));
-}
-
-// A flag (bool member) or a choice among an enum's names (enum member; its names table: enum_names(E)).
-template <class S, class T, std::enable_if_t<std::is_same_v<T, bool> || std::is_enum_v<T>, int> = 0>
-Key<S> key(std::string name, T S::*member, std::string doc) {
-  return variant_detail::bound(std::move(name), member, -variant_detail::kInf, variant_detail::kInf, std::move(doc));
-}
-
-// A choice whose default is "auto": the chosen variant's own default for the member (its S{}).
-template <class S, class E>
-Key<S> auto_key(std::string name, E S::*member, std::string doc) {
-  Key<S> k = key(std::move(name), member, std::move(doc));
-  k.def.choices.insert(k.def.choices.begin(), "auto");
-  k.auto_rule = AutoRule::VariantDefault;
-  return k;
-}
-
-// auto | on | off into a bool member: auto resolves to `vision` in a vit, `text` in a text model.
-template <class S>
-Key<S> on_off_by_modality(std::string name, bool S::*member, bool vision, bool text, std::string doc) {
-  Key<S> k;
-  k.def = KeyDef{name,
-                 ValueType::Enum,
-                 "auto",
-                 std::move(doc),
-                 -variant_detail::kInf,
-                 variant_detail::kInf,
-                 {"auto", "on", "off"}};
-  k.read = [name, member](const Config& c, S& s) { s.*member = variant_detail::resolved_text(c, name) == "on"; };
-  k.text_of = [member](const S& s) { return std::string(s.*member ? "on" : "off"); };
-  k.auto_rule = AutoRule::ByModality;
-  k.vision_value = vision ? "on" : "off";
-  k.text_value = text ? "on" : "off";
-  return k;
-}
-
-// The keys of a part of S (a struct member `part`, e.g. the differential layout shared by diff
-// and dgsa), declared once for the part and bound here to S's member.
-template <class S, class Part>
-std::vector<Key<S>> keys_of_part(Part S::*part, const std::vector<Key<Part>>& part_keys) {
-  std::vector<Key<S>> keys;
-  for (const Key<Part>& pk : part_keys) {
-    Key<S> k;
-    k.def = pk.def;
-    k.read = [part, read = pk.read](const Config& c, S& s) { read(c, s.*part); };
-    k.text_of = [part, text_of = pk.text_of](const S& s) { return text_of(s.*part); };
-    k.auto_rule = pk.auto_rule;
-    k.vision_value = pk.vision_value;
-    k.text_value = pk.text_value;
-    keys.push_back(std::move(k));
-  }
-  return keys;
-}
-
-// ---- a variant, its struct erased
+// ---- a variant, its struct erased (its keys, typed on S: Key<S>, key(), auto_key(), on_off_by_modality(),
+// keys_of_part() in spec/key_binding.h, shared with the run's own keys)
 
 // Values of a key that only the owning variant accepts: any other chosen variant refuses them
 // ("model.attention.gate_layers=2 applies to model.attention.kind=dgsa only (got diff)").
@@ -228,10 +92,9 @@ AttentionVariant make_variant(std::string name, std::string summary, std::vector
   const S defaults{};
   for (Key<S>& k : keys) {
     VariantKey vk;
-    vk.def = k.def;
+    vk.def = key_def(k, defaults);
     vk.auto_rule = k.auto_rule;
     vk.variant_default = k.text_of(defaults);
-    vk.def.default_value = k.auto_rule == AutoRule::None ? vk.variant_default : "auto";
     vk.vision_value = k.vision_value;
     vk.text_value = k.text_value;
     vk.read = [read = std::move(k.read)](const Config& c, VariantSettings& s) { read(c, dynamic_cast<S&>(s)); };
@@ -239,12 +102,6 @@ AttentionVariant make_variant(std::string name, std::string summary, std::vector
     v.keys.push_back(std::move(vk));
   }
   return v;
-}
-
-template <class S>
-std::vector<Key<S>> concat(std::vector<Key<S>> a, const std::vector<Key<S>>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 // ---- the installed variants

@@ -1,6 +1,8 @@
 #pragma once
 // The one table of spec keys: name, type, default, range and doc. The parser,
-// `key=value` overrides, `repro list` and docs/spec.md all read this table.
+// `key=value` overrides, `repro list` and docs/spec.md all read this table. It is built from the keys'
+// declarations, each with the member it fills (spec/key_binding.h): the run's own in spec/run_keys.cpp, each
+// attention variant's beside its module; a default is its member's, never written twice.
 #include <limits>
 #include <string>
 #include <vector>

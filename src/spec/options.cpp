@@ -1,12 +1,7 @@
 #include "spec/options.h"
 
-#include <algorithm>
-#include <tuple>
-#include <type_traits>
-
-#include "spec/attention_variant.h"
 #include "spec/config.h"
-#include "spec/keys.h"
+#include "spec/run_keys.h"
 
 namespace repro {
 
@@ -76,8 +71,9 @@ const EnumNames<VocabSource>& enum_names(VocabSource) {
   return names;
 }
 const EnumNames<UnsplitRule>& enum_names(UnsplitRule) {
-  static const EnumNames<UnsplitRule> names = {
-      {UnsplitRule::Standard, "standard"}, {UnsplitRule::StandardWithVal, "standard_with_val"}, {UnsplitRule::Random, "random"}};
+  static const EnumNames<UnsplitRule> names = {{UnsplitRule::Standard, "standard"},
+                                               {UnsplitRule::StandardWithVal, "standard_with_val"},
+                                               {UnsplitRule::Random, "random"}};
   return names;
 }
 const EnumNames<VerifyMode>& enum_names(VerifyMode) {
@@ -86,15 +82,15 @@ const EnumNames<VerifyMode>& enum_names(VerifyMode) {
   return names;
 }
 const EnumNames<MissingTrain>& enum_names(MissingTrain) {
-  static const EnumNames<MissingTrain> names = {{MissingTrain::Error, "error"}, {MissingTrain::SplitTest, "split_test"}};
+  static const EnumNames<MissingTrain> names = {{MissingTrain::Error, "error"},
+                                                {MissingTrain::SplitTest, "split_test"}};
   return names;
 }
 const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove) {
-  static const EnumNames<NewsgroupsRemove> names = {
-      {NewsgroupsRemove::None, "none"},
-      {NewsgroupsRemove::Headers, "headers"},
-      {NewsgroupsRemove::All, "all"},
-      {NewsgroupsRemove::Sklearn, "sklearn"}};
+  static const EnumNames<NewsgroupsRemove> names = {{NewsgroupsRemove::None, "none"},
+                                                    {NewsgroupsRemove::Headers, "headers"},
+                                                    {NewsgroupsRemove::All, "all"},
+                                                    {NewsgroupsRemove::Sklearn, "sklearn"}};
   return names;
 }
 const EnumNames<NoiseSplit>& enum_names(NoiseSplit) {
@@ -116,6 +112,11 @@ const EnumNames<Augment>& enum_names(Augment) {
       {Augment::None, "none"}, {Augment::Crop, "crop"}, {Augment::Flip, "flip"}, {Augment::CropFlip, "crop_flip"}};
   return names;
 }
+const EnumNames<SentencePieceModel>& enum_names(SentencePieceModel) {
+  static const EnumNames<SentencePieceModel> names = {{SentencePieceModel::Unigram, "unigram"},
+                                                      {SentencePieceModel::Bpe, "bpe"}};
+  return names;
+}
 const EnumNames<TokenizerKind>& enum_names(TokenizerKind) {
   static const EnumNames<TokenizerKind> names = {{TokenizerKind::Word, "word"},
                                                  {TokenizerKind::SentencePiece, "sentencepiece"}};
@@ -124,163 +125,59 @@ const EnumNames<TokenizerKind>& enum_names(TokenizerKind) {
 
 namespace {
 
-// The enum value of `key`; an "auto" that resolve_settings should have replaced throws.
-template <typename E>
-E choice(const Config& config, const std::string& key) {
-  const std::string& value = config.text(key);
-  if (value == "auto" && !std::is_same_v<E, PrecisionChoice> && !std::is_same_v<E, SelectRule> &&
-      !std::is_same_v<E, CudaGraphsChoice>)
-    throw Error("internal: spec key '" + key + "' is still auto (resolve the settings for the dataset first)");
-  return enum_from_name<E>(value, "internal: spec key '" + key + "'");
+// The options of every key whose name begins with `prefix` ("" = all), the others at their defaults.
+RunOptions read_keys(const Config& c, const std::string& prefix) {
+  RunOptions options;
+  for (const auto* keys : {&run_keys_before_attention(), &run_keys_after_attention()})
+    for (const Key<RunOptions>& key : *keys)
+      if (key.read && starts_with(key.def.key, prefix)) key.read(c, options);
+  share_model_settings(options.model);
+  options.data.settings_text = c.section_text({"data.", "text."});
+  return options;
 }
 
-// The settings of another variant that the chosen one refuses (ValueClaim): one line naming the key and value.
-void check_claims(const Config& c, const AttentionVariant& chosen) {
-  for (const AttentionVariant* other : attention_variants()) {
-    if (other == &chosen) continue;
-    for (const ValueClaim& claim : other->claims) {
-      const std::string& value = c.text(claim.key);
-      const bool claimed = claim.values.empty()
-                               ? value != find_key(claim.key)->default_value
-                               : std::find(claim.values.begin(), claim.values.end(), value) != claim.values.end();
-      if (!claimed) continue;
-      std::string note;
-      for (const auto& [variant, hint] : claim.note_for)
-        if (variant == chosen.name) note = "; " + hint;
-      throw Error(claim.key + "=" + value + " applies to model.attention.kind=" + other->name + " only (got " +
-                  chosen.name + note + ")");
-    }
-  }
+// Settings each valid alone that no run can use together: refused here, so before anything trains.
+void check_text(const TextOptions& o) {
+  if (o.vocab.source == VocabSource::File && o.tokenizer != TokenizerKind::Word)
+    throw Error("text.vocab_source=file needs text.tokenizer=word (got " + name_of(o.tokenizer) +
+                "): a word list is a word vocabulary");
+  if (o.vocab.source == VocabSource::File && trim(o.vocab.file).empty())
+    throw Error(
+        "text.vocab_source=file needs text.vocab_file, the name of a word list shipped with the dataset "
+        "(e.g. imdb.vocab)");
+}
+
+void check_together(const RunOptions& o) {
+  check_text(o.text);
+  if (o.train.select == SelectRule::BestVal && o.data.split.val_fraction == 0)
+    throw Error(
+        "train.select: best_val needs a validation split, but data.val_fraction is 0 (no dataset of repro "
+        "has an official one): set data.val_fraction above 0, or train.select to last or auto");
 }
 
 }  // namespace
 
-AttentionOptions attention_options(const Config& c) {
-  const std::string& kind = c.text("model.attention.kind");
-  const AttentionVariant* variant = find_attention_variant(kind);
-  if (!variant) throw Error("internal: spec key 'model.attention.kind' names no installed variant: " + kind);
-  AttentionOptions o;
-  o.variant = variant;
-  o.dim = c.integer("model.dim");
-  o.heads = c.integer("model.heads");
-  o.attn_dropout = c.real("model.attn_dropout");
-  o.proj_dropout = c.real("model.dropout");
-  o.qkv_bias = c.flag("model.attention.qkv_bias");
-  o.init_std = c.real("model.init_std");
-  o.settings = SettingsBox(variant->read(c));
-  check_claims(c, *variant);
-  return o;
+void share_model_settings(ModelOptions& m) {
+  m.attention.dim = m.ffn.dim = m.dim;
+  m.attention.heads = m.heads;
+  m.attention.attn_dropout = m.attn_dropout;
+  m.attention.proj_dropout = m.ffn.dropout = m.dropout;
+  m.attention.init_std = m.ffn.init_std = m.init_std;
 }
 
-FfnOptions ffn_options(const Config& c) {
-  FfnOptions o;
-  o.kind = choice<FfnKind>(c, "model.ffn.kind");
-  o.dim = c.integer("model.dim");
-  o.ratio = c.real("model.ffn.ratio");
-  o.dropout = c.real("model.dropout");
-  o.dropouts = c.integer("model.ffn.dropouts");
-  o.init_std = c.real("model.init_std");
-  o.inh_p = c.real("model.ffn.inh_p");
-  return o;
-}
-
-ModelOptions model_options(const Config& c) {
-  ModelOptions o;
-  o.kind = choice<ModelKind>(c, "model.kind");
-  o.dim = c.integer("model.dim");
-  o.depth = c.integer("model.depth");
-  o.heads = c.integer("model.heads");
-  o.patch = c.integer("model.patch");
-  o.max_len = c.integer("model.max_len");
-  o.emb_dropout = c.real("model.emb_dropout");
-  o.norm = choice<NormKind>(c, "model.norm");
-  o.norm_placement = choice<NormPlacement>(c, "model.norm_placement");
-  o.positions = choice<Positions>(c, "model.positions");
-  o.norm_eps = c.real("model.norm_eps");
-  o.init_std = c.real("model.init_std");
-  o.pool = choice<Pool>(c, "model.pool");
-  o.attention = attention_options(c);
-  o.ffn = ffn_options(c);
-  return o;
-}
-
-TrainOptions train_options(const Config& c) {
-  TrainOptions o;
-  o.epochs = c.integer("train.epochs");
-  o.batch_size = c.integer("train.batch_size");
-  o.eval_batch_size = c.integer("train.eval_batch_size");
-  o.eval_tokens = c.integer("train.eval_tokens");
-  o.optimizer.weight_decay = c.real("train.weight_decay");
-  o.optimizer.no_decay = choice<NoDecay>(c, "train.no_decay");
-  std::tie(o.optimizer.beta1, o.optimizer.beta2) = c.real_pair("train.betas");
-  o.optimizer.eps = c.real("train.eps");
-  o.schedule.kind = choice<ScheduleKind>(c, "train.schedule");
-  o.schedule.unit = choice<ScheduleUnit>(c, "train.schedule_unit");
-  o.schedule.lr = c.real("train.lr");
-  o.schedule.min_lr = c.real("train.min_lr");
-  o.schedule.warmup_steps = c.integer("train.warmup_steps");
-  o.clip_norm = c.real("train.clip_norm");
-  o.label_smoothing = c.real("train.label_smoothing");
-  o.log_every = c.integer("train.log_every");
-  o.tensorboard = c.flag("train.tensorboard");
-  o.precision = choice<PrecisionChoice>(c, "train.precision");
-  o.cuda_graphs = choice<CudaGraphsChoice>(c, "train.cuda_graphs");
-  o.select = choice<SelectRule>(c, "train.select");
-  o.save_model = choice<SaveModel>(c, "train.save_model");
-  return o;
-}
+ModelOptions model_options(const Config& c) { return read_keys(c, "model.").model; }
+TrainOptions train_options(const Config& c) { return read_keys(c, "train.").train; }
+DataOptions data_options(const Config& c) { return read_keys(c, "data.").data; }
 
 TextOptions text_options(const Config& c) {
-  TextOptions o;
-  o.tokenizer = choice<TokenizerKind>(c, "text.tokenizer");
-  o.max_len = c.integer("text.max_len");
-  o.sp_model = c.text("text.sp_model");
-  o.sp_vocab = c.integer("text.sp_vocab");
-  VocabOptions& v = o.vocab;
-  v.source = choice<VocabSource>(c, "text.vocab_source");
-  v.file = c.text("text.vocab_file");
-  v.min_freq = c.integer("text.min_freq");
-  v.max_vocab = c.integer("text.max_vocab");
-  v.lowercase = c.flag("text.lowercase");
-  if (v.source == VocabSource::File && o.tokenizer != TokenizerKind::Word)
-    throw Error("text.vocab_source=file needs text.tokenizer=word (got " + c.text("text.tokenizer") +
-                "): a word list is a word vocabulary");
-  if (v.source == VocabSource::File && trim(v.file).empty())
-    throw Error(
-        "text.vocab_source=file needs text.vocab_file, the name of a word list shipped with the dataset "
-        "(e.g. imdb.vocab)");
-  return o;
-}
-
-DataOptions data_options(const Config& c) {
-  DataOptions o;
-  o.files = c.text("data.files");
-  o.verify = choice<VerifyMode>(c, "data.verify");
-  o.newsgroups_remove = choice<NewsgroupsRemove>(c, "data.newsgroups_remove");
-  SplitOptions& s = o.split;
-  s.seed = c.integer("data.split_seed");
-  s.val_fraction = c.real("data.val_fraction");
-  s.train_limit = c.integer("data.train_limit");
-  s.val_limit = c.integer("data.val_limit");
-  s.test_limit = c.integer("data.test_limit");
-  s.missing_train = choice<MissingTrain>(c, "data.missing_train");
-  s.unsplit = choice<UnsplitRule>(c, "data.rotten_tomatoes_split");
-  o.noise = {choice<NoiseSplit>(c, "data.noise.split"), choice<NoiseKind>(c, "data.noise.kind"),
-             c.real("data.noise.level"), c.integer("data.noise.seed")};
-  // "auto" left after resolve_settings: a dataset without a default augmentation (text) = none.
-  o.augment = c.text("data.augment") == "auto" ? Augment::None : choice<Augment>(c, "data.augment");
-  o.crop_padding = c.integer("data.crop_padding");
-  o.normalize = c.flag("data.normalize");
-  o.settings_text = c.section_text({"data.", "text."});
+  TextOptions o = read_keys(c, "text.").text;
+  check_text(o);
   return o;
 }
 
 RunOptions run_options(const Config& c) {
-  RunOptions options{model_options(c), train_options(c), data_options(c), text_options(c)};
-  // Settings each valid alone that no run can use together: refused here, so before anything trains.
-  if (options.train.select == SelectRule::BestVal && options.data.split.val_fraction == 0)
-    throw Error("train.select: best_val needs a validation split, but data.val_fraction is 0 (no dataset of repro "
-                "has an official one): set data.val_fraction above 0, or train.select to last or auto");
+  RunOptions options = read_keys(c, "");
+  check_together(options);
   return options;
 }
 

@@ -2,9 +2,10 @@
 // Typed options, built once per run from the validated, resolved Config
 // (options.cpp: run_options, when the grid is expanded; nothing below src/spec/
 // reads a key by name) and passed down: a module's inputs are in its signature.
-// Plain structs and enums, no torch. Member defaults equal the key table's
-// defaults (tests/test_model.cpp checks it); where a key's default is "auto",
-// the member holds what a ViT resolves it to (noted at the member).
+// Plain structs and enums, no torch. A member's default IS its key's default: the
+// key table takes its default text from RunOptions{} (spec/run_keys.cpp binds each
+// key to its member); where a key's default is "auto", the member holds what a ViT
+// resolves it to (noted at the member).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +25,7 @@ class Config;
 enum class ModelKind { Vit, Text, Bow };  // bow: TF-IDF features and one linear layer (models/bow.h)
 enum class Pool { Cls, Mean };
 enum class NormKind { LayerNorm, RmsNorm };
-enum class NormPlacement { Pre, Post };  // model.norm_placement: x + f(norm(x)), or norm(x + f(x))
+enum class NormPlacement { Pre, Post };        // model.norm_placement: x + f(norm(x)), or norm(x + f(x))
 enum class Positions { Learned, Sinusoidal };  // model.positions (text): a learned table, or fixed sines
 enum class FfnKind { Mlp, Swiglu, Gimlp };
 enum class ScheduleKind { Cosine, Linear, Constant };
@@ -40,12 +41,21 @@ enum class VerifyMode { Strict, Warn, Off };                   // data.verify: w
 enum class MissingTrain { Error, SplitTest };                  // data.missing_train
 enum class NewsgroupsRemove { None, Headers, All, Sklearn };   // data.newsgroups_remove
 enum class TokenizerKind { Word, SentencePiece };              // text.tokenizer
-enum class NoiseSplit { None, Train, Test, Both };              // data.noise.split (validation stays clean)
-enum class NoiseKind {                                          // data.noise.kind (levels: data/noise.h)
-  Gaussian, SaltPepper, Speckle, GaussianBlur, MotionBlur, Jpeg,  // images
-  TokenDrop, TokenSwap, TokenInsert, CharTypo                     // texts
+enum class SentencePieceModel { Unigram, Bpe };                // text.sp_model
+enum class NoiseSplit { None, Train, Test, Both };             // data.noise.split (validation stays clean)
+enum class NoiseKind {                                         // data.noise.kind (levels: data/noise.h)
+  Gaussian,
+  SaltPepper,
+  Speckle,
+  GaussianBlur,
+  MotionBlur,
+  Jpeg,  // images
+  TokenDrop,
+  TokenSwap,
+  TokenInsert,
+  CharTypo  // texts
 };
-enum class Augment { None, Crop, Flip, CropFlip };              // data.augment (auto: the dataset's default)
+enum class Augment { None, Crop, Flip, CropFlip };  // data.augment (auto: the dataset's default)
 
 const EnumNames<ModelKind>& enum_names(ModelKind);
 const EnumNames<Pool>& enum_names(Pool);
@@ -66,6 +76,7 @@ const EnumNames<VerifyMode>& enum_names(VerifyMode);
 const EnumNames<MissingTrain>& enum_names(MissingTrain);
 const EnumNames<NewsgroupsRemove>& enum_names(NewsgroupsRemove);
 const EnumNames<TokenizerKind>& enum_names(TokenizerKind);
+const EnumNames<SentencePieceModel>& enum_names(SentencePieceModel);
 const EnumNames<NoiseSplit>& enum_names(NoiseSplit);
 const EnumNames<NoiseKind>& enum_names(NoiseKind);
 const EnumNames<Augment>& enum_names(Augment);
@@ -110,13 +121,14 @@ struct AttentionOptions {
   // model.attention.kind: one of the installed variants (spec/attention_variant.h); null until
   // chosen (attention_defaults() gives a variant's defaults).
   const AttentionVariant* variant = nullptr;
-  int64_t dim = 256;           // D (model.dim)
-  int64_t heads = 8;           // H (model.heads)
-  double attn_dropout = 0;     // on attention maps (model.attn_dropout)
-  double proj_dropout = 0.05;  // after the output projection (model.dropout)
-  bool qkv_bias = true;
-  double init_std = 0.02;  // model.init_std
-  SettingsBox settings;    // the variant's own settings struct, e.g. PlugOptions: settings.as<PlugOptions>()
+  // Copies of ModelOptions' dim, heads, attn_dropout, dropout and init_std (run_options copies them).
+  int64_t dim = 256;           // D
+  int64_t heads = 8;           // H
+  double attn_dropout = 0;     // on attention maps
+  double proj_dropout = 0.05;  // after the output projection
+  bool qkv_bias = true;        // model.attention.qkv_bias
+  double init_std = 0.02;
+  SettingsBox settings;  // the variant's own settings struct, e.g. PlugOptions: settings.as<PlugOptions>()
   // The fused scaled dot-product kernel where LibTorch has one (2.0+) and no maps are probed; false: the
   // explicit path always (tests compare the two on the same weights). No key: it changes no number a run reports.
   bool fused = true;
@@ -128,12 +140,13 @@ struct AttentionOptions {
 
 struct FfnOptions {
   FfnKind kind = FfnKind::Mlp;
-  int64_t dim = 256;       // D (model.dim)
-  double ratio = 4;        // expansion e
-  double dropout = 0.05;   // model.dropout
-  int64_t dropouts = 2;    // 1: after the activation; 2: also after the output projection
-  double init_std = 0.02;  // model.init_std
-  double inh_p = 0.1;      // gimlp
+  double ratio = 4;      // expansion e
+  int64_t dropouts = 2;  // 1: after the activation; 2: also after the output projection
+  double inh_p = 0.1;    // gimlp
+  // Copies of ModelOptions' dim, dropout and init_std (run_options copies them).
+  int64_t dim = 256;  // D
+  double dropout = 0.05;
+  double init_std = 0.02;
 };
 
 // ---- model
@@ -142,7 +155,9 @@ struct ModelOptions {
   ModelKind kind = ModelKind::Vit;  // auto resolves by the dataset's modality
   int64_t dim = 256, depth = 8, heads = 8;
   int64_t patch = 4;
-  int64_t max_len = 0;  // 0 = exactly the positions needed
+  int64_t max_len = 0;      // 0 = exactly the positions needed
+  double dropout = 0.05;    // feed-forward and after the attention output projection (copied into ffn, attention)
+  double attn_dropout = 0;  // on attention maps (copied into attention)
   double emb_dropout = 0;
   NormKind norm = NormKind::LayerNorm;
   NormPlacement norm_placement = NormPlacement::Pre;
@@ -150,8 +165,8 @@ struct ModelOptions {
   double norm_eps = 1e-5;
   double init_std = 0.02;
   Pool pool = Pool::Cls;       // auto resolves to cls (vit), mean (text)
-  AttentionOptions attention;  // its dim, heads, init_std equal the model's
-  FfnOptions ffn;              // its dim, init_std equal the model's
+  AttentionOptions attention;  // its dim, heads, dropouts and init_std are the model's (share_model_settings)
+  FfnOptions ffn;              // its dim, dropout and init_std are the model's
 };
 
 // ---- training
@@ -182,7 +197,7 @@ struct TrainOptions {
   CudaGraphsChoice cuda_graphs = CudaGraphsChoice::Auto;  // train/step.h
   SelectRule select = SelectRule::Auto;
   SaveModel save_model = SaveModel::Selected;
-  int64_t log_every = 50;  // a steps.csv row every N optimizer steps; 0 = none
+  int64_t log_every = 50;   // a steps.csv row every N optimizer steps; 0 = none
   bool tensorboard = true;  // events.out.tfevents.repro in the run folder
 };
 
@@ -201,8 +216,8 @@ struct VocabOptions {
 
 struct TextOptions {
   TokenizerKind tokenizer = TokenizerKind::Word;
-  int64_t max_len = 256;  // tokens per example (truncated beyond)
-  std::string sp_model;   // text.sp_model: a trained SentencePiece model file ("" = train one)
+  int64_t max_len = 256;                                      // tokens per example (truncated beyond)
+  SentencePieceModel sp_model = SentencePieceModel::Unigram;  // the SentencePiece model type
   int64_t sp_vocab = 8000;
   VocabOptions vocab;  // the word tokenizer's; vocab.lowercase is text.lowercase for both tokenizers
 };
@@ -211,17 +226,17 @@ struct TextOptions {
 
 // The one split/limit planner's settings (data/split_plan.h).
 struct SplitOptions {
-  int64_t seed = 0;                                  // data.split_seed
-  double val_fraction = 0;                           // data.val_fraction (resolved)
+  int64_t seed = 0;                                        // data.split_seed
+  double val_fraction = 0;                                 // data.val_fraction (resolved)
   int64_t train_limit = 0, val_limit = 0, test_limit = 0;  // 0 = all
-  MissingTrain missing_train = MissingTrain::Error;  // without an official training split: error or split_test
-  UnsplitRule unsplit = UnsplitRule::Standard;       // data.rotten_tomatoes_split
+  MissingTrain missing_train = MissingTrain::Error;        // without an official training split: error or split_test
+  UnsplitRule unsplit = UnsplitRule::Standard;             // data.rotten_tomatoes_split
 };
 
 struct NoiseOptions {
   NoiseSplit split = NoiseSplit::None;
   NoiseKind kind = NoiseKind::Gaussian;
-  double level = 0;
+  double level = 0.1;
   int64_t seed = 0;
 };
 
@@ -249,10 +264,12 @@ struct RunOptions {
 };
 
 // From a validated Config whose "auto" settings are resolved (resolve_settings); an unresolved "auto" the
-// options need throws. run_options builds every part; the others are its pieces.
+// options need throws. run_options reads every key through its binding (spec/run_keys.h), copies the model's
+// shared settings into its parts (share_model_settings) and refuses settings no run can use together; the
+// others read one section's keys.
 RunOptions run_options(const Config& config);
-AttentionOptions attention_options(const Config& config);
-FfnOptions ffn_options(const Config& config);
+// attention and ffn's dim, heads, dropouts and init_std set from the model's own.
+void share_model_settings(ModelOptions& model);
 ModelOptions model_options(const Config& config);
 TrainOptions train_options(const Config& config);
 DataOptions data_options(const Config& config);

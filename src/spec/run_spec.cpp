@@ -17,13 +17,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A number as the key table writes it: "3e-4" and "0.0003" are one learning rate (the defaults of
+// train.lr, train.eps and model.norm_eps were spelled so in records written before 0.8).
+std::string canonical_setting(const std::string& key, const std::string& value) {
+  const KeyDef* def = find_key(key);
+  if (!def || (def->type != ValueType::Int && def->type != ValueType::Float)) return value;
+  try {
+    return canonical_value(*def, value, key);
+  } catch (const Error&) {
+    return value;  // not a number of its range: compared as written
+  }
+}
+
 void flatten_yaml(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
   for (const auto& entry : node) {
     const std::string key = prefix + entry.first.as<std::string>();
     if (entry.second.IsMap())
       flatten_yaml(entry.second, key + ".", out);
     else
-      out[key] = YAML::Dump(entry.second);
+      out[key] = canonical_setting(key, YAML::Dump(entry.second));
   }
 }
 

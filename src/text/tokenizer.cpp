@@ -37,7 +37,7 @@ std::unique_ptr<Tokenizer> train_tokenizer(const std::vector<std::string>& texts
                                            int64_t seed) {
   const bool lowercase = options.vocab.lowercase;
   if (options.tokenizer == TokenizerKind::SentencePiece)
-    return std::make_unique<SentencePieceTokenizer>(texts, options.sp_model, options.sp_vocab, lowercase,
+    return std::make_unique<SentencePieceTokenizer>(texts, name_of(options.sp_model), options.sp_vocab, lowercase,
                                                     static_cast<uint32_t>(seed));
   return std::make_unique<WordTokenizer>(texts, options.vocab.min_freq, options.vocab.max_vocab, lowercase);
 }
