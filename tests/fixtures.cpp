@@ -229,10 +229,41 @@ std::string metrics_without_seconds(const fs::path& metrics_csv) {
   return out;
 }
 
+DatasetInfo tiny_text_info(int64_t max_length) {
+  DatasetInfo info;
+  info.name = "text";
+  info.modality = Modality::Text;
+  info.vocab_size = 50;
+  info.max_length = max_length;
+  info.num_classes = 3;
+  return info;
+}
+
 int count_of(const std::string& text, const std::string& word) {
   int n = 0;
   for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
   return n;
+}
+
+std::vector<std::string> source_lines_matching(const std::regex& pattern,
+                                               const std::map<std::string, std::string>& allowed, int* files) {
+  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    const auto extension = entry.path().extension();
+    if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".h")) continue;
+    if (files) ++*files;
+    const std::string relative = fs::relative(entry.path(), src).generic_string();
+    if (allowed.count(relative)) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      const auto comment = line.find("//");
+      if (std::regex_search(comment == std::string::npos ? line : line.substr(0, comment), pattern))
+        found.push_back(relative + ":" + std::to_string(number) + ": " + line);
+    }
+  }
+  return found;
 }
 
 std::vector<StepRow> parse_steps_csv(const std::string& text, const fs::path& path) {

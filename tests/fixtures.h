@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "data/dataset.h"
 #include "data/integrity.h"
 #include "paths.h"
 #include "run/runner.h"
@@ -99,8 +102,16 @@ std::string metrics_without_seconds(const std::filesystem::path& metrics_csv);
 // metrics.csv but its seconds, a complete summary.json with the same selected and final epochs, epochs run and
 // parameters, and no checkpoint left.
 void check_resumed_records(const std::filesystem::path& folder, const std::filesystem::path& undisturbed);
+// A tiny text dataset's shape: "text", vocabulary 50, 3 classes, `max_length` tokens.
+DatasetInfo tiny_text_info(int64_t max_length = 24);
 // How often `word` occurs in `text` (non-overlapping).
 int count_of(const std::string& text, const std::string& word);
+// Every line of src/'s .cpp and .h files, but those of the files `allowed` names (path relative to src/ -> the
+// reason it may), whose code (the line up to a `//` comment) matches `pattern`, as "file:line: line"; `files`,
+// when given, counts the files looked at. The source checks of tests/test_links.cpp and tests/test_keys.cpp.
+std::vector<std::string> source_lines_matching(const std::regex& pattern,
+                                               const std::map<std::string, std::string>& allowed,
+                                               int* files = nullptr);
 // Reads steps.csv back (repro itself never does: its checkpoint holds the rows): the exact header, eight fields a
 // row, increasing steps. Throws repro::Error "PATH:LINE: what".
 std::vector<StepRow> parse_steps_csv(const std::string& text, const std::filesystem::path& path);

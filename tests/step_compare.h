@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catch.h"
+#include "fixtures.h"
 #include "models/attention/registry.h"
 #include "train/checkpoint.h"
 #include "models/model.h"
@@ -16,16 +17,6 @@
 #include "train/step.h"
 
 namespace repro::test {
-
-inline DatasetInfo step_text_info() {
-  DatasetInfo info;
-  info.name = "text";
-  info.modality = Modality::Text;
-  info.vocab_size = 50;
-  info.max_length = 24;
-  info.num_classes = 3;
-  return info;
-}
 
 // Text model: one block of `attention` (vanilla, diff or dgsa), width 16, 2 heads, mean pooling; no dropout, so
 // that two ways of a step see the same numbers whatever their random draws.
@@ -46,7 +37,7 @@ inline ModelOptions step_text_model(const std::string& attention) {
 // The same weights (seed 5) on `device`.
 inline ClassifierPtr step_model(const std::string& attention, torch::Device device) {
   torch::manual_seed(5);
-  auto model = build_model(step_text_model(attention), step_text_info());
+  auto model = build_model(step_text_model(attention), tiny_text_info());
   model->to(device);
   model->train();
   return model;

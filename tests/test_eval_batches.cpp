@@ -3,6 +3,7 @@
 #include <set>
 
 #include "catch.h"
+#include "fixtures.h"
 #include "data/batcher.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
@@ -23,16 +24,6 @@ Split text_split() {
     ids[i].slice(0, 0, length).copy_(torch::randint(1, 50, {length}, torch::kInt64));
   }
   return {ids, torch::randint(0, 3, {n}, torch::kInt64), {}};
-}
-
-DatasetInfo text_info() {
-  DatasetInfo info;
-  info.name = "text";
-  info.modality = Modality::Text;
-  info.vocab_size = 50;
-  info.max_length = 24;
-  info.num_classes = 3;
-  return info;
 }
 
 }  // namespace
@@ -76,7 +67,7 @@ TEST_CASE("budgeted evaluation gives the metrics of one unbudgeted pass", "[trai
   o.depth = 2;
   o.ffn.ratio = 2;
   torch::manual_seed(1);
-  auto model = build_model(o, text_info());
+  auto model = build_model(o, test::tiny_text_info());
   const Split split = text_split();
   const TextBatcher batcher(torch::kCPU);
   const auto whole = split_metrics(*model, split, batcher, torch::kCPU, {512, 0});

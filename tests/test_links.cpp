@@ -95,7 +95,6 @@ TEST_CASE("whole-file writes replace a link, appends refuse one; the target is n
 // The writers themselves: only util/files.cpp opens files for writing, but for the three places named below with
 // the reason each is safe. A new writer that opens a path its own way fails here until it goes through util/files.
 TEST_CASE("no source file opens a file for writing but through util/files", "[report][links]") {
-  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
   const std::regex writer(
       R"re(std::ofstream|std::fstream|\bfopen\s*\(|\bfreopen\s*\(|cv::imwrite|cairo_surface_write_to_png\s*\(|cairo_svg_surface_create\s*\(|basic_file_sink|torch::save\s*\(|\.save_to\s*\(\s*[a-z_]*(path|file)|O_WRONLY|O_RDWR|fs::copy|std::filesystem::copy|create_symlink)re");
   const std::map<std::string, std::string> allowed = {
@@ -104,22 +103,8 @@ TEST_CASE("no source file opens a file for writing but through util/files", "[re
       {"run/in_process.cpp", "log.txt's spdlog sink, after refuse_link on its path"},
       {"tools/repro_spm.cpp", "the SentencePiece helper writes its model into a mkdtemp folder of its own"},
   };
-  std::vector<std::string> found;
   int files = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(src)) {
-    const auto extension = entry.path().extension();
-    if (extension != ".cpp" && extension != ".h") continue;
-    ++files;
-    const std::string relative = fs::relative(entry.path(), src).string();
-    std::ifstream in(entry.path());
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      const auto comment = line.find("//");
-      const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
-      if (std::regex_search(code, writer) && allowed.count(relative) == 0)
-        found.push_back(relative + ":" + std::to_string(number) + ": " + line);
-    }
-  }
+  const std::vector<std::string> found = test::source_lines_matching(writer, allowed, &files);
   CHECK(files > 150);
   INFO(join(found, "\n"));
   CHECK(found.empty());
@@ -129,7 +114,6 @@ TEST_CASE("no source file opens a file for writing but through util/files", "[re
 // by an unbounded read of its own (issue 49: /dev/zero as a spec took the memory, a FIFO hung report). The
 // remaining ifstreams read line by line, each for the reason named.
 TEST_CASE("no source file reads a whole file but through read_regular_file, with a bound", "[report][links]") {
-  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
   const std::regex reader(R"re(\bread_file\s*\(|std::ifstream|istreambuf_iterator|YAML::LoadFile)re");
   const std::map<std::string, std::string> allowed = {
       {"util/files.cpp", "read_file is read_regular_file with the largest bound, for tests and tools"},
@@ -140,20 +124,7 @@ TEST_CASE("no source file reads a whole file but through read_regular_file, with
       {"data/hash_cache.cpp", "the checksum cache, line by line, after non_regular_kind refused a FIFO or a device"},
       {"tools/repro_spm.cpp", "the SentencePiece helper reads the model it wrote in its own mkdtemp folder"},
   };
-  std::vector<std::string> found;
-  for (const auto& entry : fs::recursive_directory_iterator(src)) {
-    const auto extension = entry.path().extension();
-    if (extension != ".cpp" && extension != ".h") continue;
-    const std::string relative = fs::relative(entry.path(), src).string();
-    std::ifstream in(entry.path());
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      const auto comment = line.find("//");
-      const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
-      if (std::regex_search(code, reader) && allowed.count(relative) == 0)
-        found.push_back(relative + ":" + std::to_string(number) + ": " + line);
-    }
-  }
+  const std::vector<std::string> found = test::source_lines_matching(reader, allowed);
   INFO(join(found, "\n"));
   CHECK(found.empty());
 }

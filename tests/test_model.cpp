@@ -4,6 +4,7 @@
 // their enum names. That no code below spec/ reads a key by name is tests/test_layers.cpp's.
 #include <algorithm>
 #include "catch.h"
+#include "fixtures.h"
 #include "probed.h"
 #include <filesystem>
 #include <fstream>
@@ -137,15 +138,7 @@ DatasetInfo image_info(int64_t channels, int64_t side, int64_t classes) {
   return info;
 }
 
-DatasetInfo text_info() {
-  DatasetInfo text;
-  text.name = "text";
-  text.modality = Modality::Text;
-  text.vocab_size = 50;
-  text.max_length = 12;
-  text.num_classes = 3;
-  return text;
-}
+DatasetInfo text_info() { return test::tiny_text_info(/*max_length=*/12); }
 
 // DGViT of the DGSA paper's Table 3 (dim 256, 8 layers, 8 heads, patch 4, max
 // sequence length 100) with SwiGLU expansion `ratio`.

@@ -54,6 +54,70 @@ def build(result):
     return model, kind, channels, image, classes, max_len, vocab
 
 
+class Loop:
+    """The training loop a PyTorch user would write for one bench.json result: AdamW with decay / no-decay groups
+    (fused=True with `fused` on CUDA), bf16 autocast on CUDA (with `fused`: the precision repro resolved, bench.json's
+    "precision"), clip_grad_norm_, batches drawn from a pool of synthetic data of the same shape on the device."""
+
+    def __init__(self, result, device, fused=False):
+        s = result["settings"]
+        torch.manual_seed(0)
+        self.model, kind, channels, image, classes, max_len, vocab = build(result)
+        self.model.to(device).train()
+        self.device, self.kind = device, kind
+        self.params = sum(p.numel() for p in self.model.parameters())
+        named = list(self.model.named_parameters())
+        decays = [p.dim() >= 2 and "embed" not in n and "cls_token" not in n for n, p in named]
+        betas = tuple(float(b) for b in s["train.betas"].strip("[]").split(","))
+        self.extra = {"fused": True} if fused and device.type == "cuda" else {}
+        self.optimizer = torch.optim.AdamW(
+            [{"params": [p for (_, p), d in zip(named, decays) if d], "weight_decay": float(s["train.weight_decay"])},
+             {"params": [p for (_, p), d in zip(named, decays) if not d], "weight_decay": 0.0}],
+            lr=float(s["train.lr"]), betas=betas, eps=float(s["train.eps"]), **self.extra)
+        self.batch, self.clip = int(s["train.batch_size"]), float(s["train.clip_norm"])
+        self.bf16 = result.get("precision") == "bf16" if fused else (
+            device.type == "cuda" and s["train.precision"] in ("auto", "bf16"))
+        self.pool_size = 4 * self.batch
+        if kind == "vit":
+            self.pool = torch.randint(0, 256, (self.pool_size, channels, image, image), dtype=torch.uint8,
+                                      device=device)
+            self.mean = torch.full((1, channels, 1, 1), 0.5, device=device)
+        else:
+            self.pool = torch.randint(3, vocab, (self.pool_size, max_len), device=device)
+        self.labels = torch.randint(0, classes, (self.pool_size,), device=device)
+        self.forward = self.model  # or a torch.compile of it
+
+    def step(self, i=0):
+        idx = torch.randint(0, self.pool_size, (self.batch,), device=self.device)
+        x = self.pool[idx]
+        if self.kind == "vit":
+            x = (x.float() / 255 - self.mean) / 0.25
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            logits = self.forward(x)
+        loss = F.cross_entropy(logits.float(), self.labels[idx])
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.clip > 0:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
+        self.optimizer.step()
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+
+    def timed(self, warmup, steps):
+        """(warm-up seconds, timed seconds) of `warmup` then `steps` steps."""
+        begin = time.perf_counter()
+        for i in range(warmup):
+            self.step(i)
+        self.sync()
+        start = time.perf_counter()
+        for i in range(steps):
+            self.step(i)
+        self.sync()
+        return start - begin, time.perf_counter() - start
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bench_json")
@@ -72,67 +136,16 @@ def main():
     if args.threads:
         torch.set_num_threads(args.threads)
     result = json.load(open(args.bench_json))["results"][args.index]
-    s = result["settings"]
     device = torch.device(args.device)
-    torch.manual_seed(0)
-    model, kind, channels, image, classes, max_len, vocab = build(result)
-    model.to(device).train()
-    params = sum(p.numel() for p in model.parameters())
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "embed" not in n and "cls_token" not in n]
-    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "embed" not in n and "cls_token" not in n)]
-    betas = tuple(float(b) for b in s["train.betas"].strip("[]").split(","))
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": float(s["train.weight_decay"])},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=float(s["train.lr"]), betas=betas, eps=float(s["train.eps"]))
-    batch, clip = int(s["train.batch_size"]), float(s["train.clip_norm"])
-    bf16 = device.type == "cuda" and s["train.precision"] in ("auto", "bf16")
-    pool_size = 4 * batch
-    if kind == "vit":
-        pool = torch.randint(0, 256, (pool_size, channels, image, image), dtype=torch.uint8, device=device)
-        mean = torch.full((1, channels, 1, 1), 0.5, device=device)
-    else:
-        pool = torch.randint(3, vocab, (pool_size, max_len), device=device)
-    labels = torch.randint(0, classes, (pool_size,), device=device)
-
-    forward = model
-
-    def step(i):
-        idx = torch.randint(0, pool_size, (batch,), device=device)
-        x = pool[idx]
-        if kind == "vit":
-            x = (x.float() / 255 - mean) / 0.25
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits = forward(x)
-        loss = F.cross_entropy(logits.float(), labels[idx])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimizer.step()
-
-    def sync():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-
-    def timed():  # (warm-up seconds, timed seconds)
-        begin = time.perf_counter()
-        for i in range(args.warmup):
-            step(i)
-        sync()
-        start = time.perf_counter()
-        for i in range(args.steps):
-            step(i)
-        sync()
-        return start - begin, time.perf_counter() - start
-
-    _, seconds = timed()
-    out = {"model_config": result["model_config"], "dataset": result["dataset"], "params": params,
+    loop = Loop(result, device)
+    _, seconds = loop.timed(args.warmup, args.steps)
+    out = {"model_config": result["model_config"], "dataset": result["dataset"], "params": loop.params,
            "torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
-           "precision": "bf16" if bf16 else "fp32", "train_ms_per_step": 1000 * seconds / args.steps,
-           "train_examples_per_s": args.steps * batch / seconds}
+           "precision": "bf16" if loop.bf16 else "fp32", "train_ms_per_step": 1000 * seconds / args.steps,
+           "train_examples_per_s": args.steps * loop.batch / seconds}
     if args.compile:
-        forward = torch.compile(model)
-        compile_seconds, seconds = timed()
+        loop.forward = torch.compile(loop.model)
+        compile_seconds, seconds = loop.timed(args.warmup, args.steps)
         out.update({"compile_ms_per_step": 1000 * seconds / args.steps, "compile_seconds": compile_seconds})
     print(json.dumps(out))
 
@@ -169,77 +182,28 @@ def modes_main(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     result = json.load(open(args.bench_json))["results"][args.index]
-    s = result["settings"]
     device = torch.device(args.device)
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True  # as repro (train/precision.cpp: allow_tf32)
         torch.backends.cudnn.allow_tf32 = True
-    torch.manual_seed(0)
-    model, kind, channels, image, classes, max_len, vocab = build(result)
-    model.to(device).train()
-    params = sum(p.numel() for p in model.parameters())
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "embed" not in n and "cls_token" not in n]
-    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "embed" not in n and "cls_token" not in n)]
-    betas = tuple(float(b) for b in s["train.betas"].strip("[]").split(","))
-    extra = {"fused": True} if args.fused and device.type == "cuda" else {}
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": float(s["train.weight_decay"])},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=float(s["train.lr"]), betas=betas, eps=float(s["train.eps"]), **extra)
-    batch, clip = int(s["train.batch_size"]), float(s["train.clip_norm"])
-    bf16 = result.get("precision") == "bf16" if args.fused else (
-        device.type == "cuda" and s["train.precision"] in ("auto", "bf16"))
-    pool_size = 4 * batch
-    if kind == "vit":
-        pool = torch.randint(0, 256, (pool_size, channels, image, image), dtype=torch.uint8, device=device)
-        mean = torch.full((1, channels, 1, 1), 0.5, device=device)
-    else:
-        pool = torch.randint(3, vocab, (pool_size, max_len), device=device)
-    labels = torch.randint(0, classes, (pool_size,), device=device)
-    forward = model
-
-    def step(i):
-        idx = torch.randint(0, pool_size, (batch,), device=device)
-        x = pool[idx]
-        if kind == "vit":
-            x = (x.float() / 255 - mean) / 0.25
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits = forward(x)
-        loss = F.cross_entropy(logits.float(), labels[idx])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimizer.step()
-
-    def sync():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-
-    out = {"model_config": result["model_config"], "dataset": result["dataset"], "params": params,
+    loop = Loop(result, device, fused=args.fused)
+    out = {"model_config": result["model_config"], "dataset": result["dataset"], "params": loop.params,
            "torch": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
            "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
-           "precision": "bf16" if bf16 else "fp32", "adamw": "fused" if extra else "default", "modes": {}}
+           "precision": "bf16" if loop.bf16 else "fp32", "adamw": "fused" if loop.extra else "default", "modes": {}}
     for mode in [m for m in args.modes.split(",") if m]:
         if mode == "eager":
-            forward = model
+            loop.forward = loop.model
         elif mode in ("default", "reduce-overhead"):
             torch._dynamo.reset()
-            forward = torch.compile(model, mode=None if mode == "default" else mode)
+            loop.forward = torch.compile(loop.model, mode=None if mode == "default" else mode)
         else:
             raise SystemExit(f"--modes: unknown mode {mode!r} (eager, default, reduce-overhead)")
-        begin = time.perf_counter()
-        for i in range(args.warmup):
-            step(i)
-        sync()
-        start = time.perf_counter()
-        for i in range(args.steps):
-            step(i)
-        sync()
-        seconds = time.perf_counter() - start
-        entry = {"ms_per_step": 1000 * seconds / args.steps, "examples_per_s": args.steps * batch / seconds,
-                 "warmup_seconds": start - begin}
+        warmup_seconds, seconds = loop.timed(args.warmup, args.steps)
+        entry = {"ms_per_step": 1000 * seconds / args.steps, "examples_per_s": args.steps * loop.batch / seconds,
+                 "warmup_seconds": warmup_seconds}
         if args.profile_step:
-            entry["profile"] = step_profile(step, sync, device)
+            entry["profile"] = step_profile(loop.step, loop.sync, device)
         out["modes"][mode] = entry
         print(json.dumps(out), flush=True)  # so far: a timeout keeps the modes done
 
