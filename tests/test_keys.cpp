@@ -9,6 +9,7 @@
 #include "spec/config.h"
 #include "spec/presets.h"
 #include "spec/run_keys.h"
+#include "spec/run_spec.h"
 #include "util/strings.h"
 
 using namespace repro;
@@ -140,4 +141,19 @@ TEST_CASE("no spec key is read or set by name outside its declaration and the re
   // The check itself finds what it looks for.
   CHECK(std::regex_search(std::string(R"(o.dim = c.integer("model.dim");)"), by_name));
   CHECK(std::regex_search(std::string(R"(config.set_implied("data.augment", "none");)"), by_name));
+}
+
+// Defaults once spelled by hand (3e-4, 1e-8, 1e-5) are now written as every number is; a run recorded with the old
+// spelling is the same run (resumed or skipped, never "spec changed"), a changed value is still a change.
+TEST_CASE("a record's numbers compare as numbers: an old spelling of a default is no change", "[spec]") {
+  const std::string now = Config::defaults().to_yaml();
+  REQUIRE(now.find("eps: 1e-08\n") != std::string::npos);
+  REQUIRE(now.find("lr: 0.0003\n") != std::string::npos);
+  std::string then = now;
+  then.replace(then.find("eps: 1e-08\n"), 11, "eps: 1e-8\n");
+  then.replace(then.find("lr: 0.0003\n"), 11, "lr: 3e-4\n");
+  CHECK(changed_settings(then, now).empty());
+  std::string moved = then;
+  moved.replace(moved.find("lr: 3e-4\n"), 9, "lr: 3e-3\n");
+  CHECK(changed_settings(moved, now) == std::vector<std::string>{"train.lr: 0.003 -> 0.0003"});
 }
