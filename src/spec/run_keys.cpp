@@ -11,11 +11,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <class S>
-void append(std::vector<Key<S>>& keys, std::vector<Key<S>> more) {
-  keys.insert(keys.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-}
-
 std::vector<std::string> preset_names() {
   std::vector<std::string> names = {"none"};
   for (const Preset& preset : preset_table()) names.push_back(preset.name);
@@ -203,9 +198,9 @@ std::vector<Key<NoiseOptions>> noise_keys() {
 
 std::vector<Key<DataOptions>> data_keys() {
   std::vector<Key<DataOptions>> keys = data_keys_before_split();
-  append(keys, keys_of_part(&DataOptions::split, split_keys()));
-  append(keys, data_keys_after_split());
-  append(keys, keys_of_part(&DataOptions::noise, noise_keys()));
+  keys = concat(std::move(keys), keys_of_part(&DataOptions::split, split_keys()));
+  keys = concat(std::move(keys), data_keys_after_split());
+  keys = concat(std::move(keys), keys_of_part(&DataOptions::noise, noise_keys()));
   return keys;
 }
 
@@ -236,11 +231,11 @@ std::vector<Key<TextOptions>> text_keys() {
       key("text.max_len", &T::max_len, 2, 100000,
           "Tokens per example including the leading <cls>: longer texts are truncated, shorter padded."),
   };
-  append(keys, keys_of_part(&TextOptions::vocab, vocab_keys()));
-  append(keys, {
-                   key("text.sp_model", &T::sp_model, "sentencepiece: model type."),
-                   key("text.sp_vocab", &T::sp_vocab, 16, 1e7, "sentencepiece: vocabulary size."),
-               });
+  keys = concat(std::move(keys), keys_of_part(&TextOptions::vocab, vocab_keys()));
+  keys = concat(std::move(keys), std::vector<Key<TextOptions>>{
+                                     key("text.sp_model", &T::sp_model, "sentencepiece: model type."),
+                                     key("text.sp_vocab", &T::sp_vocab, 16, 1e7, "sentencepiece: vocabulary size."),
+                                 });
   return keys;
 }
 
@@ -290,11 +285,11 @@ std::vector<Key<TrainOptions>> train_keys() {
           "evaluated in order of length, so that batches are padded little and stay within a memory and cache "
           "budget; the metrics are those of any order but for float rounding."),
   };
-  append(keys, keys_of_part(&TrainOptions::schedule, schedule_keys()));
-  append(keys, keys_of_part(&TrainOptions::optimizer, optimizer_keys()));
-  append(
-      keys,
-      {
+  keys = concat(std::move(keys), keys_of_part(&TrainOptions::schedule, schedule_keys()));
+  keys = concat(std::move(keys), keys_of_part(&TrainOptions::optimizer, optimizer_keys()));
+  keys = concat(
+      std::move(keys),
+      std::vector<Key<TrainOptions>>{
           key("train.clip_norm", &T::clip_norm, 0, 1e9, "Clip gradients to this global norm (0 = off)."),
           key("train.label_smoothing", &T::label_smoothing, 0, 0.99, "Label smoothing of the cross-entropy loss."),
           key("train.log_every", &T::log_every, 0, 1e9,
@@ -324,15 +319,16 @@ std::vector<Key<TrainOptions>> train_keys() {
 
 std::vector<Key<RunOptions>> build_before_attention() {
   std::vector<Key<RunOptions>> keys = keys_of_part(&RunOptions::model, model_keys());
-  append(keys, keys_of_part(&RunOptions::model, keys_of_part(&ModelOptions::attention, attention_keys())));
+  keys = concat(std::move(keys),
+                keys_of_part(&RunOptions::model, keys_of_part(&ModelOptions::attention, attention_keys())));
   return keys;
 }
 
 std::vector<Key<RunOptions>> build_after_attention() {
   std::vector<Key<RunOptions>> keys = keys_of_part(&RunOptions::model, keys_of_part(&ModelOptions::ffn, ffn_keys()));
-  append(keys, keys_of_part(&RunOptions::data, data_keys()));
-  append(keys, keys_of_part(&RunOptions::text, text_keys()));
-  append(keys, keys_of_part(&RunOptions::train, train_keys()));
+  keys = concat(std::move(keys), keys_of_part(&RunOptions::data, data_keys()));
+  keys = concat(std::move(keys), keys_of_part(&RunOptions::text, text_keys()));
+  keys = concat(std::move(keys), keys_of_part(&RunOptions::train, train_keys()));
   return keys;
 }
 
