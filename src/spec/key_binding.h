@@ -73,9 +73,11 @@ T value_of_text(const Config& c, const std::string& key) {
   if constexpr (std::is_same_v<T, std::string>) {
     return c.text(key);  // free text: "auto" is text like any other
   } else if constexpr (std::is_enum_v<T>) {
-    const std::string& text = c.text(key);  // "auto" is a value of some enums (train.precision)
-    const auto names = names_of<T>();
-    if (text == "auto" && std::find(names.begin(), names.end(), text) == names.end()) still_auto(key);
+    const std::string& text = c.text(key);
+    if (text == "auto") {  // a value of some enums (train.precision), an unresolved one of the others
+      const auto names = names_of<T>();
+      if (std::find(names.begin(), names.end(), text) == names.end()) still_auto(key);
+    }
     return enum_from_name<T>(text, "internal: spec key '" + key + "'");
   } else {
     const std::string& text = resolved_text(c, key);
