@@ -230,3 +230,38 @@ TEST_CASE("--against compares the twins' resolved specs and names the other fold
                        Contains("seed_2/summary.json: record_version 2 is newer"));
   CHECK(test::count_of(text, "within seed noise |") == 1);
 }
+
+TEST_CASE("a column whose every row is at chance says so under the table", "[report]") {
+  // Rotten Tomatoes: two balanced classes (the manifest's counts), 1,066 test examples: always answering one class
+  // scores 50 %, two standard errors are ±3.06 points.
+  const auto at = [](const std::string& config, long long seed, double value, int row) {
+    RunResult r = result(config, "rotten_tomatoes", seed, "complete", value, row);
+    r.examples = 1066;
+    return r;
+  };
+  ExperimentResults r;
+  r.name = "t";
+  r.model_configs = {"A", "B"};
+  r.datasets = {"rotten_tomatoes"};
+  r.runs = {at("A", 0, 49.2, 0), at("A", 1, 50.6, 0), at("B", 0, 51.0, 1), at("B", 1, 52.9, 1)};
+  const std::string note =
+      "At chance: every row's mean on rotten_tomatoes (50.0 %, ±3.1 points on 1066 examples) lies "
+      "within two standard errors of always answering the most common class";
+  CHECK_THAT(render_markdown(r), Contains(note));
+  r.runs.back().value = 56.0;  // B's mean 53.45: outside the band, something was learned
+  CHECK(render_markdown(r).find("At chance") == std::string::npos);
+  r.runs.back().value = 52.9;
+  r.metric = Metric::TestLoss;  // not an accuracy: nothing to say
+  CHECK(render_markdown(r).find("At chance") == std::string::npos);
+  // Fashion-MNIST: ten classes of 1,000 test images each, 10 %.
+  ExperimentResults f;
+  f.name = "f";
+  f.model_configs = {"ViT"};
+  f.datasets = {"fashion_mnist"};
+  RunResult run = result("ViT", "fashion_mnist", 0, "complete", 10.4, 0);
+  run.examples = 10000;
+  f.runs = {run};
+  CHECK_THAT(render_markdown(f), Contains("fashion_mnist (10.0 %, ±0.6 points on 10000 examples)"));
+  f.runs[0].value = 88.6;
+  CHECK(render_markdown(f).find("At chance") == std::string::npos);
+}

@@ -113,9 +113,11 @@ void run_board(const ReportCommand& c) {
   const fs::path markdown = c.output.empty() ? fs::path(c.dir) / "board.md" : fs::path(c.output);
   const fs::path html = c.html.empty() ? markdown.parent_path() / "board.html" : fs::path(c.html);
   const std::string text = board_markdown(board);
+  std::vector<std::pair<fs::path, std::string>> intos;  // every --into file checked before any file is written
+  for (const auto& into : c.into) intos.emplace_back(into, board_into_text(into, text, board_coverage(board)));
   write_file_atomic(markdown, text);
   write_file_atomic(html, board_html(board));
-  for (const auto& into : c.into) write_board_into(into, text, board_coverage(board));
+  for (const auto& [into, into_text] : intos) write_file_atomic(into, into_text);
   spdlog::info("wrote {} and {}{}", markdown.string(), html.string(),
                c.into.empty() ? "" : " and the board's markers in " + join(c.into, ", "));
 }

@@ -3,10 +3,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cli/cli.h"
 #include "models/attention/registry.h"
 #include "util/memory.h"
+#include "util/version.h"
 
 namespace {
 
@@ -23,10 +25,29 @@ bool trains(int argc, char** argv) {
   return false;
 }
 
-void prefer_passive_openmp(int argc, char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || !trains(argc, argv)) return;
-  if (::setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
-  ::execv("/proc/self/exe", argv);  // returns only on failure: go on with the default policy
+// OpenBLAS picks its kernels when it is loaded, before main, from the CPU model; on a model it does not know it
+// falls back to generic ones (Debian 12's 0.3.21 on Intel's family 6 model 207: "Prescott", SSE3 only), about
+// 1.7x slower a training step than its AVX2 ones on a CPU that has AVX2 (docs/performance.md). There
+// OPENBLAS_CORETYPE=Haswell is set for the restart below, with the generic name in REPRO_BLAS_GENERIC_CORE so that
+// `repro --version`-like texts and each run's log say who chose (util/version.h: blas_kernels_text). A value the
+// user set is kept: OPENBLAS_CORETYPE=Prescott repeats records made with the generic kernels.
+bool prefer_avx2_blas() {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
+  const std::string core = repro::blas_core();
+  const std::string faster = repro::faster_blas_core(core, repro::cpu_flags());
+  return !faster.empty() && ::setenv(repro::kGenericBlasCoreVariable, core.c_str(), 1) == 0 &&
+         ::setenv("OPENBLAS_CORETYPE", faster.c_str(), 1) == 0;
+}
+
+// What the libraries read when they load, set for the subcommands that train or evaluate; then the binary starts
+// again, once, with it.
+void prepare_environment(int argc, char** argv) {
+  if (!trains(argc, argv)) return;
+  bool restart = std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+  const bool blas = prefer_avx2_blas();
+  if (!restart && !blas) return;
+  ::execv("/proc/self/exe", argv);  // returns only on failure: go on as the libraries started
+  if (blas) ::unsetenv("OPENBLAS_CORETYPE"), ::unsetenv(repro::kGenericBlasCoreVariable);
 }
 
 }  // namespace
@@ -34,7 +55,7 @@ void prefer_passive_openmp(int argc, char** argv) {
 namespace repro {
 
 int repro_main(int argc, char** argv, RunExtension* extension) {
-  prefer_passive_openmp(argc, argv);
+  prepare_environment(argc, argv);
   if (trains(argc, argv)) keep_freed_memory();  // src/util/memory.h
   install_attention_variants();                 // their keys, before any spec is read
   return cli_main(argc, argv, extension);

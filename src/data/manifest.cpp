@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "util/error.h"
 
 namespace repro {
@@ -38,6 +41,8 @@ Manifest parse_manifest(const std::string& text) {
     else
       m.class_counts[split] = {entry.second.as<int64_t>()};
   }
+  for (const auto& entry : root["official_counts"])
+    m.official_counts[entry.first.as<std::string>()] = entry.second.as<int64_t>();
   return m;
 }
 
@@ -61,6 +66,22 @@ int64_t Manifest::class_count(const std::string& split, int64_t label) const {
   if (it == class_counts.end() || it->second.empty()) return -1;
   if (it->second.size() == 1) return it->second[0];
   return label < static_cast<int64_t>(it->second.size()) ? it->second[label] : -1;
+}
+
+double Manifest::majority_share(const std::string& split) const {
+  const std::string counted = class_counts.count(split) ? split : "train";
+  const auto counts = class_counts.find(counted);
+  if (counts == class_counts.end() || counts->second.empty()) return NAN;
+  if (counts->second.size() > 1) {  // one count per class
+    int64_t total = 0;
+    for (const int64_t n : counts->second) total += n;
+    return total > 0 ? static_cast<double>(*std::max_element(counts->second.begin(), counts->second.end())) / total
+                     : NAN;
+  }
+  const auto total = official_counts.find(counted);  // every class holds the one count
+  return total == official_counts.end() || total->second <= 0
+             ? NAN
+             : static_cast<double>(counts->second.front()) / static_cast<double>(total->second);
 }
 
 const Manifest& manifest(const std::string& dataset) {

@@ -25,6 +25,7 @@ struct Manifest {
   // Official examples per class of each split ("train", "test"), where known;
   // one value means every class has that many.
   std::map<std::string, std::vector<int64_t>> class_counts;
+  std::map<std::string, int64_t> official_counts;  // examples per official split ("train", "test")
 
   // The official file of `role`, or null.
   const ManifestFile* official(const std::string& role) const;
@@ -32,6 +33,10 @@ struct Manifest {
   const ManifestFile* entry(const std::string& role, const std::string& name) const;
   // Expected examples of class `label` in `split`, or -1 when the manifest does not say.
   int64_t class_count(const std::string& split, int64_t label) const;
+  // The share of `split` its most common class holds (the accuracy of always answering it), from the official
+  // counts; a split the manifest does not count (a validation or test cut of the training set) as the training
+  // set's. NaN when unknown.
+  double majority_share(const std::string& split) const;
 };
 
 const Manifest& manifest(const std::string& dataset);

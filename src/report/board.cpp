@@ -1,13 +1,18 @@
 #include "report/board.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <set>
 #include <tuple>
 
 #include "record/folder.h"
+#include "record/run_record.h"
 #include "report/paper.h"
 #include "report/table.h"
+#include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -42,9 +47,7 @@ std::string short_device(const std::string& device) {
   return device.substr(open + 1, close - open - 1);
 }
 
-SampleSummary summary_of(const Cell& cell) {
-  return {cell.mean, cell.std, static_cast<long long>(cell.values.size())};
-}
+SampleSummary summary_of(const Cell& cell) { return {cell.mean, cell.std, static_cast<long long>(cell.values.size())}; }
 
 // The spec row of a run: plan.json names it; a record found without a plan is its own row.
 const std::string& row_of(const RunResult& run) { return run.row.empty() ? run.model_config : run.row; }
@@ -58,8 +61,10 @@ std::vector<CellSource> sources_in(const BoardFolder& folder, const std::string&
   for (const auto& config : configs) {
     CellSource s;
     s.folder = &folder, s.model_config = config;
-    s.selected = summary_of(make_cell(folder.selected, config, column));
+    const Cell selected = make_cell(folder.selected, config, column);
+    s.selected = summary_of(selected);
     s.last = summary_of(make_cell(folder.last, config, column));
+    s.not_counted = status_text(selected, folder.selected.metric);
     std::vector<std::string> devices;
     for (const auto& run : folder.selected.runs)
       if (run.model_config == config && run.dataset == column && is_counted(run))
@@ -85,8 +90,7 @@ std::vector<CellSource> cell_sources(const std::vector<BoardFolder>& folders, co
     const auto reading = std::find(readings.begin(), readings.end(), s.folder->selected.profile) - readings.begin();
     return std::make_tuple(s.model_config != row, -s.selected.n, reading, s.folder->name);
   };
-  std::stable_sort(all.begin(), all.end(),
-                   [&](const CellSource& a, const CellSource& b) { return rank(a) < rank(b); });
+  std::stable_sort(all.begin(), all.end(), [&](const CellSource& a, const CellSource& b) { return rank(a) < rank(b); });
   return all;
 }
 
@@ -118,8 +122,8 @@ BoardTable board_table(const PaperFile& file, const PaperTable& table, const std
       cell.reading = sources.front().folder->selected.profile;
       cell.also.assign(sources.begin() + 1, sources.end());
       const SampleSummary& s = cell.source->selected;
-      cell.status = within_paper_band(s.mean, s.n < 2 ? NAN : s.std, paper_cell) ? CellStatus::Within
-                                                                                   : CellStatus::Outside;
+      cell.status =
+          within_paper_band(s.mean, s.n < 2 ? NAN : s.std, paper_cell) ? CellStatus::Within : CellStatus::Outside;
     }
     const std::string reading = cell.source ? cell.reading : (readings.empty() ? "" : readings.front());
     for (size_t i = 0; i < file.ledger.size(); ++i)
@@ -148,16 +152,23 @@ std::optional<BoardReference> reference_in(const fs::path& root, const BoardFold
   out.candidates = static_cast<int>(sources.size());
   if (sources.size() == 1 && sources.front().model_config == row.row) return out;  // not swept
   const ExperimentResults validation = validation_of(root, folder);
+  const auto sweep_values = [&](const std::string& config) {
+    return starts_with(config, row.row + "+") ? config.substr(row.row.size() + 1) : config;
+  };
   double best = -INFINITY;
+  std::vector<double> means;
   for (const auto& source : sources) {
     const Cell cell = make_cell(validation, source.model_config, column);
-    if (cell.values.empty() || !(cell.mean > best)) continue;
+    means.push_back(cell.values.empty() ? NAN : cell.mean);
+    if (cell.values.empty() || !(cell.mean > best)) continue;  // on a tie the first in the sweep's order stays
     best = cell.mean;
     out.source = source;
   }
-  if (std::isinf(best)) return std::nullopt;  // no validation accuracy to choose on: not shown
-  const std::string& config = out.source.model_config;
-  out.chosen = starts_with(config, row.row + "+") ? config.substr(row.row.size() + 1) : config;
+  if (std::isinf(best)) return std::nullopt;   // no validation accuracy to choose on: not shown
+  for (size_t i = 0; i < sources.size(); ++i)  // equal means, up to the last bits of a sum in another order
+    if (sources[i].model_config != out.source.model_config && std::fabs(means[i] - best) <= 1e-9 * std::fabs(best))
+      out.tied.push_back(sweep_values(sources[i].model_config));
+  out.chosen = sweep_values(out.source.model_config);
   return out;
 }
 
@@ -182,7 +193,8 @@ std::vector<BoardReference> board_references(const fs::path& root, const PaperTa
   return out;
 }
 
-std::optional<SampleSummary> printed_sample(const PaperTable& table, const std::string& row, const std::string& column) {
+std::optional<SampleSummary> printed_sample(const PaperTable& table, const std::string& row,
+                                            const std::string& column) {
   for (const auto& cell : table.cells)
     if (cell.row == row && cell.column == column) return SampleSummary{cell.mean, cell.std, table.n};
   return std::nullopt;
@@ -250,7 +262,92 @@ BoardClaim board_claim(const PaperFile& file, const Claim& claim, const std::vec
   return out;
 }
 
+// The lines of the records of judged folders that cannot be counted ("corrupt: PATH: why"), each once.
+std::vector<std::string> judged_bad_records(const Board& board) {
+  std::vector<std::string> lines;
+  for (const auto& folder : board.folders) {
+    if (!is_judged_folder(board, folder)) continue;
+    for (const auto& run : folder.selected.runs)
+      if (is_bad_record(run)) add_unique(lines, name_of(run.state) + ": " + run.problem);
+  }
+  return lines;
+}
+
+// A GPU as a side file below the root names it: scripts/device-check's env.txt ("commit: SHA (…)" and the line
+// nvidia-smi printed, "NAME, DRIVER, MEMORY MiB, CLOCK MHz").
+struct SideGpu {
+  std::string file, commit, gpu;
+};
+
+std::vector<SideGpu> side_gpus(const fs::path& root) {
+  std::vector<SideGpu> found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename() != "env.txt" || !it->is_regular_file()) continue;
+    std::ifstream in(it->path());
+    SideGpu side;
+    side.file = it->path().lexically_relative(root).generic_string();
+    for (std::string line; std::getline(in, line);) {
+      if (starts_with(line, "commit: ")) side.commit = split(line.substr(8), ' ').front();
+      const auto fields = split(line, ',');
+      if (fields.size() == 4 && ends_with(fields[2], " MiB") && ends_with(fields[3], " MHz"))
+        side.gpu = trim(fields[0]);
+    }
+    if (!side.commit.empty() && !side.gpu.empty()) found.push_back(side);
+  }
+  std::sort(found.begin(), found.end(), [](const SideGpu& a, const SideGpu& b) { return a.file < b.file; });
+  return found;
+}
+
+// The counted records of judged folders that name no GPU (`cuda:0` only: repro before 0.7.0), grouped by folder and
+// commit, with what the side files of that commit say.
+std::vector<LeaseNote> lease_notes(const Board& board) {
+  const auto sides = side_gpus(board.root);
+  std::vector<LeaseNote> notes;
+  for (const auto& folder : board.folders) {
+    if (!is_judged_folder(board, folder)) continue;
+    for (const auto& run : folder.selected.runs) {
+      if (!is_counted(run) || short_device(run.device) != "GPU" || run.path.empty()) continue;
+      const RunRecord record = read_run_record(RunFolder(run.path).summary_path());
+      std::string precision = "?";
+      try {
+        precision = name_of(run_options(read_run_spec(RunFolder(run.path).spec_path()).config).train.precision);
+      } catch (const std::exception&) {
+      }
+      const std::string commit = record.git_commit.substr(0, 7);
+      auto note = std::find_if(notes.begin(), notes.end(),
+                               [&](const LeaseNote& n) { return n.folder == folder.name && n.commit == commit; });
+      if (note == notes.end()) {
+        LeaseNote fresh{folder.name, "", commit, "", 0, "", precision};
+        std::vector<std::string> files, gpus;
+        for (const auto& side : sides)
+          if (!commit.empty() && starts_with(side.commit, commit))
+            add_unique(files, "`" + side.file + "`"), add_unique(gpus, side.gpu);
+        fresh.file = join(files, ", "), fresh.gpu = join(gpus, " or ");
+        notes.push_back(fresh);
+        note = notes.end() - 1;
+      }
+      ++note->runs;
+      std::vector<std::string> versions =
+          note->versions.empty() ? std::vector<std::string>{} : split(note->versions, '/');
+      add_unique(versions, record.environment.value("repro_version", std::string("?")));
+      note->versions = join(versions, "/");
+      if (note->precision != precision) note->precision = "mixed";
+    }
+  }
+  return notes;
+}
+
 }  // namespace
+
+bool is_judged_folder(const Board& board, const BoardFolder& folder) {
+  for (const auto& t : board.tables)
+    for (const auto& r : t.paper->readings)
+      if (t.paper->experiment == folder.selected.name && r.profile == folder.selected.profile &&
+          t.paper->metric == folder.selected.metric)
+        return true;
+  return false;
+}
 
 bool is_board_table(const PaperTable& table) { return is_epoch_metric(table.metric); }
 
@@ -286,6 +383,9 @@ Board build_board(const PaperFile& file, const fs::path& root, const std::string
       board.tables.back().references = board_references(root, table, board.folders);
     }
   for (const auto& claim : file.claims) board.claims.push_back(board_claim(file, claim, board.folders));
+  board.bad_records = judged_bad_records(board);
+  for (const auto& line : board.bad_records) spdlog::warn("record not counted: {}", line);
+  board.lease_notes = lease_notes(board);
   return board;
 }
 

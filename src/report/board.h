@@ -5,7 +5,8 @@
 // reading, device), the source with the most runs when several folders hold it (a folder's plain row before a
 // swept one), the others listed; each claim gets one verdict per reading at the selected and at the final epoch;
 // the ledger's *differs* items are marked beside the cells they touch. Written as Markdown (board_markdown) and as
-// one self-contained HTML page with SVG figures (board_html). docs/report.md describes it.
+// one self-contained HTML page with SVG figures (board_html), both from the same blocks (report/board_page.h), so the
+// page says everything the Markdown says. docs/report.md describes it.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -20,7 +21,7 @@ namespace repro {
 
 // One results folder: the runs of one experiment and profile found below the board's root.
 struct BoardFolder {
-  std::string name;                 // relative to the root, '/'-separated ("table2/gpu")
+  std::string name;                  // relative to the root, '/'-separated ("table2/gpu")
   ExperimentResults selected, last;  // the same runs at the selected and at the final epoch
 };
 
@@ -29,6 +30,7 @@ struct CellSource {
   const BoardFolder* folder = nullptr;
   std::string model_config;
   SampleSummary selected, last;  // mean, sample std, n of the counted runs at each epoch
+  std::string not_counted;       // the cell's runs there that are not counted, as tables say it: "1 corrupt" ("")
   std::string devices;           // "NVIDIA H200 + NVIDIA H100", "CPU"
 };
 
@@ -39,29 +41,31 @@ enum class CellStatus { NotTrained, Within, Outside };
 
 struct BoardCell {
   const PaperCell* paper = nullptr;
-  std::string reading;                  // the profile of the chosen source ("" when not trained)
-  std::optional<CellSource> source;     // the chosen source; nullopt when no reading trained it
-  std::vector<CellSource> also;         // the cell's other sources under the table's readings
-  std::vector<size_t> ledger;           // indexes into PaperFile::ledger of the differs items touching it
+  std::string reading;               // the profile of the chosen source ("" when not trained)
+  std::optional<CellSource> source;  // the chosen source; nullopt when no reading trained it
+  std::vector<CellSource> also;      // the cell's other sources under the table's readings
+  std::vector<size_t> ledger;        // indexes into PaperFile::ledger of the differs items touching it
   CellStatus status = CellStatus::NotTrained;
 };
 
 // A reference row of a table (the paper file's `references:`, e.g. the bag-of-words floor) on one column: our runs
 // of it under the table's readings, shown beside the paper's cells and never compared with them. A row trained at
 // several values of a swept setting (the bag of words' weight decay) is shown at the one with the best mean
-// validation accuracy over its seeds (report --select's default rule), never chosen on the test set.
+// validation accuracy over its seeds (report --select's default rule: on a tie, the first in the sweep's order),
+// never chosen on the test set.
 struct BoardReference {
   const ReferenceRow* reference = nullptr;
   std::string column;
-  CellSource source;   // its folder, devices and configuration, the test metric at both epochs
-  std::string chosen;  // the chosen configuration's sweep values ("weight_decay=0.01"; "" when not swept)
-  int candidates = 1;  // the configurations it was chosen among
+  CellSource source;              // its folder, devices and configuration, the test metric at both epochs
+  std::string chosen;             // the chosen configuration's sweep values ("weight_decay=0.01"; "" when not swept)
+  int candidates = 1;             // the configurations it was chosen among
+  std::vector<std::string> tied;  // the sweep values of the others with the chosen one's mean validation accuracy
 };
 
 struct BoardTable {
   const PaperTable* paper = nullptr;
-  std::vector<BoardCell> cells;              // in the paper file's order
-  std::vector<BoardReference> references;    // per reference row and column with runs
+  std::vector<BoardCell> cells;            // in the paper file's order
+  std::vector<BoardReference> references;  // per reference row and column with runs
 };
 
 // One claim under one reading: its verdict at the selected and at the final epoch, and where each comparison's
@@ -81,6 +85,18 @@ struct BoardClaim {
   std::vector<ReadingVerdict> readings;  // every reading of the claim's table, in the file's order
 };
 
+// What a folder's side files (not its records) say about the GPUs of records that name none (written before
+// 0.7.0): a lease's env.txt, "commit: SHA" and the GPU line nvidia-smi printed, matched to the records by commit.
+struct LeaseNote {
+  std::string folder;     // the results folder ("table2/gpu")
+  std::string file;       // the side file, relative to the board's root ("table2/gpu/lease-2-h100/env.txt")
+  std::string commit;     // the records' git commit it matches (short)
+  std::string gpu;        // "NVIDIA H100 80GB HBM3"
+  int runs = 0;           // the counted records it covers
+  std::string versions;   // the repro versions those records were written by ("0.6.0")
+  std::string precision;  // their train.precision as the record's spec says it ("auto")
+};
+
 struct Board {
   const PaperFile* file = nullptr;
   std::filesystem::path root;
@@ -88,11 +104,19 @@ struct Board {
   std::vector<BoardFolder> folders;  // every results folder below the root, by name
   std::vector<BoardTable> tables;
   std::vector<BoardClaim> claims;
+  std::vector<std::string> bad_records;  // judged folders' records not counted: "corrupt: PATH: why", one each
+  std::vector<LeaseNote> lease_notes;    // the judged records that name no GPU, and what their side files say
 };
 
 // Reads every results folder below `root` (a folder holds <dataset>/<model>/seed_<n>/summary.json) and judges
-// `file`'s tables and claims on them. Throws repro::Error naming the folder when one cannot be read.
+// `file`'s tables and claims on them; warns on stderr of each record of a judged folder it cannot count (corrupt,
+// of a newer repro, inconsistent, a link), as `report` does. Throws repro::Error naming the folder when one cannot
+// be read.
 Board build_board(const PaperFile& file, const std::filesystem::path& root, const std::string& command);
+
+// Whether a table of the board lists the folder's experiment, profile and metric as a reading of the paper's
+// protocol (its runs are judged; other folders are only listed).
+bool is_judged_folder(const Board& board, const BoardFolder& folder);
 
 // Whether the board shows a table: one of a per-epoch metric (accuracies; the parameter counts of Tables 5 and 6
 // are `repro params --compare`'s).
@@ -113,11 +137,13 @@ std::string board_markdown(const Board& board);
 // The whole board as one self-contained HTML page: tables and SVG figures as data: images, no network.
 std::string board_html(const Board& board);
 
-// Replaces the board between `<!-- repro board: begin -->` and `<!-- repro board: end -->` in `file`, and the
-// coverage paragraph between `<!-- repro board: coverage -->` and `<!-- repro board: coverage end -->`, writing
-// the file atomically. Throws repro::Error naming the file when it has neither pair (or only half of one), or is
-// not a regular file of at most 4 MiB.
-void write_board_into(const std::filesystem::path& file, const std::string& board_text,
-                      const std::string& coverage_text);
+// The text of `file` with the board between `<!-- repro board: begin -->` and `<!-- repro board: end -->` and the
+// coverage paragraph between `<!-- repro board: coverage -->` and `<!-- repro board: coverage end -->` replaced;
+// writes nothing (the caller writes every file once all are checked). A marker is a line holding only it,
+// outside fenced code blocks; each pair present must be exactly one begin and, after it, one end, and the two
+// pairs may not overlap. Throws repro::Error naming the file and the markers' lines otherwise, when it has neither
+// pair, when there is no such file, or when it is not a regular file of at most 4 MiB.
+std::string board_into_text(const std::filesystem::path& file, const std::string& board_text,
+                            const std::string& coverage_text);
 
 }  // namespace repro

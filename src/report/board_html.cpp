@@ -1,34 +1,86 @@
-// The claims board as one self-contained HTML page: the same tables as the Markdown, and SVG figures embedded as
-// data: images (a forest plot per claim, ours against the paper per table), no script or style from the network.
-// A small script at the end counts the figures the browser decoded into #figures-loaded (the browser test reads it).
-#include <algorithm>
-#include <cmath>
+// The claims board's blocks as one self-contained HTML page: the same text as the Markdown (inline Markdown turned
+// into tags), the ledger marks linked to their lines under each table, and the SVG figures embedded as data:
+// images. No script, nothing from the network; it reads at a phone's width and prints.
 #include <cstdio>
 
 #include "report/board.h"
-#include "report/palette.h"
-#include "report/plot.h"
-#include "util/strings.h"
+#include "report/board_page.h"
 
 namespace repro {
 
 namespace {
 
-std::string html_fixed(double value, const char* format) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
 std::string html_escape(const std::string& text) {
   std::string out;
   for (const char ch : text) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+// `text` escaped, with a line break allowed after each / _ + = of a long name ("table2/weight_decay:
+// Transformer+no_decay=paper"), so that a narrow screen wraps it instead of splitting a word or running off the page.
+std::string breakable(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    out += html_escape(std::string(1, c));
+    if (c == '/' || c == '_' || c == '+' || c == '=') out += "<wbr>";
+  }
+  return out;
+}
+
+// Where the span opened before `at` closes: the next `close` after at least one character; npos when none.
+size_t closing(const std::string& text, size_t at, const std::string& close) {
+  const size_t end = text.find(close, at);
+  return end == at ? std::string::npos : end;
+}
+
+// A link "[text](#anchor)" starting at `at`: the index of its ')' and its parts; npos when there is none.
+size_t link_at(const std::string& text, size_t at, std::string& label, std::string& target) {
+  if (text[at] != '[') return std::string::npos;
+  const size_t middle = text.find("](#", at);
+  if (middle == std::string::npos || text.find(']', at) != middle) return std::string::npos;
+  const size_t end = text.find(')', middle);
+  if (end == std::string::npos) return std::string::npos;
+  label = text.substr(at + 1, middle - at - 1), target = text.substr(middle + 2, end - middle - 2);
+  return end;
+}
+
+// Inline Markdown (board_page.h) as HTML: **bold**, *italic*, `code`, <br>, \| and [text](#anchor).
+std::string inline_html(const std::string& text) {
+  std::string out, label, target;
+  for (size_t i = 0; i < text.size(); ++i) {
+    size_t end = std::string::npos;
+    if (text.compare(i, 4, "<br>") == 0) {
+      out += "<br>", i += 3;
+    } else if (text.compare(i, 2, "\\|") == 0) {
+      out += "|", ++i;
+    } else if (text[i] == '`' && (end = closing(text, i + 1, "`")) != std::string::npos) {
+      out += "<code>" + breakable(text.substr(i + 1, end - i - 1)) + "</code>", i = end;
+    } else if (text.compare(i, 2, "**") == 0 && (end = closing(text, i + 2, "**")) != std::string::npos) {
+      out += "<b>" + inline_html(text.substr(i + 2, end - i - 2)) + "</b>", i = end + 1;
+    } else if (text[i] == '*' && text.compare(i, 2, "* ") != 0 &&
+               (end = closing(text, i + 1, "*")) != std::string::npos) {
+      out += "<i>" + inline_html(text.substr(i + 1, end - i - 1)) + "</i>", i = end;
+    } else if ((end = link_at(text, i, label, target)) != std::string::npos) {
+      out += "<a href=\"" + html_escape(target) + "\">" + inline_html(label) + "</a>", i = end;
+    } else {
+      out += breakable(text.substr(i, 1));
     }
   }
   return out;
@@ -54,245 +106,70 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-std::string figure(const std::string& svg, const std::string& alt) {
-  return "<figure><img class=\"figure\" alt=\"" + html_escape(alt) + "\" src=\"data:image/svg+xml;base64," + base64(svg) +
-         "\"><figcaption>" + html_escape(alt) + "</figcaption></figure>\n";
+std::string html_cell(const PageCell& cell, const char* tag) {
+  std::string attributes;
+  if (!cell.css.empty()) attributes += " class=\"" + cell.css + "\"";
+  if (!cell.colour.empty()) attributes += " style=\"color:" + cell.colour + "\"";
+  return std::string("<") + tag + attributes + ">" + inline_html(cell.text) + "</" + tag + ">";
 }
 
-// One horizontal interval per line of a dot-and-whisker figure.
-struct Whisker {
-  double centre = NAN, low = NAN, high = NAN;
-  std::string colour;
-  bool hollow = false, diamond = false;
-};
-struct FigureLine {
-  std::string label;
-  std::vector<Whisker> marks;
-};
-
-// A dot-and-whisker SVG: one line per label, the x axis shared, vertical reference lines at `references`.
-std::string whisker_svg(const std::vector<FigureLine>& lines, const std::string& x_label,
-                        const std::vector<std::pair<double, std::string>>& references) {
-  double low = INFINITY, high = -INFINITY;
-  for (const auto& line : lines)
-    for (const auto& m : line.marks)
-      for (const double v : {m.centre, m.low, m.high})
-        if (std::isfinite(v)) low = std::min(low, v), high = std::max(high, v);
-  for (const auto& r : references) low = std::min(low, r.first), high = std::max(high, r.first);
-  if (!std::isfinite(low)) low = 0, high = 1;
-  const double pad = std::max(0.5, (high - low) * 0.06);
-  low -= pad, high += pad;
-  const double left = 440, right = 1060, top = 20, row_height = 26;
-  const double height = top + row_height * lines.size() + 50;
-  const auto px = [&](double v) { return left + (v - low) / (high - low) * (right - left); };
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1080\" height=\"" + html_fixed(height, "%.0f") +
-                    "\" font-family=\"sans-serif\" font-size=\"13\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>";
-  const double bottom = top + row_height * lines.size();
-  for (const double tick : nice_ticks(low, high, 8, false)) {
-    svg += "<line x1=\"" + html_fixed(px(tick), "%.1f") + "\" y1=\"" + html_fixed(top, "%.0f") + "\" x2=\"" +
-           html_fixed(px(tick), "%.1f") + "\" y2=\"" + html_fixed(bottom, "%.0f") + "\" stroke=\"#e4e4e4\"/>";
-    svg += "<text x=\"" + html_fixed(px(tick), "%.1f") + "\" y=\"" + html_fixed(bottom + 16, "%.0f") +
-           "\" text-anchor=\"middle\">" + format_number(tick) + "</text>";
-  }
-  for (const auto& [value, colour] : references)
-    svg += "<line x1=\"" + html_fixed(px(value), "%.1f") + "\" y1=\"" + html_fixed(top - 6, "%.0f") + "\" x2=\"" +
-           html_fixed(px(value), "%.1f") + "\" y2=\"" + html_fixed(bottom, "%.0f") + "\" stroke=\"" + colour +
-           "\" stroke-dasharray=\"5,4\"/>";
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const double y = top + row_height * (i + 0.5);
-    svg += "<text x=\"" + html_fixed(left - 10, "%.0f") + "\" y=\"" + html_fixed(y + 4, "%.1f") + "\" text-anchor=\"end\">" +
-           html_escape(lines[i].label) + "</text>";
-    const size_t count = lines[i].marks.size();
-    for (size_t k = 0; k < count; ++k) {
-      const Whisker& m = lines[i].marks[k];
-      if (!std::isfinite(m.centre)) continue;
-      const double yy = y + (static_cast<double>(k) - (count - 1) / 2.0) * 7;
-      if (std::isfinite(m.low) && std::isfinite(m.high))
-        svg += "<line x1=\"" + html_fixed(px(m.low), "%.1f") + "\" y1=\"" + html_fixed(yy, "%.1f") + "\" x2=\"" +
-               html_fixed(px(m.high), "%.1f") + "\" y2=\"" + html_fixed(yy, "%.1f") + "\" stroke=\"" + m.colour +
-               "\" stroke-width=\"2\"" + (m.hollow ? " stroke-dasharray=\"4,2\"" : "") + "/>";
-      const std::string fill = m.hollow ? "white" : m.colour;
-      if (m.diamond)
-        svg += "<path d=\"M" + html_fixed(px(m.centre), "%.1f") + "," + html_fixed(yy - 5, "%.1f") + " l5,5 l-5,5 l-5,-5 z\" " +
-               "fill=\"" + fill + "\" stroke=\"" + m.colour + "\" stroke-width=\"1.5\"/>";
-      else
-        svg += "<circle cx=\"" + html_fixed(px(m.centre), "%.1f") + "\" cy=\"" + html_fixed(yy, "%.1f") + "\" r=\"4\" fill=\"" +
-               fill + "\" stroke=\"" + m.colour + "\" stroke-width=\"1.5\"/>";
+std::string html_block(const PageBlock& block) {
+  switch (block.kind) {
+    case PageBlock::Kind::Heading: {
+      const std::string tag = "h" + std::to_string(block.level - 1);  // "##" opens the board: the page's h1
+      return "<" + tag + (block.id.empty() ? "" : " id=\"" + block.id + "\"") + ">" + inline_html(block.text) + "</" +
+             tag + ">\n";
     }
-  }
-  svg += "<text x=\"" + html_fixed((left + right) / 2, "%.0f") + "\" y=\"" + html_fixed(bottom + 38, "%.0f") +
-         "\" text-anchor=\"middle\">" + html_escape(x_label) + "</text></svg>";
-  return svg;
-}
-
-const char* kGrey = "#8a8a8a";
-
-std::string claim_figure(size_t index, const BoardClaim& c) {
-  std::vector<FigureLine> lines;
-  for (const auto& r : c.readings)
-    for (size_t i = 0; i < r.selected.comparisons.size(); ++i) {
-      const ComparisonVerdict &s = r.selected.comparisons[i], &l = r.last.comparisons[i];
-      if (!s.test || s.test->status != WelchStatus::Ok) continue;
-      const std::string colour = palette_hex(row_colour(s.pair.row));
-      FigureLine line{s.pair.row + " − " + s.pair.over + ", " + s.dataset + " (" + r.reading + ")", {}};
-      line.marks.push_back({s.test->difference, s.test->ci_low, s.test->ci_high, colour, false, false});
-      if (l.test && l.test->status == WelchStatus::Ok)
-        line.marks.push_back({l.test->difference, l.test->ci_low, l.test->ci_high, colour, true, false});
-      if (s.expected) line.marks.push_back({*s.expected, NAN, NAN, kGrey, false, true});
-      lines.push_back(line);
-    }
-  if (lines.empty()) return "";
-  return figure(whisker_svg(lines, "row − over (points); red dashed: the claim's margin, grey: 0",
-                            {{c.claim->margin, "#c0392b"}, {0.0, kGrey}}),
-                "Claim " + std::to_string(index + 1) +
-                    ": Δ with its 95% CI at the selected epoch (filled) and the final epoch (hollow, dashed); grey "
-                    "diamond: the paper's Δ");
-}
-
-std::string table_figure(const BoardTable& t) {
-  std::vector<FigureLine> lines;
-  for (const auto& cell : t.cells) {
-    if (!cell.source) continue;
-    const SampleSummary& s = cell.source->selected;
-    const std::string colour = palette_hex(row_colour(cell.paper->row));
-    FigureLine line{cell.paper->row + ", " + cell.paper->column + " (n = " + std::to_string(s.n) + ")", {}};
-    const double spread = s.n >= 2 ? s.std : NAN;
-    line.marks.push_back({s.mean, s.mean - spread, s.mean + spread, colour, false, false});
-    line.marks.push_back({cell.paper->mean, cell.paper->mean - cell.paper->std, cell.paper->mean + cell.paper->std,
-                          kGrey, true, true});
-    lines.push_back(line);
-  }
-  if (lines.empty()) return "";
-  return figure(whisker_svg(lines, metric_info(t.paper->metric).label, {}),
-                "Table " + std::to_string(t.paper->number) +
-                    ": ours (filled, mean ± 1 std over n seeds) against the paper (grey diamond, mean ± 1 std, n = " +
-                    std::to_string(t.paper->n) + ")");
-}
-
-std::string html_sample(const SampleSummary& s) {
-  return html_fixed(s.mean, "%.2f") + (s.n >= 2 ? " ± " + html_fixed(s.std, "%.2f") : "") + " (n = " + std::to_string(s.n) +
-         ")";
-}
-
-std::string claims_table(const Board& board) {
-  std::string out =
-      "<table class=\"claims\"><tr><th>#</th><th>claim</th><th>where in the paper</th><th>verdict</th><th>at the "
-      "final epoch</th><th>reading</th><th>the paper's own numbers</th></tr>\n";
-  for (size_t i = 0; i < board.claims.size(); ++i) {
-    const BoardClaim& c = board.claims[i];
-    std::string last = "—";
-    for (const auto& r : c.readings)
-      if (r.reading == c.verdict_reading) last = verdict_name(r.last.verdict);
-    out += "<tr class=\"claim\" data-verdict=\"" + verdict_name(c.verdict) + "\"><td>" + std::to_string(i + 1) +
-           "</td><td>" + html_escape(c.claim->text) + "</td><td>" + html_escape(c.claim->source) + "</td><td><b>" +
-           verdict_name(c.verdict) + "</b></td><td>" + last + "</td><td>" +
-           html_escape(c.verdict_reading.empty() ? "no reading trained" : c.verdict_reading) + "</td><td>" +
-           verdict_name(c.paper.verdict) + "</td></tr>\n";
-  }
-  return out + "</table>\n";
-}
-
-std::string claim_section(size_t index, const BoardClaim& c) {
-  std::string rows;
-  for (const auto& r : c.readings)
-    for (size_t i = 0; i < r.selected.comparisons.size(); ++i) {
-      const ComparisonVerdict &s = r.selected.comparisons[i], &l = r.last.comparisons[i];
-      if (!s.test) continue;
-      rows += "<tr><td>" + html_escape(s.pair.row + " − " + s.pair.over) + "</td><td>" + html_escape(s.dataset) + "</td><td>" +
-              html_escape(r.reading) + "</td><td>" + html_escape(r.sources[i]) + "</td><td>" + html_escape(comparison_text(s)) +
-              "</td><td>" + verdict_name(s.verdict) + "</td><td>" +
-              (s.power ? html_fixed(100 * *s.power, "%.0f%%") : "—") + "</td><td>" + html_escape(comparison_text(l)) +
-              "</td><td>" + verdict_name(l.verdict) + "</td><td>" +
-              (s.expected ? html_fixed(*s.expected, "%+.2f") : "—") + "</td></tr>\n";
-    }
-  if (rows.empty()) return "";
-  return "<h3>Claim " + std::to_string(index + 1) + ": " + html_escape(c.claim->text) + "</h3>\n<p>Needs row − over &gt; " +
-         html_fixed(c.claim->margin, "%g") + ".</p>\n" + claim_figure(index, c) +
-         "<table><tr><th>row − over</th><th>dataset</th><th>reading</th><th>where</th><th>Δ [95% CI], "
-         "selected</th><th></th><th>power</th><th>Δ [95% CI], final</th><th></th><th>paper's Δ</th></tr>\n" +
-         rows + "</table>\n";
-}
-
-std::string cell_table(const Board& board, const BoardTable& t) {
-  std::vector<std::string> rows, columns;
-  for (const auto& cell : t.cells) add_unique(rows, cell.paper->row), add_unique(columns, cell.paper->column);
-  std::string out = "<table class=\"cells\"><tr><th>model</th>";
-  for (const auto& column : columns) out += "<th>" + html_escape(column) + "</th>";
-  out += "</tr>\n";
-  for (const auto& row : rows) {
-    out += "<tr><th style=\"color:" + palette_hex(row_colour(row)) + "\">" + html_escape(row) + "</th>";
-    for (const auto& column : columns) {
-      const auto cell = std::find_if(t.cells.begin(), t.cells.end(), [&](const BoardCell& c) {
-        return c.paper->row == row && c.paper->column == column;
-      });
-      if (cell == t.cells.end()) {
-        out += "<td></td>";
-        continue;
+    case PageBlock::Kind::Paragraph:
+      return "<p>" + inline_html(block.text) + "</p>\n";
+    case PageBlock::Kind::Table: {
+      std::string out = "<table class=\"" + block.css + "\">\n<thead><tr>";
+      for (const auto& cell : block.rows.front()) out += html_cell(cell, "th");
+      out += "</tr></thead>\n<tbody>\n";
+      for (size_t r = 1; r < block.rows.size(); ++r) {
+        out += "<tr>";
+        for (const auto& cell : block.rows[r]) out += html_cell(cell, cell.css == "row" ? "th" : "td");
+        out += "</tr>\n";
       }
-      const char* status = cell->status == CellStatus::NotTrained ? "not-trained"
-                           : cell->status == CellStatus::Within   ? "within"
-                                                                  : "outside";
-      std::string text = cell->source ? html_sample(cell->source->selected) + "<br><small>" +
-                                            html_escape(cell_source_text(*cell->source, row)) + "</small>"
-                                      : "not trained";
-      std::vector<std::string> marks;
-      for (const size_t i : cell->ledger)
-        marks.push_back("<span title=\"" + html_escape(board.file->ledger[i].item + ": " + board.file->ledger[i].note) +
-                        "\">L" + std::to_string(i + 1) + "</span>");
-      out += "<td class=\"" + std::string(status) + "\">" + text + "<br>paper " +
-             html_fixed(cell->paper->mean, "%.2f") + " ± " + html_fixed(cell->paper->std, "%.2f") +
-             (marks.empty() ? "" : " (" + join(marks, ", ") + ")") + "</td>";
+      return out + "</tbody></table>\n";
     }
-    out += "</tr>\n";
+    case PageBlock::Kind::List: {
+      std::string out = "<ul>\n";
+      for (const auto& [id, text] : block.items)
+        out += "<li" + (id.empty() ? "" : " id=\"" + id + "\"") + ">" + inline_html(text) + "</li>\n";
+      return out + "</ul>\n";
+    }
+    case PageBlock::Kind::Figure:
+      return "<figure><img class=\"figure\" alt=\"" + html_escape(block.figure.caption) +
+             "\" src=\"data:image/svg+xml;base64," + base64(block.figure.svg) + "\"><figcaption>" +
+             html_escape(block.figure.caption) + "</figcaption></figure>\n";
   }
-  return out + "</table>\n";
+  return "";
 }
 
-// The table's reference rows (ours only, never compared with the paper).
-std::string reference_table(const BoardTable& t) {
-  if (t.references.empty()) return "";
-  std::string out = "<p>Reference rows (not in the paper; shown beside it, never compared with its cells):</p>\n"
-                    "<table class=\"references\"><tr><th>row</th><th>dataset</th><th>ours, selected epoch</th>"
-                    "<th>final epoch</th><th>chosen on validation</th><th>where</th></tr>\n";
-  for (const auto& r : t.references)
-    out += "<tr><td title=\"" + html_escape(r.reference->what) + "\">" + html_escape(r.reference->row) + "</td><td>" +
-           html_escape(r.column) + "</td><td>" + html_sample(r.source.selected) + "</td><td>" +
-           html_sample(r.source.last) + "</td><td>" +
-           (r.chosen.empty() ? std::string("—")
-                             : html_escape(r.chosen) + " (of " + std::to_string(r.candidates) + ")") +
-           "</td><td>" + html_escape(r.source.folder->name + " (" + r.source.devices + ")") + "</td></tr>\n";
-  return out + "</table>\n";
-}
-
+// Wide tables wrap inside their cells (long names after / _ + =) instead of running off a narrow screen; figures
+// scale to the width; the cell colours repeat the words "within" and "outside", never replace them.
 const char* kStyle =
-    "body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}table{border-collapse:collapse;"
-    "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;font-size:14px}"
-    "td.within{background:#eaf6ee}td.outside{background:#fdecea}td.not-trained{color:#888}"
-    "figure{margin:1em 0}img.figure{max-width:100%}figcaption{font-size:13px;color:#555}";
+    "body{font-family:sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222;line-height:1.4}"
+    "h1{font-size:1.6em}h2{font-size:1.3em;margin-top:1.6em}h3{font-size:1.1em;margin-top:1.4em}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:13px}"
+    "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;overflow-wrap:break-word}"
+    "thead th{background:#f3f3f3}td.within{background:#eaf6ee}td.outside{background:#fdecea}"
+    "td.not-trained{color:#666}code{font-size:92%;background:#f4f4f4;padding:0 2px}"
+    "figure{margin:1em 0}img.figure{max-width:100%;height:auto}figcaption{font-size:13px;color:#555}"
+    "li{margin:.25em 0}li:target{background:#fff3c4}a{color:#0b5cad}"
+    "@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}table{font-size:8.5pt}"
+    "tr,li,figure{break-inside:avoid}h1,h2,h3{break-after:avoid}a{color:inherit;text-decoration:none}}";
 
 }  // namespace
 
 std::string board_html(const Board& board) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The claims board: " +
-                    html_escape(board.file->paper) + "</title><style>" + kStyle + "</style></head><body>\n";
-  out += "<h1>The claims board: " + html_escape(board.file->paper) + "</h1>\n<p id=\"coverage\">" +
-         html_escape(board_coverage(board)) + "</p>\n";
-  out += "<p>From the run records of " + std::to_string(board.folders.size()) + " results folders below " +
-         html_escape(board.root.filename().string()) +
-         "; each claim judged on the runs of its table's readings of the paper's protocol; rules in "
-         "docs/report.md. <span id=\"figures-loaded\">figures not checked</span></p>\n";
-  out += "<h2>The paper's claims</h2>\n" + claims_table(board);
-  for (size_t i = 0; i < board.claims.size(); ++i) out += claim_section(i, board.claims[i]);
-  for (const auto& t : board.tables) {
-    out += "<h2>Table " + std::to_string(t.paper->number) + ": ours (selected epoch) against the paper's</h2>\n";
-    out += table_figure(t) + cell_table(board, t) + reference_table(t);
-  }
-  out +=
-      "<script>window.addEventListener('load',function(){var images=Array.prototype.slice.call(document.images);"
-      "var loaded=images.filter(function(i){return i.complete&&i.naturalWidth>0;}).length;"
-      "document.getElementById('figures-loaded').textContent='figures loaded: '+loaded+' of '+images.length;});"
-      "</script>\n</body></html>\n";
-  return out;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "content=\"width=device-width, initial-scale=1\"><title>The claims board: " +
+      html_escape(board.file->paper) + "</title><style>" + kStyle + "</style></head><body>\n";
+  for (const auto& block : board_page(board)) out += html_block(block);
+  return out + "</body></html>\n";
 }
 
 }  // namespace repro

@@ -35,6 +35,7 @@ struct RunResult : RunId {
   MetricGap gap = MetricGap::None;      // a complete run without the value the table asks for
   double value = 0;  // the metric at the selected (or, report --epoch final, the last) epoch (complete runs)
   int64_t selected_epoch = 0;  // the epoch its selection rule picked (summary.json's selected; 0: none)
+  int64_t examples = 0;  // the examples `value` was measured on: summary.json's data.test (data.val for val_acc); 0 = ?
   std::string device;          // where it trained: "cpu, LibTorch 1.13.0" (record/run_record.h environment_summary)
   bool partial = false;
   std::vector<std::string> notes;

@@ -83,6 +83,7 @@ void take_record(const RunFolder& folder, const RunRecord& s, Metric metric, Rec
   }
   r.partial = s.data.partial;
   r.notes = s.data.notes;
+  r.examples = metric == Metric::ValAcc || metric == Metric::ValLoss ? s.data.val : s.data.test;
   r.state = s.status;
   if (s.status == RunState::Failed) return;
   if (s.selected) r.selected_epoch = s.selected->epoch;

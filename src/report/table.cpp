@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "data/manifest.h"
 #include "report/significance.h"
 #include "report/stats.h"
 #include "util/csv.h"
@@ -36,6 +37,41 @@ std::string cell_text(const Cell& cell, Metric metric, size_t common_n, bool bes
   if (!notes.empty()) text += " (" + join(notes, "; ") + ")";
   if (cell.partial) text += " †";
   return text;
+}
+
+// A line for the columns whose every row is at chance: each row's mean within two standard errors of always
+// answering the most common class (its share from the dataset's manifest, the standard error of an accuracy on the
+// run's examples, sqrt(p (1 - p) / n)); "" when there is none or the table is not an accuracy.
+std::string chance_note(const ExperimentResults& results,
+                        const std::map<std::string, std::map<std::string, Cell>>& cells) {
+  if (results.metric != Metric::TestAcc && results.metric != Metric::ValAcc) return "";
+  std::vector<std::string> columns;
+  for (const auto& dataset : results.datasets) {
+    double share = NAN;
+    try {
+      share = manifest(dataset).majority_share(results.metric == Metric::ValAcc ? "val" : "test");
+    } catch (const std::exception&) {  // a dataset without a manifest: nothing to say
+    }
+    int64_t examples = 0;  // the fewest a counted run was measured on
+    for (const auto& run : results.runs)
+      if (run.dataset == dataset && is_counted(run) && run.examples > 0)
+        examples = examples == 0 ? run.examples : std::min(examples, run.examples);
+    if (!std::isfinite(share) || examples == 0) continue;
+    const double band = 200 * std::sqrt(share * (1 - share) / static_cast<double>(examples));  // points
+    bool any = false, all = true;
+    for (const auto& [config, by_dataset] : cells) {
+      const Cell& cell = by_dataset.at(dataset);
+      if (cell.values.empty()) continue;
+      any = true;
+      all &= std::fabs(cell.mean - 100 * share) <= band;
+    }
+    if (any && all)
+      columns.push_back(dataset + " (" + fixed(100 * share, 1) + " %, ±" + fixed(band, 1) + " points on " +
+                        std::to_string(examples) + " examples)");
+  }
+  if (columns.empty()) return "";
+  return "At chance: every row's mean on " + join(columns, ", ") +
+         " lies within two standard errors of always answering the most common class; nothing was learned there.\n";
 }
 
 }  // namespace
@@ -134,6 +170,7 @@ std::string render_markdown(const ExperimentResults& results) {
                                                              : " at each run's selected epoch";
   out += "\nMean ± sample std (ddof = 1) of " + name_of(metric) + at + " over n = " + std::to_string(common_n) +
          " seeds per cell (other n marked); best mean per column in bold.\n";
+  out += chance_note(results, cells);
   if (!partial_notes.empty()) {
     out += "Data notes († marks cells with partial, subset or unverified data):\n";
     for (const auto& note : partial_notes) out += "- " + note + "\n";

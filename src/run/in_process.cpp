@@ -26,6 +26,7 @@
 #include "util/files.h"
 #include "util/sha256.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace repro {
 
@@ -124,6 +125,7 @@ RunState execute_one(const RunAt& at, Command& command) {
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", at.position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
+  if (command.device.is_cpu() && !blas_kernels_text().empty()) spdlog::info("BLAS: OpenBLAS {}", blas_kernels_text());
   warn_if_cpu_bf16_slower(run.options.train.precision, command.device, command.said);
   const RunData data = command.loader.run_data(run.dataset, run.options);
   for (const auto& note : data.notes) {  // each data note once per command on the console, in every log.txt

@@ -7,9 +7,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <map>
-#include <cstdlib>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -82,9 +83,12 @@ std::string blas_core() {
   return name ? name : "";
 }
 
-std::string cpu_model() {
+namespace {
+
+// The first processor's fields of /proc/cpuinfo ("model name" -> "AMD EPYC", "flags" -> "fpu vme …").
+std::map<std::string, std::string> cpuinfo_fields() {
   std::ifstream in("/proc/cpuinfo");
-  std::map<std::string, std::string> fields;  // the first processor's
+  std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line) && !line.empty();) {
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
@@ -93,6 +97,56 @@ std::string cpu_model() {
     const auto start = line.find_first_not_of(' ', colon + 1);
     fields.emplace(key, start == std::string::npos ? "" : line.substr(start));
   }
+  return fields;
+}
+
+bool has_flag(const std::vector<std::string>& flags, const char* flag) {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+}  // namespace
+
+std::vector<std::string> cpu_flags() {
+  std::istringstream words(cpuinfo_fields()["flags"]);
+  std::vector<std::string> flags;
+  for (std::string word; words >> word;) flags.push_back(word);
+  return flags;
+}
+
+bool is_generic_blas_core(const std::string& core) {
+  static const char* const generic[] = {
+      "Prescott",    "Core2",     "Penryn",     "Dunnington",  "Nehalem",      "Atom",      "Katmai",
+      "Coppermine",  "Northwood", "Banias",     "Opteron",     "Opteron_SSE3", "Barcelona", "Bobcat",
+      "Sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator",    "Generic",   "Nano"};
+  for (const char* name : generic)
+    if (core == name) return true;
+  return false;
+}
+
+std::string faster_blas_core(const std::string& core, const std::vector<std::string>& flags) {
+  return is_generic_blas_core(core) && has_flag(flags, "avx2") && has_flag(flags, "fma") ? "Haswell" : "";
+}
+
+std::string blas_kernels_text() {
+  const std::string core = blas_core();
+  if (core.empty()) return "";
+  const char* set = std::getenv("OPENBLAS_CORETYPE");
+  const char* generic = std::getenv(kGenericBlasCoreVariable);
+  if (set && *set && generic && *generic)
+    return core + " kernels (OPENBLAS_CORETYPE=" + set + ", set by repro: OpenBLAS alone chose its generic " + generic +
+           " kernels on this CPU with AVX2)";
+  if (set && *set) return core + " kernels (OPENBLAS_CORETYPE=" + set + ")";
+  const std::string faster = faster_blas_core(core, cpu_flags());
+  if (!faster.empty())
+    return core +
+           " kernels, OpenBLAS's generic ones: this CPU has AVX2; repro run, sweep, bench and eval set "
+           "OPENBLAS_CORETYPE=" +
+           faster + " (about 1.7x faster a step, docs/performance.md)";
+  return core + " kernels";
+}
+
+std::string cpu_model() {
+  auto fields = cpuinfo_fields();
   if (!fields.count("model name")) return "";
   std::string model = fields["model name"];
   if (fields.count("cpu family") && fields.count("model"))
@@ -112,7 +166,7 @@ std::string version_report() {
   report += "git commit: " + std::string(git_commit()) + "\n";
   report += "LibTorch: " + torch_version() + "\n";
   report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
-  report += "BLAS: " + blas_in_use() + (blas_core().empty() ? "" : " (" + blas_core() + " kernels)") + "\n";
+  report += "BLAS: " + blas_in_use() + (blas_core().empty() ? "" : " (" + blas_kernels_text() + ")") + "\n";
   if (!cpu_model().empty()) report += "CPU: " + cpu_model() + "\n";
   report +=
       "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());
