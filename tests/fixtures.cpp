@@ -19,12 +19,34 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace repro::test {
 
 // The attention variants' keys are handed to spec/ before any test reads a spec, as src/main.cpp
 // does for the binary (this file's initializer runs before Catch2's main).
 const bool kAttentionVariantsInstalled = (install_attention_variants(), true);
+
+namespace {
+
+// The test binary runs the OpenBLAS kernels repro runs (src/cli/entry.cpp): where OpenBLAS would run its generic ones
+// on a CPU with AVX2, it starts again with OPENBLAS_CORETYPE set, so that a run trained here and one of the `repro`
+// it starts sum in one order. Its arguments from /proc/self/cmdline (this runs before main).
+bool run_repro_blas_kernels() {
+  if (!prefer_faster_blas()) return false;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> words;
+  for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
+  std::vector<char*> argv;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  if (!words.empty()) ::execv("/proc/self/exe", argv.data());
+  return false;  // execv failed: go on with the kernels OpenBLAS chose
+}
+
+}  // namespace
+
+const bool kBlasKernelsAsRepro = run_repro_blas_kernels();
 
 RunOptions input_options(const Config& config) {
   RunOptions options;

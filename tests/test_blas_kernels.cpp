@@ -33,9 +33,11 @@ bool cpu_has(const std::string& flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
-// `environment` (VAR=value …, or "") before repro; ASan, when repro has it, would refuse the preloaded library.
+// `environment` (VAR=value …, or "") before repro, without the kernel choice this test binary may have inherited
+// or made itself (tests/fixtures.cpp); ASan, when repro has it, would refuse the preloaded library.
 test::Result repro_with(const std::string& environment, const std::string& arguments) {
-  return test::run_command("env ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " + REPRO_BINARY + " " +
+  return test::run_command(std::string("env -u OPENBLAS_CORETYPE -u ") + kGenericBlasCoreVariable +
+                           " ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " + REPRO_BINARY + " " +
                            arguments);
 }
 

@@ -25,26 +25,17 @@ bool trains(int argc, char** argv) {
   return false;
 }
 
-// OpenBLAS picks its kernels when it is loaded, before main, from the CPU model; on a model it does not know it
-// falls back to generic ones (Debian 12's 0.3.21 on Intel's family 6 model 207: "Prescott", SSE3 only), about
-// 1.7x slower a training step than its AVX2 ones on a CPU that has AVX2 (docs/performance.md). There
-// OPENBLAS_CORETYPE=Haswell is set for the restart below, with the generic name in REPRO_BLAS_GENERIC_CORE so that
-// `repro --version`-like texts and each run's log say who chose (util/version.h: blas_kernels_text). A value the
-// user set is kept: OPENBLAS_CORETYPE=Prescott repeats records made with the generic kernels.
-bool prefer_avx2_blas() {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
-  const std::string core = repro::blas_core();
-  const std::string faster = repro::faster_blas_core(core, repro::cpu_flags());
-  return !faster.empty() && ::setenv(repro::kGenericBlasCoreVariable, core.c_str(), 1) == 0 &&
-         ::setenv("OPENBLAS_CORETYPE", faster.c_str(), 1) == 0;
-}
-
 // What the libraries read when they load, set for the subcommands that train or evaluate; then the binary starts
-// again, once, with it.
+// again, once, with it. OpenBLAS too picks its kernels when it is loaded, from the CPU model; on a model it does
+// not know it falls back to generic ones (Debian 12's 0.3.21 on Intel's family 6 model 207: "Prescott", SSE3
+// only), about 1.7x slower a training step than its AVX2 ones on a CPU that has AVX2 (docs/performance.md). There
+// OPENBLAS_CORETYPE=Haswell is set for the restart (util/version.h: prefer_faster_blas), and each run's log says who
+// chose the kernels. A value the user set is kept: OPENBLAS_CORETYPE=Prescott repeats records made with the generic
+// kernels.
 void prepare_environment(int argc, char** argv) {
   if (!trains(argc, argv)) return;
   bool restart = std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
-  const bool blas = prefer_avx2_blas();
+  const bool blas = repro::prefer_faster_blas();
   if (!restart && !blas) return;
   ::execv("/proc/self/exe", argv);  // returns only on failure: go on as the libraries started
   if (blas) ::unsetenv("OPENBLAS_CORETYPE"), ::unsetenv(repro::kGenericBlasCoreVariable);

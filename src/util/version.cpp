@@ -127,6 +127,14 @@ std::string faster_blas_core(const std::string& core, const std::vector<std::str
   return is_generic_blas_core(core) && has_flag(flags, "avx2") && has_flag(flags, "fma") ? "Haswell" : "";
 }
 
+bool prefer_faster_blas() {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
+  const std::string core = blas_core();
+  const std::string faster = faster_blas_core(core, cpu_flags());
+  return !faster.empty() && ::setenv(kGenericBlasCoreVariable, core.c_str(), 1) == 0 &&
+         ::setenv("OPENBLAS_CORETYPE", faster.c_str(), 1) == 0;
+}
+
 std::string blas_kernels_text() {
   const std::string core = blas_core();
   if (core.empty()) return "";

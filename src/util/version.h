@@ -37,8 +37,12 @@ bool is_generic_blas_core(const std::string& core);
 // `core` is generic and the CPU has AVX2 and FMA; "" otherwise.
 std::string faster_blas_core(const std::string& core, const std::vector<std::string>& flags);
 // The environment variable that tells a restarted repro which generic kernels OpenBLAS had chosen alone
-// (cli/entry.cpp sets it with OPENBLAS_CORETYPE).
+// (prefer_faster_blas sets it with OPENBLAS_CORETYPE).
 inline constexpr const char* kGenericBlasCoreVariable = "REPRO_BLAS_GENERIC_CORE";
+// Where OpenBLAS runs generic kernels on a CPU that has faster ones and the user set no OPENBLAS_CORETYPE: sets it
+// (and kGenericBlasCoreVariable) for a restart of the process, which OpenBLAS reads when it loads, and returns true
+// (cli/entry.cpp restarts repro, tests/fixtures.cpp the test binaries); false otherwise.
+bool prefer_faster_blas();
 // The kernels OpenBLAS runs and who chose them, for `repro --version` and each run's log: "Cooperlake kernels",
 // "Haswell kernels (OPENBLAS_CORETYPE=Haswell, set by repro: OpenBLAS alone chose its generic Prescott kernels on
 // this CPU with AVX2)", or, where a command runs the generic ones, what to set and what it costs; "" when the BLAS
