@@ -7,7 +7,7 @@
 //   draw_generator(device)  the generator a draw on `device` takes: the run's of this thread, else LibTorch's default
 //                           one (tests, `repro bench`, anything outside a run)
 // The CPU generator is ATen's mt19937 generator and seed(s) seeds it as torch::manual_seed(s) seeds the default
-// one, so a run's CPU draws equal those of repro before 0.9 (which reseeded the default generator per epoch). The
+// one, so a run's CPU draws equal those of repro 0.7.2 and earlier (which reseeded the default generator per epoch). The
 // CUDA generator (CUDA builds, on a CUDA device) is a Philox generator of that device, registered with every CUDA
 // graph its run captures (train/cuda_graph.cpp), so that graph replays advance the run's own offsets.
 #include <torch/torch.h>
