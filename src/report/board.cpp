@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <tuple>
 
@@ -14,6 +13,7 @@
 #include "report/table.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -284,10 +284,15 @@ std::vector<SideGpu> side_gpus(const fs::path& root) {
   std::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->path().filename() != "env.txt" || !it->is_regular_file()) continue;
-    std::ifstream in(it->path());
+    std::string text;
+    try {
+      text = read_regular_file(it->path(), kSpecBytes, "a lease's env.txt");
+    } catch (const std::exception&) {  // a side file only: an unreadable one says nothing
+      continue;
+    }
     SideGpu side;
     side.file = it->path().lexically_relative(root).generic_string();
-    for (std::string line; std::getline(in, line);) {
+    for (const auto& line : split_lines(text)) {
       if (starts_with(line, "commit: ")) side.commit = split(line.substr(8), ' ').front();
       const auto fields = split(line, ',');
       if (fields.size() == 4 && ends_with(fields[2], " MiB") && ends_with(fields[3], " MHz"))
