@@ -174,9 +174,6 @@ void TensorBoardLog::begin(const std::vector<EpochRow>& history, const std::vect
   const double start_time = rewrites ? session_time(first, steps, now) : now;
   if (opening_ == Opening::Replaced) {
     file_.emplace(EventFile::create(path_, start_time));
-    std::error_code ignored;  // one left behind is read first by TensorBoard, then dropped by the new START at 0
-    for (const auto& older : folder_.event_files())
-      if (older != path_) std::filesystem::remove(older, ignored);
   } else if (opening_ == Opening::Continued) {
     if (!had_start_) file_->session_start(first, start_time);  // a file of repro 0.4.0: this one counts as the first
     file_->session_start(first, start_time);
@@ -193,6 +190,11 @@ void TensorBoardLog::begin(const std::vector<EpochRow>& history, const std::vect
   }
   for (; e < history.size(); ++e)
     if (history[e].step >= first) add_epoch(history[e], wall_time_at(history[e].step, steps, start_time));
+  if (opening_ == Opening::Replaced) {  // the new file holds every row now: the older ones go
+    std::error_code ignored;  // one left behind is read first by TensorBoard, then dropped by the new START at 0
+    for (const auto& older : folder_.event_files())
+      if (older != path_) std::filesystem::remove(older, ignored);
+  }
 }
 
 void TensorBoardLog::show_history(const std::vector<EpochRow>& history) {
@@ -265,7 +267,11 @@ void repair_event_files(const Plan& plan, const std::filesystem::path& out) {
     if (event_file_problem(folder.current_events_path()).empty()) continue;
     const auto lock = RunLock::try_acquire(folder.dir());  // another command may be repairing it
     if (!lock) continue;
-    if (const std::string line = repair_event_file(folder); !line.empty()) spdlog::warn("{}", line);
+    try {
+      if (const std::string line = repair_event_file(folder); !line.empty()) spdlog::warn("{}", line);
+    } catch (const Error& e) {  // the run stays finished; a new file cut short is replaced at the next repair
+      spdlog::warn("{}: the event file cannot be written anew: {}", folder.dir().string(), e.what());
+    }
   }
 }
 
