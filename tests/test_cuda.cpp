@@ -2,18 +2,19 @@
 // falls, the fused AdamW step and its CUDA graphs against the eager step (train/step.h), a capture that fails,
 // and the GPU's identity in a run's record. Hidden from plain runs ([.cuda]); the ctest entry `cuda` runs them
 // and reports "Skipped" without a CUDA device.
-#include "catch.h"
 #include <iostream>
+#include <thread>
 
 #include "attention_harness.h"
-#include "probed.h"
-
+#include "catch.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
+#include "data/random.h"
+#include "fixtures.h"
 #include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
-#include "fixtures.h"
+#include "probed.h"
 #include "record/run_record.h"
 #include "run/device.h"
 #include "run/runner.h"
@@ -296,4 +297,94 @@ train: {epochs: 2, batch_size: 16, lr: 3e-3, clip_norm: 1.0}
   const auto accuracy = record.selected->metrics.at(Metric::TestAcc);
   REQUIRE(accuracy.has_value());
   CHECK(*accuracy >= 0);
+}
+
+namespace {
+
+// K steps of one text model each, with dropout after projections, in the feed-forward block and on the maps, each
+// drawing from its own generators (data/random.h) seeded 100 + k: run k's losses over `batches` and its model.
+struct LaneRun {
+  std::vector<double> losses;
+  ClassifierPtr model;
+};
+
+ClassifierPtr dropout_model(torch::Device device) {
+  ModelOptions o = test::step_text_model("dgsa");
+  o.attention.proj_dropout = o.ffn.dropout = o.attention.attn_dropout = 0.1;
+  torch::manual_seed(5);
+  auto model = build_model(o, test::tiny_text_info());
+  model->to(device);
+  model->train();
+  return model;
+}
+
+void train_lane(LaneRun& run, int k, torch::Device device,
+                const std::vector<std::pair<Batch, torch::Tensor>>& batches) {
+  RunGenerators generators(device);
+  generators.seed(100 + static_cast<uint64_t>(k));
+  TrainStep step(*run.model, test::step_options(CudaGraphsChoice::Auto), device, Schedule::constant(3e-3));
+  const auto lane = step.lane_scope();
+  const RunRandomScope random(generators);
+  run.losses = test::step_losses(step, batches);
+  CHECK(step.graphs_ran());
+}
+
+}  // namespace
+
+TEST_CASE("K lanes on K threads with CUDA graphs equal each run alone, dropout included (issue 56)", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  REQUIRE(cuda_graphs_built());
+  const torch::Device cuda(torch::kCUDA, 0);
+  const auto batches = test::step_batches(cuda, 10);
+  constexpr int kLanes = 4;
+  std::vector<LaneRun> alone(kLanes), lanes(kLanes);
+  for (int k = 0; k < kLanes; ++k) {  // one after another on this thread
+    alone[k].model = dropout_model(cuda);
+    train_lane(alone[k], k, cuda, batches);
+  }
+  for (auto& run : lanes) run.model = dropout_model(cuda);  // built here: initialisers draw from the default generator
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kLanes; ++k) threads.emplace_back([&, k] { train_lane(lanes[k], k, cuda, batches); });
+  for (auto& thread : threads) thread.join();
+  torch::cuda::synchronize();
+  for (int k = 0; k < kLanes; ++k) {
+    INFO("lane " << k);
+    for (size_t i = 0; i < batches.size(); ++i) CHECK(lanes[k].losses[i] == Approx(alone[k].losses[i]).epsilon(1e-5));
+    CHECK(test::max_parameter_difference(*lanes[k].model, *alone[k].model) < 1e-5);
+  }
+  // The lanes drew different masks (seeds 100 and 101): the comparison above could fail.
+  CHECK(alone[0].losses[4] != alone[1].losses[4]);
+}
+
+TEST_CASE("repro run --lanes 3 on CUDA gives each run the numbers it has alone (issue 56)", "[.cuda][cuda]") {
+  if (!have_cuda()) return;
+  test::TempDir dir("cuda-lanes");
+  test::write_fashion_fixture(dir.path() / "data", 400, 100);
+  test::write_text(dir.path() / "lanes.yaml", R"(experiment: lanes
+datasets: [fashion_mnist]
+seeds: [0, 1, 2]
+model: {dim: 32, depth: 2, heads: 2, patch: 7, dropout: 0.1, attn_dropout: 0.1, ffn: {ratio: 2}}
+data: {val_fraction: 0.125, verify: off, augment: crop_flip}
+train: {epochs: 2, batch_size: 32, lr: 3e-3, label_smoothing: 0.1, precision: fp32}
+)");
+  const Experiment experiment = load_experiment((dir.path() / "lanes.yaml").string());
+  RunnerOptions alone = test::runner_options(dir, "alone");
+  alone.device = DeviceChoice::Cuda;
+  REQUIRE(run_experiment(experiment, alone) == 0);
+  RunnerOptions lanes = test::runner_options(dir, "lanes");
+  lanes.device = DeviceChoice::Cuda;
+  lanes.parallel.lanes = 3;
+  REQUIRE(run_experiment(experiment, lanes) == 0);
+  for (const char* seed : {"seed_0", "seed_1", "seed_2"}) {
+    INFO(seed);
+    const RunRecord a = read_run_record(dir.path() / "alone/lanes/fashion_mnist/model" / seed / "summary.json");
+    const RunRecord l = read_run_record(dir.path() / "lanes/lanes/fashion_mnist/model" / seed / "summary.json");
+    REQUIRE(a.final.has_value());
+    REQUIRE(l.final.has_value());
+    const auto loss_alone = a.final->metrics.at(Metric::TestLoss), loss_lanes = l.final->metrics.at(Metric::TestLoss);
+    REQUIRE(loss_alone.has_value());
+    REQUIRE(loss_lanes.has_value());
+    CHECK(*loss_lanes == Approx(*loss_alone).epsilon(1e-4));
+    CHECK(l.device.cuda_graphs == std::optional<bool>(true));
+  }
 }

@@ -29,9 +29,9 @@ train: {epochs: 3, batch_size: 16, lr: 3e-3, warmup_steps: 3, clip_norm: 1.0, la
 
 TEST_CASE("schedules: warmup, cosine and linear endpoints", "[train]") {
   Schedule s;
-  s.peak = 1.0;
-  s.floor = 0.1;
-  s.warmup_steps = 4;
+  s.options.lr = 1.0;
+  s.options.min_lr = 0.1;
+  s.options.warmup_steps = 4;
   s.steps_per_epoch = 10;
   s.total_steps = 104;
   CHECK(s.at(0) == Approx(0.25));
@@ -39,12 +39,12 @@ TEST_CASE("schedules: warmup, cosine and linear endpoints", "[train]") {
   CHECK(s.at(4) == Approx(1.0));
   CHECK(s.at(54) == Approx(0.55));  // halfway: floor + (peak - floor) / 2
   CHECK(s.at(104) == Approx(0.1));
-  s.kind = ScheduleKind::Linear;
+  s.options.kind = ScheduleKind::Linear;
   CHECK(s.at(54) == Approx(0.55));
   CHECK(s.at(79) == Approx(1.0 - 0.9 * 0.75));
-  s.kind = ScheduleKind::Cosine;
-  s.unit = ScheduleUnit::Epoch;
-  s.warmup_steps = 0;
+  s.options.kind = ScheduleKind::Cosine;
+  s.options.unit = ScheduleUnit::Epoch;
+  s.options.warmup_steps = 0;
   s.total_steps = 100;
   CHECK(s.at(0) == Approx(1.0));
   CHECK(s.at(9) == Approx(1.0));  // constant within an epoch

@@ -23,12 +23,14 @@ struct BenchOptions {
   int64_t epoch_examples = 0;  // > 0: also time one whole epoch of this many examples
   double start_at = 0;         // > 0: the timed steps start at this Unix time (after the warm-up), so that
                                // benches started together time the same seconds
+  int lanes = 1;               // models trained at once in this process, one thread each (as `repro run --lanes`)
   torch::Device device = torch::kCPU;
 };
 
 struct BenchResult {
   std::string model_config, dataset, precision;
   std::string update = "eager";  // the AdamW update: eager (torch::optim::AdamW) or fused (train/step.h)
+  int lanes = 1;                 // with lanes: train_ms and eval_ms are one lane's, the rates every lane's together
   bool cuda_graphs = false;      // whether the timed steps replayed CUDA graphs
   std::string data = "synthetic";  // or "real: N training examples"
   int64_t params = 0, batch = 0, tokens = 0, eval_batch = 0;  // tokens: per example (real text: mean batch length)

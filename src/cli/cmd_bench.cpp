@@ -33,6 +33,7 @@ struct BenchArguments {
   int threads = 0;
   int64_t steps = 30, warmup = 5, eval_batches = 10, epoch_examples = 0;
   double start_at = 0;
+  int lanes = 1;
   bool epoch = false;
 };
 
@@ -71,6 +72,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                    "Start the timed steps at this Unix time (after the warm-up): benches started together then time "
                    "the same seconds (scripts/reference/runs_per_minute.py)")
       ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--lanes", args->lanes,
+                   "Time K models at once in this process, one thread (and CUDA stream) each, as `repro run --lanes "
+                   "K` trains them: ms/step is one lane's, the rates and MFU every lane's together (default 1; --epoch "
+                   "only with 1)")
+      ->check(CLI::Range(1, 64));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
   add_enum_option(*command, "--device", args->device);
   command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
@@ -89,6 +96,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     options.warmup = args->warmup;
     options.eval_batches = args->eval_batches;
     options.start_at = args->start_at;
+    options.lanes = args->lanes;
     options.device = resolve_device(args->device);
     // One loader for every run: each dataset is read and tokenized once, whatever the number of rows.
     std::unique_ptr<DataLoader> real_data;

@@ -62,6 +62,12 @@ void add_parallel_arguments(CLI::App& command, RunArguments& args) {
       .add_option("--threads-per-job", args.threads_per_job,
                   "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
       ->check(whole_number_at_least(0));
+  command
+      .add_option("--lanes", args.lanes,
+                  "Runs trained at once in this process, each on its own thread (and CUDA stream), sharing the "
+                  "loaded data; each run's numbers are those it has alone (default 1; at most 64; not with --jobs)")
+      ->check(whole_number_at_least(1))
+      ->check(CLI::Range(1, 64));
   command.add_option("--devices", args.devices, "CUDA devices for --jobs, e.g. 0,1 (default: every visible one)");
   command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)")
       ->check(whole_number_at_least(1));
@@ -119,6 +125,7 @@ void plan_parallel_runs(const RunArguments& args, RunnerOptions& options) {
   request.device = args.device;
   request.in_process = args.index >= 0;  // an --index run or task trains in this process
   request.jobs = args.jobs;
+  request.lanes = args.lanes;
   request.threads = args.threads;
   request.threads_per_job = args.threads_per_job;
   request.devices = args.devices;

@@ -41,6 +41,7 @@ struct RunArguments {
   // Parallel runs (run/parallel.h)
   int64_t index = -1;  // --index I: with a spec, train only the plan's run at position I; with --tasks, task I
   int jobs = 0;                 // --jobs N; 0: 1 on the CPU, devices x runs per device with CUDA
+  int lanes = 1;                // --lanes K: runs at once in this process
   int threads_per_job = 0;      // 0: usable CPUs / jobs (or --threads)
   std::string devices;          // "0,1"; "": every visible CUDA device
   int runs_per_device = 1;

@@ -20,6 +20,7 @@ Batch TextBatcher::inputs(const Split& split, const torch::Tensor& indices, bool
 
 Split resident_split(const Split& split, torch::Device device) {
   if (device.is_cpu() || split.size() == 0) return split;
+  if (split.inputs.device() == device && split.labels.device() == device) return split;  // resident already
   Split out{split.inputs.to(device), split.labels.to(device), {}};
   if (split.inputs.dim() == 2) out.lengths = split.inputs.ne(0).sum(1).cpu();  // text ids (N, L)
   return out;

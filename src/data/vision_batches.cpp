@@ -1,5 +1,7 @@
 #include "data/vision_batches.h"
 
+#include "data/random.h"
+
 namespace repro {
 
 VisionBatcher::VisionBatcher(const DatasetInfo& info, const DataOptions& data, torch::Device device)
@@ -26,8 +28,9 @@ torch::Tensor VisionBatcher::random_crop(const torch::Tensor& x) const {
   const int64_t B = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
   const auto padded = torch::constant_pad_nd(x, {padding_, padding_, padding_, padding_}, 0);  // (B, C, H+2p, W+2p)
   const auto options = torch::TensorOptions().dtype(torch::kInt64).device(x.device());
-  const auto offset_y = torch::randint(0, 2 * padding_ + 1, {B, 1}, options);
-  const auto offset_x = torch::randint(0, 2 * padding_ + 1, {B, 1}, options);
+  const auto generator = draw_generator(x.device());  // the run's (data/random.h)
+  const auto offset_y = torch::randint(0, 2 * padding_ + 1, {B, 1}, generator, options);
+  const auto offset_x = torch::randint(0, 2 * padding_ + 1, {B, 1}, generator, options);
   const auto rows = (offset_y + torch::arange(H, options)).view({B, 1, H, 1}).expand({B, C, H, W + 2 * padding_});
   const auto cropped_rows = padded.gather(2, rows);  // (B, C, H, W+2p)
   const auto cols = (offset_x + torch::arange(W, options)).view({B, 1, 1, W}).expand({B, C, H, W});
@@ -35,7 +38,7 @@ torch::Tensor VisionBatcher::random_crop(const torch::Tensor& x) const {
 }
 
 torch::Tensor VisionBatcher::random_flip(const torch::Tensor& x) const {
-  const auto flip = torch::rand({x.size(0), 1, 1, 1}, x.options()) < 0.5;  // (B, 1, 1, 1)
+  const auto flip = torch::rand({x.size(0), 1, 1, 1}, draw_generator(x.device()), x.options()) < 0.5;  // (B, 1, 1, 1)
   return torch::where(flip, x.flip({3}), x);
 }
 

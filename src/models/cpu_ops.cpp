@@ -2,8 +2,6 @@
 // right on the CPU (formulas and reasons in cpu_ops.h).
 #include "models/cpu_ops.h"
 
-#include "models/autocast.h"
-
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
@@ -11,6 +9,9 @@
 
 #include <atomic>
 #include <mutex>
+
+#include "data/random.h"
+#include "models/autocast.h"
 
 namespace repro {
 
@@ -130,7 +131,7 @@ uint64_t splitmix64(uint64_t z) {
 }
 
 uint64_t draw_seed() {
-  auto generator = at::detail::getDefaultCPUGenerator();
+  auto generator = draw_generator(torch::kCPU);  // the run's (data/random.h)
   std::lock_guard<std::mutex> lock(generator.mutex());
   return generator.get<at::CPUGeneratorImpl>()->random64();
 }
@@ -214,9 +215,8 @@ struct ContiguousGradGelu : public torch::autograd::Function<ContiguousGradGelu>
 
 int kernel_threads() {
   std::atomic<uint64_t> seen{0};  // bit t: LibTorch thread t ran a block
-  per_thread_blocks(at::get_num_threads(), [&](int64_t, int64_t) {
-    seen.fetch_or(uint64_t{1} << (at::get_thread_num() % 64));
-  });
+  per_thread_blocks(at::get_num_threads(),
+                    [&](int64_t, int64_t) { seen.fetch_or(uint64_t{1} << (at::get_thread_num() % 64)); });
   return __builtin_popcountll(seen.load());
 }
 
@@ -243,7 +243,9 @@ torch::Tensor dropout_mask(const torch::Tensor& like, double p) {
 
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training) {
   if (!training || p == 0) return x;
-  if (!x.device().is_cpu() || p >= 1) return torch::dropout(x, p, training);
+  if (p >= 1) return x * 0;  // every element dropped (the keys allow at most 0.99)
+  if (x.is_cuda()) return std::get<0>(at::_fused_dropout(x, 1.0 - p, draw_generator(x.device())));  // keep: 1 - p
+  if (!x.device().is_cpu()) return torch::dropout(x, p, training);
   return x * dropout_mask(x, p);
 }
 

@@ -17,13 +17,15 @@
 //                        batch over LibTorch's threads (ATen 1.13's CPU bmm runs them one after
 //                        another on one thread: 2 threads = 1 thread, measured), in the forward
 //                        and backward pass (∂a = ∂y bᵀ, ∂b = aᵀ ∂y per product).
-//   dropout(x, p, on)  = x ⊙ m / (1 − p), m_i ~ Bernoulli(1 − p). On the CPU the mask comes from
-//                        a counter-based generator (SplitMix64 of seed + element index, two
-//                        32-bit draws per 64-bit value) filled by all threads; the seed is one
-//                        draw from LibTorch's default CPU generator, so torch::manual_seed and
-//                        checkpointed generator states decide it, and the mask does not depend
-//                        on the thread count. ATen's CPU bernoulli_ is one serial generator
-//                        (measured: 12% of a ViT training step). On CUDA it is torch::dropout.
+//   dropout(x, p, on)  = x ⊙ m / (1 − p), m_i ~ Bernoulli(1 − p), drawn from the run's generator
+//                        (data/random.h: draw_generator; LibTorch's default one outside a run). On
+//                        the CPU the mask comes from a counter-based generator (SplitMix64 of seed +
+//                        element index, two 32-bit draws per 64-bit value) filled by all threads;
+//                        the seed is one draw from that CPU generator, so its seed and checkpointed
+//                        state decide it, and the mask does not depend on the thread count. ATen's
+//                        CPU bernoulli_ is one serial generator (measured: 12% of a ViT training
+//                        step). On CUDA it is at::_fused_dropout with the run's CUDA generator
+//                        (torch::dropout takes no generator), graph-safe as dropout is.
 //   gelu(x)            = x Φ(x) (exact), as torch::gelu. LibTorch 1.13's CPU gelu_backward is wrong
 //                        in float32 and bfloat16 when the incoming gradient's memory layout differs
 //                        from the input's (a transposed view's gradient, e.g. gi's key side):

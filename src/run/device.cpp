@@ -149,12 +149,13 @@ DeviceIdentity device_identity(torch::Device device) {
   return identity;
 }
 
-nlohmann::json environment_record(torch::Device device) {
+nlohmann::json environment_record(torch::Device device, int lanes) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   nlohmann::json environment = {{"device", device.str()},
           {"gpu", gpu_description(device)},  // the CUDA device's name and memory; null on the CPU
           {"threads", torch::get_num_threads()},
+          {"lanes", lanes},  // runs trained at once in this process (--lanes): they share the device
           {"kernel_threads", kernel_threads()},  // threads repro's own CPU kernels reach (1: built without OpenMP)
           {"blas", blas_in_use()},
           {"blas_threads", blas_threads()},

@@ -27,7 +27,8 @@ DeviceIdentity device_identity(torch::Device device);
 // The version in the first line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
 // 580.159.04  Sun ..." -> "580.159.04"); nullopt when it holds none.
 std::optional<std::string> parse_nvidia_driver_version(const std::string& line);
-// Device, threads, BLAS, LibTorch, repro version and commit, host name, and device_identity()'s fields.
-nlohmann::json environment_record(torch::Device device);
+// Device, threads, BLAS, LibTorch, repro version and commit, host name, and device_identity()'s fields; `lanes`:
+// how many runs this process trained at once (--lanes), which a run's wall time depends on.
+nlohmann::json environment_record(torch::Device device, int lanes = 1);
 
 }  // namespace repro

@@ -1,13 +1,14 @@
 #pragma once
 // How a plan's runs are trained. The plan (run/plan.h) is made once per command; an Executor trains its runs not
 // yet finished, one kind per way:
-//   in_process_executor  one after another in this process (repro run; --index; each task of --tasks)
+//   in_process_executor  in this process (repro run; --index; each task of --tasks), by --lanes K lanes: K threads
+//                        that take the plan's runs in its order, each run as it trains alone (run/train_run.h: its
+//                        own log, generators, CUDA stream and records; the data shared); one lane on this thread
 //   children_executor    each in a child process, --jobs N at once: the plan is frozen into tasks.json and each
 //                        child trains its task with `repro run --tasks FILE --index I` (run/parallel.cpp); no child
 //                        reads the spec file or expands the grid
 // repro launch slurm freezes its plan the same way for SLURM array tasks (cli/cmd_launch.cpp), whose tasks then
-// run `--tasks FILE --index $SLURM_ARRAY_TASK_ID` in process. K runs on one GPU in one process (issue 44) is the
-// kind still to come: docs/performance.md says what it waits for.
+// run `--tasks FILE --index $SLURM_ARRAY_TASK_ID` in process.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -59,6 +60,7 @@ class Executor {
   virtual int execute(const Plan& plan) = 0;
 };
 
+// options.parallel.lanes runs at once (1: one after another, on the calling thread).
 std::unique_ptr<Executor> in_process_executor(const RunnerOptions& options);
 // Freezes the runs to train into <out>/<experiment folder>/jobs/<pid>/tasks.json (removed when they end) and trains
 // each in a child process (run/parallel.h).

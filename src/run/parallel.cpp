@@ -369,21 +369,35 @@ std::vector<int> chosen_devices(const ParallelRequest& request) {
 
 ParallelOptions plan_parallel(const ParallelRequest& request) {
   ParallelOptions parallel;
-  if (!request.in_process) parallel.devices = chosen_devices(request);
+  const bool lanes = request.lanes > 1;  // runs at once in this process: no children
+  if (lanes && (request.jobs > 1 || request.runs_per_device > 1))
+    throw Error("--lanes " + std::to_string(request.lanes) + " with " +
+                (request.jobs > 1 ? "--jobs " + std::to_string(request.jobs)
+                                  : "--runs-per-device " + std::to_string(request.runs_per_device)) +
+                ": lanes train runs on threads of this process, jobs in child processes; give one (--lanes K trains K "
+                "runs at once on one device, sharing its data)");
+  if (!request.in_process && !lanes) parallel.devices = chosen_devices(request);
   parallel.runs_per_device = request.runs_per_device;
+  parallel.lanes = std::max(1, request.lanes);
   const int device_slots = static_cast<int>(parallel.devices.size()) * request.runs_per_device;
-  parallel.jobs = request.in_process ? 1 : request.jobs > 0 ? request.jobs : std::max(1, device_slots);
+  parallel.jobs = request.in_process || lanes ? 1 : request.jobs > 0 ? request.jobs : std::max(1, device_slots);
   if (request.threads > 0 && request.threads_per_job > 0 && request.threads != request.threads_per_job)
     throw Error("--threads " + std::to_string(request.threads) + " and --threads-per-job " +
                 std::to_string(request.threads_per_job) +
                 ": both set the LibTorch threads of each run (which change its results bit for bit); give one");
   const int threads_given = request.threads_per_job > 0 ? request.threads_per_job : request.threads;
-  const ThreadPlan plan = plan_threads(read_cpu_limits(), parallel.jobs, threads_given);
-  check_cpu_request(plan, threads_given, request.threads_per_job > 0 ? "--threads-per-job" : "--threads",
+  const ThreadPlan plan = plan_threads(read_cpu_limits(), std::max(parallel.jobs, parallel.lanes), threads_given);
+  ThreadPlan processes = plan;
+  processes.jobs = parallel.jobs;  // lanes are threads, not processes: more lanes than CPUs share them (below)
+  check_cpu_request(processes, threads_given, request.threads_per_job > 0 ? "--threads-per-job" : "--threads",
                     device_slots);
   parallel.threads_per_job = plan.threads_per_job;
   configure_threads(plan.threads_per_job);
   if (parallel.jobs > 1 && request.log_plan) spdlog::info("{}", plan.describe());
+  const bool on_cpu = request.device == DeviceChoice::Cpu || !torch::cuda::is_available();
+  if (lanes && request.log_plan && on_cpu && parallel.lanes > plan.usable)
+    spdlog::warn("--lanes {} on {} usable CPUs: the lanes share them (each run slower, its numbers the same)",
+                 parallel.lanes, plan.usable);
   return parallel;
 }
 

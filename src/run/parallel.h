@@ -19,8 +19,9 @@
 namespace repro {
 
 struct ParallelOptions {
-  int jobs = 1;  // > 1: run_experiment trains in children
-  int threads_per_job = 1;
+  int jobs = 1;   // > 1: run_experiment trains in children
+  int lanes = 1;  // runs trained at once in this process, one thread each (the in-process executor, run/executor.h)
+  int threads_per_job = 1;  // LibTorch threads of each run (each child's, each lane's)
   std::vector<int> devices;  // CUDA device ids (indices into the parent's visible devices); empty: CPU
   int runs_per_device = 1;
   std::string executable = "/proc/self/exe";
@@ -32,10 +33,11 @@ struct ParallelOptions {
   InterruptPolicy interrupt;  // the requeue signal, passed to children as SIGTERM (only the parent requeues)
 };
 
-// What a command asks of parallelism: --jobs, --threads, --threads-per-job, --devices, --runs-per-device.
+// What a command asks of parallelism: --jobs, --lanes, --threads, --threads-per-job, --devices, --runs-per-device.
 struct ParallelRequest {
   DeviceChoice device = DeviceChoice::Auto;
   int jobs = 0;             // 0: 1 on the CPU, devices x runs per device with CUDA
+  int lanes = 1;            // --lanes: runs at once in this process (not with jobs > 1)
   int threads = 0;          // --threads (0: default)
   int threads_per_job = 0;  // --threads-per-job (0: usable CPUs / jobs)
   std::string devices;      // "0,1"; "": every visible CUDA device (none with --device cpu)

@@ -74,7 +74,8 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
   }
 }
 
-std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory) {
+std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
+                                          int lanes) {
   if (memory.bytes == 0) return std::nullopt;  // the machine does not say
   const auto gib = [](double bytes) {
     char text[32];
@@ -83,16 +84,17 @@ std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, c
   };
   for (const auto& run : one_per_configuration(runs)) {
     const int64_t params = count_parameters(run.options.model, shape_without_data(run)).total;
-    const int64_t needed = training_state_bytes(params);
+    const int64_t needed = training_state_bytes(params) * std::max(1, lanes);
     if (static_cast<uint64_t>(needed) <= memory.bytes) continue;
     return run.origin + " on " + run.dataset + ": " + std::to_string(params) + " parameters (" +
-           format_millions(params) + ") need " + gib(static_cast<double>(needed)) +
-           " to train (float32 weights, their gradients and AdamW's two moments: 16 bytes a parameter, before "
+           format_millions(params) + ") need " + gib(static_cast<double>(needed)) + " to train" +
+           (lanes > 1 ? " " + std::to_string(lanes) + " at once (--lanes)" : std::string()) +
+           " (float32 weights, their gradients and AdamW's two moments: 16 bytes a parameter, before "
            "activations" +
            (shape_without_data(run).modality == Modality::Text ? " and with a 64-word placeholder vocabulary" : "") +
            "), more than the " + gib(static_cast<double>(memory.bytes)) + " of " + memory.where +
-           ". Nothing was allocated; make the model smaller (model.dim, model.depth, model.ffn.ratio) or train it "
-           "where it fits";
+           ". Nothing was allocated; make the model smaller (model.dim, model.depth, model.ffn.ratio)" +
+           (lanes > 1 ? std::string(", use fewer --lanes,") : std::string()) + " or train it where it fits";
   }
   return std::nullopt;
 }

@@ -25,9 +25,10 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 
 // Why the plan cannot train in `memory`: the first model configuration x dataset whose weights, gradients and
 // AdamW state (models/param_count.h training_state_bytes, counted from the options: nothing allocated) exceed it;
-// nullopt when every one fits or the memory is unknown. `repro run` refuses such a plan before anything is built,
-// --dry-run warns.
-std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory);
+// nullopt when every one fits or the memory is unknown. `lanes`: runs trained at once in one process (--lanes),
+// each with its own state. `repro run` refuses such a plan before anything is built, --dry-run warns.
+std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
+                                          int lanes = 1);
 
 // The settings in which the run folder's spec.resolved.yaml differs from `run`'s ("key: old -> new"; empty when
 // the folder holds none or the same run's); throws repro::Error when it cannot be read.

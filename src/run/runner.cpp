@@ -38,8 +38,9 @@ void warn_if_refused(const std::function<void()>& check) {
 }
 
 // Refuses a plan whose model's training state does not fit the memory of `device` (nothing allocated).
-void check_memory(const Plan& plan, DeviceChoice device) {
-  if (const auto refusal = memory_refusal(plan.runs, training_memory(device))) throw Error(*refusal);
+void check_memory(const Plan& plan, const RunnerOptions& options) {
+  if (const auto refusal = memory_refusal(plan.runs, training_memory(options.device), options.parallel.lanes))
+    throw Error(*refusal);
 }
 
 // The datasets the plan's runs not finished read, each once, in plan order.
@@ -60,7 +61,7 @@ void check_data(const Plan& plan, const std::string& data_root) {
 
 // --dry-run: the plan listed with what a real run would stop at; nothing written.
 int describe_dry_run(Plan& plan, const RunnerOptions& options) {
-  warn_if_refused([&] { check_memory(plan, options.device); });
+  warn_if_refused([&] { check_memory(plan, options); });
   warn_if_refused([&] { check_plan(plan, options.out); });
   warn_if_refused([&] { check_data(plan, options.data_root); });
   DataLoader loader(resolve_data_root(options.data_root));
@@ -75,7 +76,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   Plan plan = plan_grid(experiment, options.dry_run ? std::nullopt : options.only_index);
   if (!options.only_index || options.dry_run) warn_about_plan(experiment, plan.runs);
   if (options.dry_run) return describe_dry_run(plan, options);
-  check_memory(plan, options.device);  // before anything is allocated
+  check_memory(plan, options);  // before anything is allocated
   check_plan(plan, options.out);          // throws on a folder of another spec, before anything is written
   check_data(plan, options.data_root);    // the runs still to train: finished ones read no data
   write_plan(experiment, plan.runs, options.out);  // the whole grid: runs started one by one still make one table
@@ -86,7 +87,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
 
 int run_task(const std::filesystem::path& tasks_file, int64_t index, const RunnerOptions& options) {
   Plan plan = plan_of_task(tasks_file, index, options.out);
-  check_memory(plan, options.device);  // this node's memory and data, which the launching machine could not know
+  check_memory(plan, options);  // this node's memory and data, which the launching machine could not know
   check_data(plan, options.data_root);
   return in_process_executor(options)->execute(plan);
 }

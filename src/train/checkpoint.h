@@ -21,8 +21,9 @@ struct MidEpoch {
   torch::Tensor loss_sum;  // () float32, on the CPU
   torch::Tensor correct;   // () int64, on the CPU
   int64_t seen = 0;
-  torch::Tensor cpu_rng;   // the default CPU generator's state (uint8)
-  torch::Tensor cuda_rng;  // the default CUDA generator's, undefined when training on the CPU
+  torch::Tensor cpu_rng;   // the run's CPU generator's state (uint8; data/random.h; the default generator's up to 0.7.2,
+                           // the same format and sequence)
+  torch::Tensor cuda_rng;  // the run's CUDA generator's, undefined when training on the CPU
 };
 
 struct TrainState {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "data/random.h"
 #include "util/error.h"
 
 #if defined(REPRO_CUDA) && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
@@ -25,8 +26,8 @@ namespace repro {
 
 namespace {
 
-// Captures are serialised across the lanes of a process: a capture registers the default CUDA generator, whose
-// graph-safe state holds one capture at a time.
+// Captures are serialised across the lanes of a process: a capture registers the default CUDA generator (and the
+// run's own: data/random.h), and the default one's graph-safe state holds one capture at a time.
 std::mutex& capture_mutex() {
   static std::mutex mutex;
   return mutex;
@@ -57,7 +58,8 @@ struct GraphLane::Impl {
   // Captures `body` into a new graph; false (after one warning line) when the capture fails.
   bool capture(Entry& entry, const std::function<void()>& body);
   // After a failed capture: the stream out of capture mode, the allocator's routing into the pool ended, and
-  // the default generator out of its capturing state (a trivial capture that succeeds runs its epilogue).
+  // the default and the run's generator out of their capturing state (a trivial capture that succeeds runs their
+  // epilogue).
   void abandon(at::cuda::CUDAGraph& graph);
 };
 
@@ -68,6 +70,10 @@ bool GraphLane::Impl::capture(Entry& entry, const std::function<void()>& body) {
   stream.synchronize();  // nothing of this lane in flight while capturing (once per shape)
   at::autocast::set_autocast_cache_enabled(false);  // no bf16 weight copies cached across replays
   try {
+    // The run's own CUDA generator (data/random.h), so that its draws inside the graph advance on every replay;
+    // capture_begin registers the default generator itself.
+    if (run_random_in_scope())
+      graph->register_generator_state(draw_generator(torch::Device(torch::kCUDA, device)));
     graph->capture_begin(pool, mode);
     body();
     graph->capture_end();
@@ -103,6 +109,8 @@ void GraphLane::Impl::abandon(at::cuda::CUDAGraph& graph) {
   try {  // the generator's capture epilogue, through a capture that cannot fail
     const auto scratch = torch::zeros({1}, torch::TensorOptions().device(torch::kCUDA, device));
     at::cuda::CUDAGraph reset;
+    if (run_random_in_scope())  // the run's generator was registered with the failed capture too
+      reset.register_generator_state(draw_generator(torch::Device(torch::kCUDA, device)));
     reset.capture_begin();
     scratch.add_(1);
     reset.capture_end();

@@ -83,6 +83,17 @@ std::vector<PaddedBatch> padded_eval_batches(const Split& split, const EvalBatch
   return out;
 }
 
+EvalSums eval_batch_sums(ClassifierImpl& model, const Batch& x, const torch::Tensor& labels,
+                         const torch::Tensor& counted, torch::Device device, Precision precision) {
+  const auto logits = predict(model, x, device, precision);  // (B, classes) float32
+  const auto right = logits.argmax(1).eq(labels);            // (B,)
+  if (!counted.defined())
+    return {torch::nn::functional::cross_entropy(logits, labels) * static_cast<double>(labels.size(0)), right.sum()};
+  const auto losses = torch::nn::functional::cross_entropy(
+      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // (B,)
+  return {losses.masked_fill(counted.logical_not(), 0).sum(), right.logical_and(counted).sum()};
+}
+
 SplitMetrics split_metrics(ClassifierImpl& model, const Split& split, const Batcher& batcher, torch::Device device,
                            const EvalBatching& batching, Precision precision) {
   if (split.size() == 0) return {};
@@ -92,8 +103,9 @@ SplitMetrics split_metrics(ClassifierImpl& model, const Split& split, const Batc
   for (const auto& indices : eval_batches(split, batching)) {
     const Batch x = batcher.inputs(split, indices, /*train=*/false);
     const auto y = split.labels.index_select(0, indices_for(split, indices));  // on the split's (= run's) device
-    const auto logits = predict(model, x, device, precision);                  // (B, classes) float32
-    totals.add(torch::nn::functional::cross_entropy(logits, y), logits, y);
+    const EvalSums sums = eval_batch_sums(model, x, y, /*counted=*/{}, device, precision);
+    totals.loss_sum += sums.loss_sum;
+    totals.correct += sums.correct;
   }
   const auto n = static_cast<double>(split.size());
   return {totals.loss_sum.item<double>() / n, 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / n};

@@ -40,6 +40,16 @@ struct PaddedBatch {
 std::vector<PaddedBatch> padded_eval_batches(const Split& split, const EvalBatching& batching,
                                              const std::vector<int64_t>& length_buckets);
 
+// The sums of one evaluation batch, () each on the device: the loss summed over its counted rows and how many of
+// them the model gets right. `counted` (B,) bool marks a padded batch's own rows (CUDA graphs: train/step.h);
+// undefined: every row, the loss summed as the batch's mean times its size (the sums of repro's evaluation since
+// 0.1, kept bit for bit). split_metrics and TrainStep::evaluate's graphs both evaluate through it.
+struct EvalSums {
+  torch::Tensor loss_sum, correct;
+};
+EvalSums eval_batch_sums(ClassifierImpl& model, const Batch& x, const torch::Tensor& labels,
+                         const torch::Tensor& counted, torch::Device device, Precision precision);
+
 // Over every example of `split` in eval_batches(), under `precision` (bf16 autocast or fp32); one host read
 // at the end. The sums do not depend on the order of the examples but for float rounding. NaN for an
 // empty split.

@@ -27,54 +27,55 @@ StepResult TrainStep::run(const Batch& x, const torch::Tensor& labels, int64_t s
                           StepTotals& totals) {
   const double lr = schedule_.at(step);  // lr
   const bool log_due = log_every_ > 0 && (step + 1) % log_every_ == 0;
-  StepResult result;
-  if (update_ == UpdateKind::Fused)  // forward, loss, backward, clip, update: replayed as a graph where on
-    result.loss = run_fused(x, labels, lr, totals);
+  set_learning_rate(lr);
+  if (fused_)  // forward, loss, backward, clip, update: on static inputs, replayed as a graph where on
+    run_on_static_inputs(x, labels);
   else
-    result.loss = eager_step(x, labels, lr, log_due, totals);
-  if (log_every_ > 0) window_.add(result.loss, labels.size(0));  // log: the window's sums stay on the device
-  if (log_due) result.row = window_.close(step + 1, epoch, lr, grad_norm_);  // its one host read
+    body(x, labels, /*measure_grad_norm=*/log_due);
+  const int64_t batch = labels.size(0);
+  totals.add_counts(outputs_.loss, outputs_.correct, batch);
+  StepResult result{outputs_.loss, std::nullopt};
+  if (log_every_ > 0) window_.add(outputs_.loss, batch);  // log: the window's sums stay on the device
+  if (log_due) result.row = window_.close(step + 1, epoch, lr, outputs_.grad_norm);  // its one host read
   return result;
 }
 
-// Eager: torch::optim::AdamW and the gradient norm tensor by tensor (the CPU's step since repro 0.1).
-torch::Tensor TrainStep::eager_step(const Batch& x, const torch::Tensor& labels, double lr, bool measure_grad_norm,
-                                    StepTotals& totals) {
-  set_learning_rate(*optimizer_, lr);
-  optimizer_->zero_grad();
-  torch::Tensor logits, loss;
+void TrainStep::body(const Batch& x, const torch::Tensor& labels, bool measure_grad_norm) {
+  zero_gradients();
+  torch::Tensor logits;
   {
     AutocastScope autocast(device_, precision_);
     logits = model_.forward(x);  // forward (B, classes)
   }
   // The loss in float32 outside autocast, as PyTorch's recipe does.
-  loss = torch::nn::functional::cross_entropy(
+  const auto loss = torch::nn::functional::cross_entropy(
       logits.to(torch::kFloat32), labels,
       torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
-  loss.backward();
-  grad_norm_ = torch::Tensor();
-  if (clip_norm_ > 0)
-    grad_norm_ = clip_gradients(parameters_, clip_norm_);  // clip
-  else if (measure_grad_norm)
-    grad_norm_ = gradient_norm(parameters_);
-  optimizer_->step();  // update
-  totals.add(loss, logits, labels);
-  return loss.detach();
+  loss.backward();                                                  // backward
+  const auto norm = measure_and_clip(measure_grad_norm);            // clip: () the norm before clipping
+  update();                                                         // update
+  const auto correct = logits.detach().argmax(1).eq(labels).sum();  // ()
+  if (fused_) {  // static outputs: written in place (a graph's replay leaves its results there)
+    outputs_.loss.copy_(loss.detach());
+    outputs_.correct.copy_(correct);
+    outputs_.grad_norm.copy_(norm);
+  } else {
+    outputs_ = {loss.detach(), correct, norm};
+  }
 }
 
 // ---- the fused update's tensors: allocated once, so that a graph can read and write them on every replay
 
 struct TrainStep::Fused {
-  struct Group {  // one AdamW parameter group
+  struct Group {                                                             // one AdamW parameter group
     std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;  // steps: () float32 each
     double weight_decay = 0;
   };
   std::vector<Group> groups;
   std::vector<torch::Tensor> params, grads, steps;  // every group's, for the foreach kernels
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  torch::Tensor lr;                         // () float32: written before each step
-  torch::Tensor loss, correct, grad_norm;   // () outputs of the step: mean loss, correct count, norm before clipping
-  struct Inputs {                           // the static inputs of one input shape
+  torch::Tensor lr;  // () float32: written before each step
+  struct Inputs {    // the static inputs of one input shape
     torch::Tensor inputs, labels;
     bool text = false;
   };
@@ -119,7 +120,9 @@ torch::Tensor device_scalar(torch::Device device, torch::ScalarType dtype) {
 }
 
 // A batch's inputs as the step reads them: the padding mask made from the (static) ids inside the step.
-Batch model_input(const torch::Tensor& inputs, bool text) { return text ? Batch{inputs, inputs.eq(0)} : Batch{inputs, {}}; }
+Batch model_input(const torch::Tensor& inputs, bool text) {
+  return text ? Batch{inputs, inputs.eq(0)} : Batch{inputs, {}};
+}
 
 std::vector<int64_t> shape_key(int64_t mode, const torch::Tensor& inputs) {
   std::vector<int64_t> key{mode};
@@ -129,60 +132,75 @@ std::vector<int64_t> shape_key(int64_t mode, const torch::Tensor& inputs) {
 
 }  // namespace
 
-// Fused: forward ... update on tensors allocated once; what it computes is written into fused_'s outputs.
-void TrainStep::fused_body(const Batch& x, const torch::Tensor& labels) {
+// ---- where Eager and Fused differ: zeroing, the gradient norm and clipping, the update, the learning rate
+
+void TrainStep::zero_gradients() {
+  if (!fused_) return optimizer_->zero_grad();
 #ifdef REPRO_FUSED_UPDATE
-  Fused& f = *fused_;
-  at::_foreach_zero_(f.grads);  // backward adds into these very tensors (AccumulateGrad, in place)
-  torch::Tensor logits;
-  {
-    AutocastScope autocast(device_, precision_);
-    logits = model_.forward(x);  // forward (B, classes)
+  at::_foreach_zero_(fused_->grads);  // backward adds into these very tensors (AccumulateGrad, in place)
+#endif
+}
+
+torch::Tensor TrainStep::measure_and_clip(bool measure) {
+  if (!fused_) {  // tensor by tensor
+    if (clip_norm_ > 0) return clip_gradients(parameters_, clip_norm_);
+    return measure ? gradient_norm(parameters_) : torch::Tensor();
   }
-  const auto loss = torch::nn::functional::cross_entropy(  // loss, float32
-      logits.to(torch::kFloat32), labels,
-      torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
-  loss.backward();                                                   // backward
+#ifdef REPRO_FUSED_UPDATE
+  const Fused& f = *fused_;
   for (size_t i = 0; i < f.params.size(); ++i)  // the update reads f.grads: backward must have added into them
     if (!f.params[i].grad().is_same(f.grads[i]))
-      throw Error("internal: backward replaced a gradient tensor instead of adding into it (the fused update "
-                  "reads them in place)");
-  const auto norm = torch::stack(at::_foreach_norm(f.grads)).norm(2);  // clip: () the global norm
-  f.grad_norm.copy_(norm);
+      throw Error(
+          "internal: backward replaced a gradient tensor instead of adding into it (the fused update "
+          "reads them in place)");
+  const auto norm = torch::stack(at::_foreach_norm(f.grads)).norm(2);  // () the global norm, always measured
   if (clip_norm_ > 0) at::_foreach_mul_(f.grads, (clip_norm_ / (norm + 1e-6)).clamp_max(1.0));
-  at::_foreach_add_(f.steps, at::Scalar(1.0));  // update: AdamW's step counts, then one kernel per group
-  for (const auto& g : f.groups)
-    at::_fused_adamw_(g.params, g.grads, g.exp_avgs, g.exp_avg_sqs, /*max_exp_avg_sqs=*/at::TensorList{}, g.steps,
-                      f.lr, f.beta1, f.beta2, g.weight_decay, f.eps, /*amsgrad=*/false, /*maximize=*/false,
-                      /*grad_scale=*/std::nullopt, /*found_inf=*/std::nullopt);
-  f.loss.copy_(loss.detach());
-  f.correct.copy_(logits.detach().argmax(1).eq(labels).sum());
+  return norm;
 #else
-  (void)x, (void)labels;
+  (void)measure;
   throw Error("internal: the fused update needs LibTorch 2.4 or later");
 #endif
 }
 
-torch::Tensor TrainStep::run_fused(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals) {
+void TrainStep::update() {
+  if (!fused_) {
+    optimizer_->step();
+    return;
+  }
+#ifdef REPRO_FUSED_UPDATE
   Fused& f = *fused_;
-  f.lr.fill_(lr);  // the learning rate enters the step through its device tensor
+  at::_foreach_add_(f.steps, at::Scalar(1.0));  // AdamW's step counts, then one kernel per group
+  for (const auto& g : f.groups)
+    at::_fused_adamw_(g.params, g.grads, g.exp_avgs, g.exp_avg_sqs, /*max_exp_avg_sqs=*/at::TensorList{}, g.steps, f.lr,
+                      f.beta1, f.beta2, g.weight_decay, f.eps, /*amsgrad=*/false, /*maximize=*/false,
+                      /*grad_scale=*/std::nullopt, /*found_inf=*/std::nullopt);
+#endif
+}
+
+void TrainStep::set_learning_rate(double lr) {
+  if (fused_)
+    fused_->lr.fill_(lr);  // the learning rate enters the step (and its graphs) through its device tensor
+  else
+    repro::set_learning_rate(*optimizer_, lr);
+}
+
+void TrainStep::run_on_static_inputs(const Batch& x, const torch::Tensor& labels) {
+  Fused& f = *fused_;
   const auto key = shape_key(0, x.inputs);
   auto found = f.inputs.find(key);
   if (found == f.inputs.end())
-    found = f.inputs.emplace(key, Fused::Inputs{torch::empty_like(x.inputs), torch::empty_like(labels),
-                                                x.padding_mask.defined()})
+    found = f.inputs
+                .emplace(key, Fused::Inputs{torch::empty_like(x.inputs), torch::empty_like(labels),
+                                            x.padding_mask.defined()})
                 .first;
   Fused::Inputs& in = found->second;
   in.inputs.copy_(x.inputs);
   in.labels.copy_(labels);
-  lane_.run(key, [&] { fused_body(model_input(in.inputs, in.text), in.labels); });
-  grad_norm_ = f.grad_norm;
-  totals.add_counts(f.loss, f.correct, labels.size(0));
-  return f.loss;
+  lane_.run(key, [&] { body(model_input(in.inputs, in.text), in.labels, /*measure_grad_norm=*/true); });
 }
 
-TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::Device device,
-                     const Schedule& schedule, std::optional<UpdateKind> update)
+TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::Device device, const Schedule& schedule,
+                     std::optional<UpdateKind> update)
     : model_(model),
       device_(device),
       precision_(resolve_precision(options.precision, device)),
@@ -198,10 +216,12 @@ TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::
 #endif
       parameters_(model.parameters()),
       window_(device),
-      lane_(device, update_ == UpdateKind::Fused && options.cuda_graphs == CudaGraphsChoice::Auto &&
-                        cuda_graphs_built()) {
+      lane_(device,
+            update_ == UpdateKind::Fused && options.cuda_graphs == CudaGraphsChoice::Auto && cuda_graphs_built(),
+            /*thread_local_capture=*/true) {
 #ifndef REPRO_FUSED_UPDATE
-  if (update_ == UpdateKind::Fused) throw Error("the fused AdamW update needs LibTorch 2.4 or later, this is " TORCH_VERSION);
+  if (update_ == UpdateKind::Fused)
+    throw Error("the fused AdamW update needs LibTorch 2.4 or later, this is " TORCH_VERSION);
 #endif
   if (update_ != UpdateKind::Fused) return;
   fused_ = std::make_unique<Fused>();
@@ -210,9 +230,8 @@ TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::
   f.beta2 = options.optimizer.beta2;
   f.eps = options.optimizer.eps;
   f.lr = device_scalar(device, torch::kFloat32);
-  f.loss = device_scalar(device, torch::kFloat32);
-  f.correct = device_scalar(device, torch::kInt64);
-  f.grad_norm = device_scalar(device, torch::kFloat32);
+  outputs_ = {device_scalar(device, torch::kFloat32), device_scalar(device, torch::kInt64),
+              device_scalar(device, torch::kFloat32)};
   for (auto& group : optimizer_->param_groups()) {
     Fused::Group g;
     g.weight_decay = static_cast<torch::optim::AdamWOptions&>(group.options()).weight_decay();
@@ -249,7 +268,7 @@ void TrainStep::after_load() {
   for (auto& g : fused_->groups)
     for (size_t i = 0; i < g.params.size(); ++i) {
       auto& state = adamw_state(*optimizer_, g.params[i]);  // the checkpoint's (new tensors)
-      g.exp_avgs[i].copy_(state.exp_avg());                // into the tensors the step (and its graphs) use
+      g.exp_avgs[i].copy_(state.exp_avg());                 // into the tensors the step (and its graphs) use
       g.exp_avg_sqs[i].copy_(state.exp_avg_sq());
       g.steps[i].fill_(static_cast<double>(state.step()));
       state.exp_avg(g.exp_avgs[i]);  // so that the next save writes what the step updates
@@ -283,6 +302,7 @@ std::vector<int64_t> length_buckets_for(int64_t max_len) {
 
 // ---- evaluation: split_metrics, or its batches as graphs
 
+// Both evaluate a batch with split_metrics' body (eval_batch_sums); with graphs, on fixed-shape padded batches.
 SplitMetrics TrainStep::evaluate(const Split& split, const Batcher& batcher, const EvalBatching& batching) {
   if (!lane_.enabled()) return split_metrics(model_, split, batcher, device_, batching, precision_);
   return evaluate_graphed(split, batcher, batching);
@@ -301,25 +321,24 @@ SplitMetrics TrainStep::evaluate_graphed(const Split& split, const Batcher& batc
     auto found = fused_->eval.find(key);
     if (found == fused_->eval.end()) {
       const int64_t rows = x.inputs.size(0);
-      found = fused_->eval
-                  .emplace(key, Fused::EvalBuffers{torch::empty_like(x.inputs), torch::empty_like(y),
-                                                   device_scalar(device_, torch::kInt64),
-                                                   torch::arange(rows, y.options()),
-                                                   device_scalar(device_, torch::kFloat32),
-                                                   device_scalar(device_, torch::kInt64), x.padding_mask.defined()})
-                  .first;
+      found =
+          fused_->eval
+              .emplace(key, Fused::EvalBuffers{torch::empty_like(x.inputs), torch::empty_like(y),
+                                               device_scalar(device_, torch::kInt64), torch::arange(rows, y.options()),
+                                               device_scalar(device_, torch::kFloat32),
+                                               device_scalar(device_, torch::kInt64), x.padding_mask.defined()})
+              .first;
     }
     Fused::EvalBuffers& s = found->second;
     s.inputs.copy_(x.inputs);
     s.labels.copy_(y);
     s.count.fill_(batch.count);
     lane_.run(key, [&] {
-      const auto logits = predict(model_, model_input(s.inputs, s.text), device_, precision_);  // (B, classes)
       const auto counted = s.rows.lt(s.count);  // (B,): the batch's own examples, not its padding rows
-      const auto losses = torch::nn::functional::cross_entropy(
-          logits, s.labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // (B,)
-      s.loss_sum.copy_(losses.masked_fill(counted.logical_not(), 0).sum());
-      s.correct.copy_(logits.argmax(1).eq(s.labels).logical_and(counted).sum());
+      const EvalSums sums =
+          eval_batch_sums(model_, model_input(s.inputs, s.text), s.labels, counted, device_, precision_);
+      s.loss_sum.copy_(sums.loss_sum);
+      s.correct.copy_(sums.correct);
     });
     totals.loss_sum += s.loss_sum;
     totals.correct += s.correct;
@@ -332,11 +351,7 @@ SplitMetrics TrainStep::evaluate_graphed(const Split& split, const Batcher& batc
 
 Schedule Schedule::from_options(const ScheduleOptions& options, int64_t epochs, int64_t steps_per_epoch) {
   Schedule s;
-  s.kind = options.kind;
-  s.unit = options.unit;
-  s.peak = options.lr;
-  s.floor = options.min_lr;
-  s.warmup_steps = options.warmup_steps;
+  s.options = options;
   s.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
   s.total_steps = s.steps_per_epoch * epochs;
   return s;
@@ -344,24 +359,27 @@ Schedule Schedule::from_options(const ScheduleOptions& options, int64_t epochs, 
 
 Schedule Schedule::constant(double lr) {
   Schedule s;
-  s.kind = ScheduleKind::Constant;
-  s.peak = s.floor = lr;
+  s.options.kind = ScheduleKind::Constant;
+  s.options.lr = s.options.min_lr = lr;
+  s.options.warmup_steps = 0;
   return s;
 }
 
 double Schedule::at(int64_t step) const {
-  if (step < warmup_steps) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
-  if (kind == ScheduleKind::Constant) return peak;
+  const double peak = options.lr, floor = options.min_lr;
+  const int64_t warmup = options.warmup_steps;
+  if (step < warmup) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
+  if (options.kind == ScheduleKind::Constant) return peak;
   double progress;  // in [0, 1]
-  if (unit == ScheduleUnit::Epoch) {
+  if (options.unit == ScheduleUnit::Epoch) {
     const int64_t epochs = total_steps / steps_per_epoch;
     progress = static_cast<double>(step / steps_per_epoch) / static_cast<double>(std::max<int64_t>(1, epochs));
   } else {
-    const int64_t span = std::max<int64_t>(1, total_steps - warmup_steps);
-    progress = static_cast<double>(step - warmup_steps) / static_cast<double>(span);
+    const int64_t span = std::max<int64_t>(1, total_steps - warmup);
+    progress = static_cast<double>(step - warmup) / static_cast<double>(span);
   }
   progress = std::clamp(progress, 0.0, 1.0);
-  if (kind == ScheduleKind::Linear) return peak + (floor - peak) * progress;
+  if (options.kind == ScheduleKind::Linear) return peak + (floor - peak) * progress;
   return floor + (peak - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));  // cosine
 }
 
@@ -418,13 +436,6 @@ torch::Tensor predict(ClassifierImpl& model, const Batch& x, torch::Device devic
 StepTotals::StepTotals(torch::Device device)
     : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
       correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
-
-void StepTotals::add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels) {
-  const int64_t batch = labels.size(0);
-  loss_sum += loss.detach().to(torch::kFloat32) * static_cast<double>(batch);
-  correct += logits.detach().argmax(1).eq(labels).sum();
-  seen += batch;
-}
 
 void StepTotals::add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch) {
   loss_sum += mean_loss * static_cast<double>(batch);

@@ -10,7 +10,8 @@
 //   log       the steps.csv window: a row every train.log_every steps, the only host read of a GPU step
 // `repro run` (train/trainer.cpp) and `repro bench` run this very step.
 //
-// Two ways to run forward ... update, chosen per device (UpdateKind):
+// forward ... update is one body (TrainStep::body) for both updates, chosen per device (UpdateKind); they differ
+// only in how the gradients are zeroed and measured and in the update call:
 // - Eager (the CPU; LibTorch before 2.4): torch::optim::AdamW (a loop over the parameters), the gradient norm one
 //   tensor at a time. CPU records stay bit-identical to those of the step before the fused one (compare-binaries).
 // - Fused (CUDA with LibTorch >= 2.4): AdamW as one at::_fused_adamw_ call per group, its learning rate and step
@@ -22,12 +23,11 @@
 //   state lives in a torch::optim::AdamW all the same, so checkpoints are one format for both (before_save,
 //   after_load).
 //
-// K steps in one process (the executor that trains K runs on one GPU): each TrainStep owns a GraphLane (its own
-// CUDA stream, graph memory pool and graphs) and runs on its own thread inside `lane_scope()`. Captures are
-// serialised process-wide; replays of different lanes may overlap. Dropout draws from the default CUDA generator,
-// whose graph-safe seed and offset are shared by every graph registered on it: lanes replaying at the same time
-// can read each other's offsets (masks still random, but not those of the run alone). Until the models draw from
-// a generator per lane, K lanes give records that equal a run alone only without dropout.
+// K steps in one process (the lanes executor, run/lanes.cpp: K runs on K threads): each TrainStep owns a GraphLane
+// (its own CUDA stream, graph memory pool and graphs, captured in CUDA's thread-local capture mode) and runs on its
+// run's thread inside `lane_scope()`. Captures are serialised process-wide; replays of different lanes may overlap.
+// Every draw of a step (dropout) comes from its run's own generators (data/random.h), registered with each graph the
+// lane captures, so K lanes give each run the numbers it has alone.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -52,15 +52,13 @@ namespace repro {
 // ---- lr: the learning-rate schedule
 
 struct Schedule {
-  ScheduleKind kind = ScheduleKind::Cosine;
-  ScheduleUnit unit = ScheduleUnit::Step;
-  double peak = 3e-4, floor = 0;  // train.lr, train.min_lr
-  int64_t warmup_steps = 0, steps_per_epoch = 1, total_steps = 1;
+  ScheduleOptions options;  // the spec's: kind, unit, train.lr (the peak), train.min_lr (the floor), warmup_steps
+  int64_t steps_per_epoch = 1, total_steps = 1;
 
   static Schedule from_options(const ScheduleOptions& options, int64_t epochs, int64_t steps_per_epoch);
   static Schedule constant(double lr);  // `repro bench`'s
-  // The learning rate of 0-based optimizer step `step`: peak * (step + 1) / warmup_steps
-  // during warmup (the first step runs at peak / warmup_steps, not at 0), then the decay.
+  // The learning rate of 0-based optimizer step `step`: lr * (step + 1) / warmup_steps during warmup (the first
+  // step runs at lr / warmup_steps, not at 0), then the decay to min_lr.
   double at(int64_t step) const;
 };
 
@@ -107,7 +105,7 @@ class StepWindow {
  public:
   explicit StepWindow(torch::Device device);
   void add(const torch::Tensor& loss, int64_t batch);  // loss: () on the device, the batch's mean
-  WindowSums sums() const;                              // a host read: for checkpoints only
+  WindowSums sums() const;                             // a host read: for checkpoints only
   void restore(const WindowSums& sums);
   // The row for `step` (the window's last step); resets the window.
   StepRow close(int64_t step, int64_t epoch, double lr, const torch::Tensor& grad_norm);
@@ -130,8 +128,7 @@ struct StepTotals {
   torch::Tensor correct;   // () int64
   int64_t seen = 0;
   StepTotals(torch::Device device);
-  void add(const torch::Tensor& loss, const torch::Tensor& logits, const torch::Tensor& labels);
-  // The same from a batch's mean loss () and correct count () already on the device.
+  // A batch's mean loss () and correct count (), on the device.
   void add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch);
 };
 
@@ -143,6 +140,12 @@ bool fused_update_built();
 // A quarter, a half, three quarters and all of `max_len`, each rounded up to a multiple of 8 (at most max_len),
 // ascending without repeats: the lengths text batches are padded to under CUDA graphs.
 std::vector<int64_t> length_buckets_for(int64_t max_len);
+
+// What the body of a step computes, () each on the device: the batch's mean loss, its correct count and the
+// gradients' norm before clipping (undefined when the eager update did not measure it).
+struct StepOutputs {
+  torch::Tensor loss, correct, grad_norm;
+};
 
 // What one step returns: the batch's mean loss () on the device, and the steps.csv row when one was due.
 struct StepResult {
@@ -193,15 +196,19 @@ class TrainStep {
   bool graphs_enabled() const { return lane_.enabled(); }
   bool graphs_ran() const { return lane_.replays() > 0; }  // a graph replayed in this process
   // () on the device: the last step's gradient norm before clipping; undefined when it was not measured.
-  const torch::Tensor& grad_norm() const { return grad_norm_; }
+  const torch::Tensor& grad_norm() const { return outputs_.grad_norm; }
 
  private:
-  // forward ... update: Eager (returns the loss) or Fused (run_fused: fused_body on static inputs, as a graph
-  // where on; returns the loss output, valid until the next step).
-  torch::Tensor eager_step(const Batch& x, const torch::Tensor& labels, double lr, bool measure_grad_norm,
-                           StepTotals& totals);
-  torch::Tensor run_fused(const Batch& x, const torch::Tensor& labels, double lr, StepTotals& totals);
-  void fused_body(const Batch& x, const torch::Tensor& labels);
+  // forward, loss, backward, clip, update: the one body of both updates (step.cpp). With static outputs (Fused) it
+  // writes outputs_ in place, so that a graph's replay leaves its results there.
+  void body(const Batch& x, const torch::Tensor& labels, bool measure_grad_norm);
+  // The three places Eager and Fused differ: zeroing the gradients, their norm (and clipping), the update.
+  void zero_gradients();
+  torch::Tensor measure_and_clip(bool measure);
+  void update();
+  void set_learning_rate(double lr);
+  // Fused: the batch copied into the static inputs of its shape, then body() on them, as a graph where on.
+  void run_on_static_inputs(const Batch& x, const torch::Tensor& labels);
   SplitMetrics evaluate_graphed(const Split& split, const Batcher& batcher, const EvalBatching& batching);
 
   ClassifierImpl& model_;
@@ -214,8 +221,8 @@ class TrainStep {
   UpdateKind update_;
   std::vector<torch::Tensor> parameters_;  // trainable, in model order
   StepWindow window_;
-  torch::Tensor grad_norm_;
-  struct Fused;  // the fused update's tensors (step.cpp)
+  StepOutputs outputs_;  // the last step's (Fused: allocated once, written in place)
+  struct Fused;          // the fused update's tensors (step.cpp)
   std::unique_ptr<Fused> fused_;
   GraphLane lane_;
 };

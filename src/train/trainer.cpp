@@ -47,9 +47,11 @@ class Training {
       : model(m),
         c(context),
         options(context.run.options.train),
+        generators(context.device),
         data(onto_device(m, context)),
         steps_per_epoch((data.train.size() + options.batch_size - 1) / options.batch_size),
-        train_step(m, options, context.device, Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
+        train_step(m, options, context.device,
+                   Schedule::from_options(options.schedule, options.epochs, steps_per_epoch)),
         batcher(make_batcher(context.data.info, context.run.options.data, context.device,
                              train_step.length_buckets(context.data.info.max_length))) {}
 
@@ -57,10 +59,11 @@ class Training {
   // (diverged, interrupted mid-epoch) or finish it (evaluate, checkpoint, records); then the outcome.
   TrainOutcome run() {
     const auto lane = train_step.lane_scope();  // on CUDA: the step's own stream, for everything of this run
+    const RunRandomScope random(generators);    // every draw of this thread: the run's generators (data/random.h)
     start_or_resume();
     for (int64_t epoch = state.epochs_done + 1; epoch <= options.epochs; ++epoch) {
       const auto started = Clock::now();
-      seed_epoch(c.run.seed, epoch);
+      seed_epoch(generators, c.run.seed, epoch);
       model.train();
       StepTotals totals(c.device);
       EpochStart start;
@@ -110,9 +113,9 @@ class Training {
   EpochResult run_epoch(int64_t epoch, const EpochStart& start, StepTotals& totals, Clock::time_point started) {
     const Split& train = data.train;
     const int64_t n = train.size(), batch_size = options.batch_size;
-    auto order = torch::randperm(n, torch::kInt64);  // (n,): drawn first, so a resumed epoch sees the same order
-    if (c.device.is_cuda()) order = order.pin_memory();
-    restore_generators(start, c.device);
+    auto order = torch::randperm(n, generators.cpu(), torch::kInt64);  // (n,): drawn first, so a resumed epoch
+    if (c.device.is_cuda()) order = order.pin_memory();                // sees the same order
+    restore_generators(start, generators);
     EpochResult result{start.batch};
     for (int64_t begin = start.batch * batch_size, b = start.batch + 1; begin < n; begin += batch_size, ++b) {
       const auto indices = order.slice(0, begin, std::min(n, begin + batch_size));  // (B,)
@@ -160,7 +163,7 @@ class Training {
   // A mid-epoch checkpoint: position, partial sums and generator states, so that a resumed run replays the rest of
   // the epoch exactly. Saving reads them, it draws nothing: the run's numbers do not change.
   void save_mid_epoch(int64_t batches, const StepTotals& totals, double seconds) {
-    state.mid_epoch = mid_epoch_state(batches, totals, seconds, c.device);
+    state.mid_epoch = mid_epoch_state(batches, totals, seconds, generators);
     save(/*epoch_end=*/false);
     state.mid_epoch = MidEpoch{};
     c.progress.clear_line();
@@ -179,8 +182,8 @@ class Training {
   }
   void checkpoint_and_go_on(int64_t epoch, int64_t batches, const StepTotals& totals, double seconds) {
     save_mid_epoch(batches, totals, seconds);
-    spdlog::info("checkpoint written in epoch {} after batch {} of {} (step {}; --checkpoint-minutes)", epoch,
-                 batches, steps_per_epoch, state.step);
+    spdlog::info("checkpoint written in epoch {} after batch {} of {} (step {}; --checkpoint-minutes)", epoch, batches,
+                 steps_per_epoch, state.step);
   }
 
   // A finished epoch: its training sums, validation and test metrics as one history row (its seconds include the
@@ -240,13 +243,14 @@ class Training {
   ClassifierImpl& model;
   const TrainContext& c;
   TrainOptions options;
-  RunData data;             // resident on c.device
-  int64_t steps_per_epoch;  // ceil(train examples / batch size)
-  TrainStep train_step;     // lr, forward ... AdamW, the steps.csv window (train/step.h)
+  RunGenerators generators;  // this run's (data order, augmentation, dropout), seeded per epoch: data/random.h
+  RunData data;              // resident on c.device
+  int64_t steps_per_epoch;   // ceil(train examples / batch size)
+  TrainStep train_step;      // lr, forward ... AdamW, the steps.csv window (train/step.h)
   std::unique_ptr<Batcher> batcher;
   TrainState state;  // epochs done, optimizer steps, wall time, history, a mid-epoch position
   TrainOutcome outcome;
-  int64_t first_step = 0;  // state.step when this start began
+  int64_t first_step = 0;                            // state.step when this start began
   Clock::time_point last_checkpoint = Clock::now();  // or this start's beginning (checkpoint_due)
 };
 

@@ -40,7 +40,9 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
                                  bool fused, torch::Tensor* maps) {
   const double p = training ? dropout : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
-  if (fused && !maps) {
+  // The fused kernel draws its dropout from LibTorch's default generator, which no run owns: with dropout on the
+  // maps (p > 0) the explicit path runs, its mask from the run's generator (models/cpu_ops.h, data/random.h).
+  if (fused && !maps && p == 0) {
     // No mask is an empty optional: LibTorch 2.x refuses an undefined tensor ("attn_mask dtype ... nullptr").
     c10::optional<torch::Tensor> keep;  // (B, 1, 1, N) bool, true = attend
     if (padding_mask.defined()) keep = padding_mask.logical_not().unsqueeze(1).unsqueeze(1);

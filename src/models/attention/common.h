@@ -20,8 +20,9 @@ torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, con
                              double scale);
 
 // softmax(q k^T * scale + mask) v with dropout on the maps: (B, H, N, d) -> (B, H, N, dv).
-// Uses the fused kernel when `fused` (AttentionOptions::fused), LibTorch has one and `maps` is
-// null; otherwise the explicit path, which also returns the maps (before dropout) through `maps`.
+// Uses the fused kernel when `fused` (AttentionOptions::fused), LibTorch has one, `maps` is null and no
+// dropout is drawn (the kernel would draw from LibTorch's default generator, not the run's: data/random.h);
+// otherwise the explicit path, which also returns the maps (before dropout) through `maps`.
 torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                  const torch::Tensor& padding_mask, double scale, double dropout, bool training,
                                  bool fused, torch::Tensor* maps);
