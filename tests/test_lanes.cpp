@@ -2,9 +2,8 @@
 // records equal to those it has alone. The runs draw from their own generators (data/random.h), so dropout on the
 // maps and after projections, label smoothing and augmentation are all in the spec; the comparisons are bit for
 // bit (on one machine, one thread per run).
-#include <signal.h>
-
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdio>
@@ -104,6 +103,40 @@ TEST_CASE("--lanes 3 gives each run the records it has alone, dropout, label smo
   CHECK_THAT(single.output, !Contains("lanes in this process") && !Contains("[run 1]"));
   for (const char* seed : kSeeds)
     CHECK(numbers(one_lane / "lanes/fashion_mnist/model" / seed) == numbers(alone / seed));
+}
+
+TEST_CASE("--lanes 3 on text: the texts tokenized once for every lane, each run's records as alone", "[cli]") {
+  test::TempDir dir("lanes-text");
+  std::string pos, neg;
+  for (int i = 0; i < 80; ++i) {
+    pos += "a fine film , truly great number " + std::to_string(i % 7) + " and more\n";
+    neg += "a dull film , truly awful number " + std::to_string(i % 7) + " and less\n";
+  }
+  test::write_tar(dir.path() / "data/rotten_tomatoes/rt-polaritydata.tar.gz",
+                  {{"rt-polaritydata/rt-polarity.pos", pos}, {"rt-polaritydata/rt-polarity.neg", neg}});
+  const auto spec = dir.path() / "text.yaml";
+  test::write_text(spec,
+                   "experiment: text\ndatasets: [rotten_tomatoes]\nseeds: [0, 1, 2]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, dropout: 0.1, attn_dropout: 0.1, emb_dropout: 0.1, "
+                   "ffn: {ratio: 2}, attention: {kind: dgsa}}\n"
+                   "data: {verify: off}\ntext: {max_len: 16}\n"
+                   "train: {epochs: 2, batch_size: 16, lr: 2e-3, label_smoothing: 0.1, log_every: 3}\n");
+  const std::string common = "run " + spec.string() + " --data-root " + (dir.path() / "data").string() + " --threads 1";
+  ::setenv("REPRO_CACHE", (dir.path() / "cache-lanes").c_str(), 1);  // nothing tokenized before
+  const test::Result lanes = test::run_repro(common + " --lanes 3 --out " + (dir.path() / "lanes").string());
+  ::setenv("REPRO_CACHE", (dir.path() / "cache-alone").c_str(), 1);
+  for (int index = 0; index < 3; ++index)
+    REQUIRE(test::run_repro(common + " --index " + std::to_string(index) + " --out " + (dir.path() / "alone").string())
+                .exit_code == 0);
+  ::unsetenv("REPRO_CACHE");
+  INFO(lanes.output);
+  REQUIRE(lanes.exit_code == 0);
+  CHECK(test::count_of(lanes.output, "tokenizing rotten_tomatoes") == 1);
+  for (const char* seed : kSeeds) {
+    INFO(seed);
+    const auto run = std::filesystem::path("text/rotten_tomatoes/model") / seed;
+    CHECK(numbers(dir.path() / "lanes" / run) == numbers(dir.path() / "alone" / run));
+  }
 }
 
 TEST_CASE("lanes killed mid-epoch resume to the numbers of runs alone; a signal checkpoints every lane", "[cli]") {

@@ -100,7 +100,7 @@ TEST_CASE("no source file opens a file for writing but through util/files", "[re
   const std::map<std::string, std::string> allowed = {
       {"util/files.cpp", "the primitives: O_NOFOLLOW, O_EXCL temporaries, rename"},
       {"run/lock.cpp", "the run lock: refuse_link, then O_NOFOLLOW"},
-      {"run/in_process.cpp", "log.txt's spdlog sink, after refuse_link on its path"},
+      {"run/run_log.cpp", "log.txt's spdlog sink, after refuse_link on its path"},
       {"tools/repro_spm.cpp", "the SentencePiece helper writes its model into a mkdtemp folder of its own"},
   };
   int files = 0;

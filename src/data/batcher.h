@@ -1,6 +1,7 @@
 #pragma once
 // Batches as tensor ops on the run's device: the interface the trainer uses, and
-// the one for text (padded ids trimmed to the longest sequence of the batch).
+// the one for text (padded ids trimmed to the longest sequence of the batch, or, under CUDA graphs, padded
+// to that sequence's length bucket: TextBatcher's length_buckets).
 #include <memory>
 #include <vector>
 

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #ifdef REPRO_CUDA
-#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #endif
 
@@ -16,7 +16,7 @@ thread_local RunGenerators* current = nullptr;
 at::Generator cuda_generator_of(torch::Device device) {
 #ifdef REPRO_CUDA
   if (device.is_cuda())
-    return at::cuda::detail::createCUDAGenerator(device.has_index() ? device.index() : at::cuda::current_device());
+    return at::cuda::detail::createCUDAGenerator(device.has_index() ? device.index() : c10::cuda::current_device());
 #endif
   (void)device;
   return {};
