@@ -15,6 +15,7 @@
 #include "data/integrity.h"
 #include "paths.h"
 #include "run/runner.h"
+#include "run/steps_file.h"
 #include "spec/config.h"
 #include "spec/options.h"
 #include "train/step.h"
@@ -112,8 +113,7 @@ int count_of(const std::string& text, const std::string& word);
 std::vector<std::string> source_lines_matching(const std::regex& pattern,
                                                const std::map<std::string, std::string>& allowed,
                                                int* files = nullptr);
-// Reads steps.csv back (repro itself never does: its checkpoint holds the rows): the exact header, eight fields a
-// row, increasing steps. Throws repro::Error "PATH:LINE: what".
-std::vector<StepRow> parse_steps_csv(const std::string& text, const std::filesystem::path& path);
+// Reads steps.csv back (run/steps_file.h: repro's own reader).
+using repro::parse_steps_csv;
 
 }  // namespace repro::test

@@ -169,9 +169,9 @@ TEST_CASE("learnable lambda starts as the fixed schedule at the same value and r
 TEST_CASE("gate_layers and a learnable lambda are refused outside dgsa, naming the key", "[model]") {
   const std::string tiny = "datasets: [fashion_mnist]\nmodel: {dim: 16, depth: 1, heads: 2, patch: 7}\n";
   CHECK_THAT(plan_error(tiny + "models:\n  - name: v\n    model: {attention: {gate_layers: 2}}\n"),
-             Contains("spec.yaml:5: model configuration 'v' sets model.attention.gate_layers, which only "
-                      "model.attention.kind=dgsa reads") &&
-                 Contains("the row's attention is vanilla"));  // refused by the row check before the model is built
+             Contains("spec.yaml:5: model configuration 'v' sets model.attention.gate_layers, which its model does "
+                      "not read (only model.attention.kind=dgsa reads it") &&
+                 Contains("its attention is vanilla"));  // refused by the key check before the model is built
   CHECK_THAT(
       plan_error(tiny + "models:\n  - name: d\n    model: {attention: {kind: diff, lambda_schedule: learnable}}\n"),
       Contains("model.attention.lambda_schedule=learnable") && Contains("got diff") && Contains("learnable already"));

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.h"
+#include "data/loader.h"
 #include "data/prepare_text.h"
+#include "data/registry.h"
 #include "fixtures.h"
 #include "models/attention/attention.h"
 #include "models/attention/registry.h"
@@ -19,6 +21,7 @@
 #include "spec/config.h"
 #include "spec/keys.h"
 #include "spec/presets.h"
+#include "text/tokenizer.h"
 #include "util/files.h"
 
 using namespace repro;
@@ -79,6 +82,29 @@ TEST_CASE("bag of words: document frequencies, IDF and TF-IDF rows as computed b
                                    0, 0, 0, 1,          0,          0,           //
                                    0, 0, 0, 0,          0,          0};
   CHECK(torch::allclose(x, torch::tensor(want).view({4, 6}), 1e-6, 1e-6));
+}
+
+// The data layer, not the test, says where the words begin (issue 57: the IDF test above sets first_word by hand;
+// a <cls> given the IDF of a word, ln((1 + n) / (1 + n)) + 1 = 1, passed every test).
+TEST_CASE("bag of words on prepared text: the specials <pad>, <unk> and <cls> get IDF 0, every word more", "[model]") {
+  test::TempDir dir("bow-prepared");
+  test::ScopedCache cache;
+  std::string csv;
+  for (int i = 0; i < 40; ++i)
+    csv += "\"" + std::to_string(i % 4 + 1) + "\",\"title " + std::to_string(i % 4) + "\",\"some text\"\n";
+  test::write_tar(dir.path() / "ag_news/ag_news_csv-test-only.tar.xz", {{"ag_news_csv/test.csv", csv}});
+  Config config = Config::defaults();
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"model.kind", "bow"}, {"data.verify", "off"}, {"data.missing_train", "split_test"}})
+    config.set(key, value, "t");
+  resolve_settings(config, find_dataset("ag_news").info().traits());
+  const RunData data = DataLoader(dir.path()).run_data("ag_news", test::input_options(config));
+  CHECK(data.info.first_word == kClsId + 1);
+  const auto idf =
+      inverse_document_frequency(data.info.document_frequency, data.info.train_texts, data.info.first_word);
+  REQUIRE(idf.size(0) > kClsId + 1);
+  for (const int64_t special : {kPadId, kUnkId, kClsId}) CHECK(idf[special].item<float>() == 0);
+  CHECK(idf.slice(0, kClsId + 1).min().item<float>() >= 1);  // idf = ln((1 + n) / (1 + df)) + 1 >= 1
 }
 
 TEST_CASE("bag of words: logits W x + b, its parameters, what it ignores, text only", "[model]") {

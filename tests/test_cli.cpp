@@ -1,18 +1,20 @@
 // End to end: the repro binary on a generated Fashion-MNIST, as a user runs it.
-#include "catch.h"
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
+#include "catch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "data/registry.h"
-#include "record/plan_record.h"
-#include "run/plan.h"
 #include "fixtures.h"
+#include "record/plan_record.h"
 #include "run/lock.h"
+#include "run/plan.h"
 #include "run_repro.h"
 #include "util/files.h"
 #include "util/memory.h"
@@ -98,8 +100,10 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   CHECK(dry_missing.exit_code == 0);
   CHECK_THAT(dry_missing.output, Contains("a real run would stop here: --data-root '/nonexistent': no such folder"));
   // An existing root with nothing of a planned dataset: the pre-flight names the dataset once, where it looked and
-  // how to get it, exit 2, no record; the dry run says so too.
+  // how to get it, exit 2, no record; the dry run says so too. A README at the root is no archive (issue 57: any
+  // file there was taken for one).
   test::TempDir empty_root("cli-empty-root");
+  test::write_text(empty_root.path() / "README", "the datasets go here\n");
   const Result absent = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
                                   dir.path().string());
   INFO(absent.output);
@@ -118,6 +122,44 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
                                    dir.path().string());
   CHECK(partial.exit_code != 0);
   CHECK_THAT(partial.output, Contains("missing file train-images-idx3-ubyte.gz"));
+}
+
+TEST_CASE("a data root that cannot be read or is a link loop, a dataset folder linked to itself: named with why",
+          "[cli]") {
+  const std::string spec = std::string(REPRO_SOURCE_DIR) + "/experiments/smoke.yaml";
+  test::TempDir dir("cli-root-loops");
+  const std::filesystem::path out = dir.path() / "out";
+  // A data root that is a link to itself, and a root whose dataset folder is one (issue 57: "no such folder" and
+  // "missing").
+  std::filesystem::create_symlink("loop", dir.path() / "loop");
+  const Result loop =
+      run_repro("run " + spec + " --data-root " + (dir.path() / "loop").string() + " --out " + out.string());
+  INFO(loop.output);
+  CHECK(loop.exit_code == 2);
+  CHECK_THAT(loop.output, Contains((dir.path() / "loop").string() + ": Too many levels of symbolic links") &&
+                              Contains("a symbolic link that leads back to itself"));
+  CHECK(test::count_of(loop.output, "\n") == 1);
+  std::filesystem::create_directories(dir.path() / "root");
+  std::filesystem::create_symlink("fashion_mnist", dir.path() / "root/fashion_mnist");
+  const Result self =
+      run_repro("run " + spec + " --data-root " + (dir.path() / "root").string() + " --out " + out.string());
+  INFO(self.output);
+  CHECK(self.exit_code == 2);
+  CHECK_THAT(self.output, Contains("dataset fashion_mnist: " + (dir.path() / "root/fashion_mnist").string() +
+                                   ": Too many levels of symbolic links"));
+  // A root that cannot be listed: Permission denied, not "missing". Root reads any folder: the child runs as
+  // nobody there.
+  std::filesystem::create_directories(dir.path() / "locked");
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // traversable by nobody
+  std::filesystem::permissions(dir.path() / "locked", std::filesystem::perms::none);
+  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const Result locked = test::run_command(as_user + REPRO_BINARY + " run " + spec + " --data-root " +
+                                          (dir.path() / "locked").string() + " --out " + out.string());
+  INFO(locked.output);
+  CHECK(locked.exit_code == 2);
+  CHECK_THAT(locked.output, Contains((dir.path() / "locked").string() + ": cannot be listed (Permission denied)"));
+  std::filesystem::permissions(dir.path() / "locked", std::filesystem::perms::owner_all);
+  CHECK_FALSE(std::filesystem::exists(out));  // refused before anything was written
 }
 
 TEST_CASE("a run killed with SIGKILL mid-epoch resumes to the numbers of an undisturbed run", "[cli]") {

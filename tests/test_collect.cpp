@@ -7,11 +7,12 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/copy_records.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "report/copy_records.h"
 #include "report/read_record.h"
+#include "run/event_file.h"
 #include "run_repro.h"
 #include "util/files.h"
 
@@ -277,4 +278,62 @@ TEST_CASE("repro collect prints its tally, one line per refusal, and exits 1 whe
   INFO(linked.output);
   CHECK(linked.exit_code == 1);
   CHECK_THAT(linked.output, Contains("seed_1 is a symbolic link (to ") && Contains("nothing of this experiment"));
+}
+
+// Issue 57: a disk that filled up mid-collect left half an experiment in TO. Everything is written into a folder of
+// the collect's own inside TO first, then renamed into place: a failed write leaves TO as it was.
+TEST_CASE("repro collect whose write fails (a full disk, a file-size limit) leaves the results folder as it was",
+          "[cli]") {
+  test::TempDir dir("collect-full");
+  const fs::path out = dir.path() / "out", results = dir.path() / "results";
+  finished_run(out, 0, 71.5);
+  const RunFolder big = finished_run(out, 1, 72.5);
+  test::write_text(big.log_path(), std::string(64 * 1024, 'x'));  // past the limit below, copied after seed 0's
+  write_plan_record(plan_path_in(out / "grid"), plan_of({0, 1}));
+  const std::string collect = "collect " + out.string() + " " + results.string();
+  const auto limited = [&] {  // 64 blocks of 512 bytes: seed 0's files fit, seed 1's log.txt does not
+    return test::run_command("ulimit -f 64; exec " + std::string(REPRO_BINARY) + " " + collect);
+  };
+  const test::Result fresh = limited();
+  INFO(fresh.output);
+  CHECK(fresh.exit_code == 2);
+  CHECK_THAT(fresh.output, Contains("cannot write ") && Contains("log.txt") && Contains("File too large"));
+  CHECK_FALSE(fs::exists(results));  // made by the collect, removed with it
+  // Into a results folder that holds another experiment: not a byte of it changes, no staging folder is left.
+  finished_run(results, 0, 60.0, "0.001", "other");
+  const auto before = snapshot(results);
+  const test::Result merged = limited();
+  INFO(merged.output);
+  CHECK(merged.exit_code == 2);
+  const bool unchanged = snapshot(results) == before;
+  CHECK(unchanged);
+  CHECK(std::distance(fs::directory_iterator(results), fs::directory_iterator()) == 1);  // only other/
+  // Without the limit, the same command copies both runs.
+  const test::Result whole = test::run_repro(collect);
+  INFO(whole.output);
+  CHECK(whole.exit_code == 0);
+  CHECK(read_file(RunFolder(results / "grid/fashion_mnist/a/seed_1").log_path()).size() == 64 * 1024);
+  CHECK(fs::exists(RunFolder(results / "grid/fashion_mnist/a/seed_0").summary_path()));
+}
+
+TEST_CASE("collect checks a finished run's event file as status does: a damaged one is not copied", "[report]") {
+  if (!REPRO_EXPECT_EVENT_FILES) return;  // a build without event files writes none
+  test::TempDir dir("collect-events");
+  const fs::path out = dir.path() / "out", results = dir.path() / "results";
+  const RunFolder run = finished_run(out, 0, 71.5);
+  {
+    EventFile file = EventFile::create(run.events_path(), 1e9);
+    for (int step = 1; step <= 4; ++step) file.scalar("train/loss", step, 1.0 / step, 1e9 + step);
+  }
+  std::string bytes = read_file(run.events_path());
+  const size_t middle = bytes.size() / 2;
+  bytes[middle] ^= 0x01;  // a record mid-file
+  write_file_atomic(run.events_path(), bytes);
+  REQUIRE_FALSE(event_file_problem(run.events_path()).empty());
+  const CollectTally tally = collect_records(out, results, record_problem);
+  REQUIRE(tally.refused.size() == 2);
+  CHECK_THAT(tally.refused[0],
+             Contains(run.events_path().string() + ": a damaged record at byte ") && Contains("not copied"));
+  CHECK(tally.copied == 0);
+  CHECK_FALSE(fs::exists(results / "grid"));
 }

@@ -7,6 +7,7 @@
 #include "report/paper.h"
 #include "report/stats.h"
 #include "report/table.h"
+#include "run_repro.h"
 
 using namespace repro;
 namespace fs = std::filesystem;
@@ -264,4 +265,19 @@ TEST_CASE("a column whose every row is at chance says so under the table", "[rep
   CHECK_THAT(render_markdown(f), Contains("fashion_mnist (10.0 %, ±0.6 points on 10000 examples)"));
   f.runs[0].value = 88.6;
   CHECK(render_markdown(f).find("At chance") == std::string::npos);
+}
+
+// Through the command line (issue 57: the test above in tests/test_board.cpp calls the claims code directly, so the
+// command's reading of the folder at each run's last epoch could be the selected one and pass).
+TEST_CASE("report --compare reads each claim at the final epoch beside the selected one, from the command line",
+          "[cli][report]") {
+  const fs::path source(REPRO_SOURCE_DIR);
+  const test::Result report = test::run_repro("report " + (source / "results/table2/gpu").string() + " --compare " +
+                                              (source / "experiments/paper/dgsa.yaml").string());
+  INFO(report.output);
+  REQUIRE(report.exit_code == 0);
+  CHECK_THAT(report.output, Contains("ours **contradicted** (at the final epoch: contradicted)"));
+  // DGT x16/3 − Transformer on 20 Newsgroups: -1.66 at the selected epochs, -1.77 at the final ones.
+  CHECK_THAT(report.output, Contains("| DGT x16/3 − Transformer | newsgroups | -1.66 [-2.31, -1.00] | contradicted | "
+                                     "100% | -1.77 [-2.37, -1.17] | contradicted |"));
 }

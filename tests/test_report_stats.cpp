@@ -111,6 +111,41 @@ TEST_CASE("in a sweep, the baseline spec row is compared at the same sweep value
   CHECK_THROWS_WITH(resolve_baseline(r, ""), Contains("'gone' is not a row of experiment sweep"));
 }
 
+// Records that carry their row and sweep values (as collect_results reads them): a swept configuration whose sweep
+// values the baseline row was never trained at has no baseline, even beside a plain baseline run (issue 57: it was
+// compared with the plain run, at another learning rate, and every test passed).
+TEST_CASE("in a sweep, a configuration at sweep values the baseline row lacks has no baseline", "[report]") {
+  ExperimentResults r;
+  r.name = "sweep";
+  r.datasets = {"cifar10"};
+  struct Swept {
+    std::string name, row;
+    SweepValues sweep;
+    std::vector<double> values;
+  };
+  const std::vector<Swept> configs = {{"vanilla", "vanilla", {}, {50, 51}},
+                                      {"vanilla+lr=0.001", "vanilla", {{"lr", "0.001"}}, {70, 71}},
+                                      {"dgsa+lr=0.001", "dgsa", {{"lr", "0.001"}}, {75, 76}},
+                                      {"dgsa+lr=0.003", "dgsa", {{"lr", "0.003"}}, {62, 63}}};
+  for (const auto& config : configs) {
+    r.model_configs.push_back(config.name);
+    for (size_t seed = 0; seed < config.values.size(); ++seed) {
+      RunResult run = complete(config.name, "cifar10", static_cast<long long>(seed), config.values[seed]);
+      run.row = config.row, run.sweep = config.sweep;
+      r.runs.push_back(run);
+    }
+  }
+  r.baseline = "vanilla", r.baseline_source = "runs/sweep/plan.json";
+  const Baseline baseline = resolve_baseline(r, "");
+  CHECK(baseline.row == "vanilla");
+  CHECK(baseline.row_of.at("dgsa+lr=0.001") == "vanilla+lr=0.001");
+  CHECK(baseline.row_of.at("dgsa+lr=0.003").empty());
+  const std::string md = render_results_stats(r, baseline);
+  INFO(md);
+  CHECK_THAT(md, Contains("| dgsa+lr=0.001 | **+5.00"));
+  CHECK_THAT(md, Contains("| dgsa+lr=0.003 | — (no baseline run at its sweep values) |"));
+}
+
 TEST_CASE("report.baseline in a spec must name a row (file:line)", "[report]") {
   test::TempDir dir("report-baseline");
   const auto spec = dir.path() / "s.yaml";

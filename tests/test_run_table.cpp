@@ -3,6 +3,7 @@
 // Tomatoes).
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -69,21 +70,35 @@ TEST_CASE("report --runs --format csv: one row per run of results/table2/paper, 
   for (size_t i = 1; i < lines.size(); ++i)
     if (!lines[i].empty()) rows.push_back(runs_csv_fields(lines[i]));
   REQUIRE(rows.size() == 35);
+  std::map<bool, int> selected_before_final;
   for (const auto& row : rows) {
     INFO(lines[0] << "\n" << repro::join(row, "|"));
     REQUIRE(row.size() == header.size());
     CHECK(row[runs_column(header, "state")] == "complete");
     CHECK(row[runs_column(header, "dataset")] == "rotten_tomatoes");
-    // The selected test accuracy is summary.json's, as recorded.
+    // Every column is summary.json's, as recorded (issue 57: selected_epoch holding the final epoch passed a test
+    // that compared four columns; most of these runs select an epoch before the last).
     const fs::path summary = fs::path(row[runs_column(header, "path")]) / "summary.json";
     const auto json = nlohmann::json::parse(repro::read_file(summary));
-    CHECK(std::stod(row[runs_column(header, "selected_test_acc")]) ==
-          Approx(json["selected"]["test_acc"].get<double>()).epsilon(1e-8));
-    CHECK(std::stod(row[runs_column(header, "final_test_acc")]) ==
-          Approx(json["final"]["test_acc"].get<double>()).epsilon(1e-8));
-    CHECK(std::stoll(row[runs_column(header, "seed")]) == json["seed"].get<int64_t>());
-    CHECK(row[runs_column(header, "git_commit")] == json["git_commit"].get<std::string>());
+    const auto column = [&](const std::string& name) { return row[runs_column(header, name)]; };
+    for (const char* field : {"experiment", "profile", "dataset", "model_config", "git_commit"})
+      CHECK(column(field) == json[field].get<std::string>());
+    CHECK(column("state") == json["status"].get<std::string>());
+    CHECK(column("device") == json["environment"]["device"].get<std::string>() + ", LibTorch " +
+                                  json["environment"]["libtorch"].get<std::string>());
+    CHECK(column("gpu").empty());  // CPU records
+    CHECK(column("precision").empty());
+    CHECK(std::stoll(column("seed")) == json["seed"].get<int64_t>());
+    CHECK(std::stod(column("wall_seconds")) == Approx(json["wall_seconds"].get<double>()).epsilon(1e-5));
+    for (const std::string epoch : {"selected", "final"}) {
+      CHECK(std::stoll(column(epoch + "_epoch")) == json[epoch]["epoch"].get<int64_t>());
+      for (const char* metric : {"train_loss", "train_acc", "val_loss", "val_acc", "test_loss", "test_acc"})
+        CHECK(std::stod(column(epoch + "_" + metric)) == Approx(json[epoch][metric].get<double>()).epsilon(1e-8));
+    }
+    CHECK(column("problem").empty());
+    ++selected_before_final[json["selected"]["epoch"] != json["final"]["epoch"]];
   }
+  CHECK(selected_before_final[true] > 0);  // the columns can tell the two epochs apart
   // Python's csv module reads the same 35 rows with these columns (pandas reads what it reads).
   if (std::system("/usr/bin/python3 -c 'import csv' > /dev/null 2>&1") != 0) {
     WARN("skipped the Python check: no /usr/bin/python3");

@@ -227,6 +227,23 @@ TEST_CASE("launch slurm --dry-run writes tasks.json and an sbatch script and sub
              Contains("are finished: nothing to launch"));
 }
 
+TEST_CASE("launch slurm warns of a model whose training state exceeds this machine's memory, as run refuses it",
+          "[cli]") {
+  SlurmSetup s("slurm-memory");
+  const fs::path spec = write_spec(s.dir.path(), "big", 1, "[0]", 1);
+  const std::string huge = " model.dim=16384 model.depth=256 model.heads=256";
+  const auto run = test::run_repro("run " + s.args(spec, "runs") + huge);
+  INFO(run.output);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Contains("parameters (") && Contains("GiB to train"));
+  const auto launch = test::run_repro("launch slurm " + s.args(spec, "runs") + huge + " --dry-run");
+  INFO(launch.output);
+  CHECK(launch.exit_code == 0);  // the nodes' memory is not this machine's: each task checks its own
+  CHECK_THAT(launch.output, Contains("the tasks will stop before training on a node with no more memory than this "
+                                     "machine: ") &&
+                                Contains("GiB to train") && Contains("nothing submitted"));
+}
+
 TEST_CASE("arrays split at MaxArraySize; a damaged tasks.json is refused naming the field", "[cli]") {
   test::TempDir dir("slurm-tasks");
   const auto path = dir.path() / "tasks.json";
@@ -264,8 +281,8 @@ TEST_CASE("repro status: complete, resumable with its position, running with its
   CHECK_THAT(status.output,
              Contains("resumable  fashion_mnist/row0/seed_1  checkpoint after epoch 1 and 2 batch(es) of "
                       "epoch 2"));
-  CHECK_THAT(status.output,
-             Contains("running    fashion_mnist/row0/seed_2  held by ") && Contains(":" + std::to_string(::getpid())));
+  CHECK_THAT(status.output, Contains("running    fashion_mnist/row0/seed_2  epoch 1, no step logged yet; held by ") &&
+                                Contains(":" + std::to_string(::getpid())));
   CHECK_THAT(status.output, Contains("pending    fashion_mnist/row0/seed_3"));
   CHECK_THAT(status.output, !Contains("seed_0"));  // complete runs only with --all
   const auto by_spec =

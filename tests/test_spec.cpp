@@ -250,7 +250,7 @@ TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without th
   Experiment e = load_experiment(spec_file(dir, kValid));
   const Plan grid = plan_grid(e);
   REQUIRE(grid.runs.size() == 4);
-  const auto tasks = dir.path() / "tasks.json";
+  const auto tasks = dir.path() / "runs" / e.folder() / "jobs/1/tasks.json";  // where --jobs freezes its plan
   freeze_tasks(tasks, {&grid.runs[3], &grid.runs[1], &grid.runs[2]}, e.source_file, 2);
   std::filesystem::remove(dir.path() / "spec.yaml");  // a task reads neither the spec nor the grid
   const Plan first = plan_of_task(tasks, 0, dir.path() / "runs"), second = plan_of_task(tasks, 1, dir.path() / "runs");
@@ -270,4 +270,12 @@ TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without th
   }
   CHECK((first.states == std::vector<RunState>{RunState::Pending, RunState::Pending}));
   CHECK_THROWS_WITH(plan_of_task(tasks, 2, dir.path() / "runs"), Contains("--index 2 is past its 2 task(s)"));
+  // Under another --out a task would train every run elsewhere, beside no plan.json (issue 57): refused.
+  CHECK_THROWS_WITH(plan_of_task(tasks, 0, dir.path() / "elsewhere"),
+                    Contains("--tasks " + tasks.string() + ": not below " + (dir.path() / "elsewhere").string()) &&
+                        Contains("give that --out"));
+  const auto copied = dir.path() / "tasks.json";
+  std::filesystem::copy_file(tasks, copied);
+  CHECK_THROWS_WITH(plan_of_task(copied, 0, dir.path() / "runs"), Contains("not below"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
 }

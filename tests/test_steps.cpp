@@ -88,19 +88,32 @@ std::vector<int64_t> steps_of(const Series::mapped_type& series) {
 }
 
 // Reads an event file as TensorBoard does while a run trains: on from the byte offset it got to, whole records
-// only (it stops at a torn or damaged one and retries from there at the next poll; event_file_loader.py), and
-// purging as plugin_event_accumulator.py does in a file_version 2 file: the first SessionLog START is the run's,
-// each later one drops every value of every tag whose step is >= its step.
+// only, and purging as plugin_event_accumulator.py does in a file_version 2 file: the first SessionLog START is the
+// run's, each later one drops every value of every tag whose step is >= its step (a tag left without values is
+// gone). At a torn or damaged record it stops; TensorFlow's reader retries from there at the next poll
+// (Reread::Same), TensorBoard's own stub reader (compat/tensorflow_stub) has read past the bytes it could not use
+// and goes on from there (Reread::After): bytes changed behind it are never seen.
+enum class Reread { Same, After };
+
 class TailingReader {
  public:
-  explicit TailingReader(fs::path path) : path_(std::move(path)) {}
-  void poll() {
+  explicit TailingReader(fs::path path, Reread reread = Reread::Same) : path_(std::move(path)), reread_(reread) {}
+  // Reads what is new; false when there was nothing.
+  bool poll() {
+    std::error_code ec;
+    if (!fs::is_regular_file(path_, ec)) return false;
     const std::string bytes = read_file(path_);
-    while (const auto data = next_record(bytes, offset_)) take(decode_event(*data));
+    int taken = 0;
+    for (; const auto data = next_record(bytes, offset_); ++taken) take(decode_event(*data));
+    if (reread_ == Reread::After && offset_ < bytes.size()) offset_ = bytes.size();  // read, not usable
+    return taken > 0;
   }
   const Series& scalars() const { return scalars_; }  // what TensorBoard shows, tag by tag
   size_t offset() const { return offset_; }
   int starts() const { return starts_; }
+  // Goes on with another file as one stream (TensorBoard's directory loader).
+  void move_to(fs::path path) { path_ = std::move(path), offset_ = 0; }
+  const fs::path& path() const { return path_; }
 
  private:
   void take(const EventRecord& event) {
@@ -108,15 +121,59 @@ class TailingReader {
     if (event.kind == Kind::FileVersion) version_ = event.name;
     if (event.kind == Kind::Scalar) scalars_[event.name].emplace_back(event.step, event.value);
     if (event.kind != Kind::SessionStart || starts_++ == 0 || version_ != "brain.Event:2") return;
-    for (auto& [tag, series] : scalars_)
+    for (auto it = scalars_.begin(); it != scalars_.end();) {
+      auto& series = it->second;
       series.erase(std::remove_if(series.begin(), series.end(), [&](const auto& p) { return p.first >= event.step; }),
                    series.end());
+      it = series.empty() ? scalars_.erase(it) : std::next(it);
+    }
   }
   fs::path path_;
-  size_t offset_ = 0;  // the end of the last whole record read
+  Reread reread_;
+  size_t offset_ = 0;  // where the next read begins
   std::string version_;
   int starts_ = 0;
   Series scalars_;
+};
+
+// A run folder's event files as TensorBoard's DirectoryWatcher reads them: the files whose name holds "tfevents",
+// in name order, one at a time; when the current one has nothing new and a file of a later name exists, it reads
+// the current one a last time and moves on to that one for good.
+class FolderReader {
+ public:
+  explicit FolderReader(fs::path folder, Reread reread = Reread::After)
+      : folder_(std::move(folder)), reader_("", reread) {}
+  void poll() {
+    if (reader_.path().empty()) {
+      const auto files = event_files();
+      if (files.empty()) return;
+      reader_.move_to(files.front());
+    }
+    for (;;) {
+      while (reader_.poll()) {
+      }
+      const auto files = event_files();
+      const auto later =
+          std::find_if(files.begin(), files.end(), [&](const fs::path& f) { return f > reader_.path(); });
+      if (later == files.end()) return;
+      reader_.poll();
+      reader_.move_to(*later);
+    }
+  }
+  const Series& scalars() const { return reader_.scalars(); }
+  int starts() const { return reader_.starts(); }
+  const fs::path& file() const { return reader_.path(); }
+
+ private:
+  std::vector<fs::path> event_files() const {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder_))
+      if (entry.path().filename().string().find("tfevents") != std::string::npos) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+  fs::path folder_;
+  TailingReader reader_;
 };
 
 // What tests/tools/read_events.py decodes from an event file: scalars by tag, then step.
@@ -347,7 +404,7 @@ TEST_CASE("the TensorBoard event file decodes to steps.csv and metrics.csv, also
 }
 
 TEST_CASE(
-    "a TensorBoard reader tailing the event file across a SIGKILL or an interrupt and a resume shows an "
+    "a TensorBoard reader tailing the event files across a SIGKILL or an interrupt and a resume shows an "
     "undisturbed run's values",
     "[train]") {
   if (!event_files_built()) return;
@@ -358,67 +415,96 @@ TEST_CASE(
   check_events_match(calm.scalars(), s.steps("calm"), s.epochs("calm"));
   // What a reader shows after a resume: the calm run's steps and values (the throughput's values aside: timing),
   // and what the run's own CSV files hold.
-  const auto check_as_calm = [&](const TailingReader& reader, const std::string& out) {
-    check_events_match(reader.scalars(), s.steps(out), s.epochs(out));
+  const auto check_as_calm = [&](const Series& shown, const std::string& out) {
+    check_events_match(shown, s.steps(out), s.epochs(out));
     for (const auto& [tag, series] : calm.scalars()) {
       INFO(tag);
-      REQUIRE(reader.scalars().count(tag) == 1);
+      REQUIRE(shown.count(tag) == 1);
       if (tag == "train/examples_per_s")
-        CHECK(steps_of(reader.scalars().at(tag)) == steps_of(series));
+        CHECK(steps_of(shown.at(tag)) == steps_of(series));
       else
-        CHECK(reader.scalars().at(tag) == series);
+        CHECK(shown.at(tag) == series);
     }
   };
+  const auto first_file = [&](const std::string& out) { return s.run_dir(out) / "events.out.tfevents.repro"; };
+  const auto second_file = [&](const std::string& out) { return s.run_dir(out) / "events.out.tfevents.repro.0002"; };
 
-  SECTION("SIGKILL at step 9, the checkpoint at step 5, a torn record at the end") {
+  SECTION("SIGKILL at step 9, the checkpoint at step 5, a torn record at the end: a new file, which readers take") {
     REQUIRE(s.run_faulty("killed", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
-    TailingReader reader(s.events("killed"));
-    reader.poll();  // the reader consumed steps 6 and 8, past the checkpoint
-    CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
-    const size_t consumed = reader.offset();
-    CHECK(consumed == fs::file_size(s.events("killed")));
-    append_file(s.events("killed"), tfrecord("a write the kill tore").substr(0, 20));
-    reader.poll();  // stops at the torn record
-    CHECK(reader.offset() == consumed);
-    REQUIRE(s.run("killed", "train.log_every=2").exit_code == 0);
-    reader.poll();  // on from its offset
-    CHECK(reader.offset() == fs::file_size(s.events("killed")));
-    CHECK(reader.starts() == 2);
-    check_as_calm(reader, "killed");
+    append_file(first_file("killed"), tfrecord("a write the kill tore").substr(0, 20));
+    // TensorBoard as pip installs it (its stub reader reads past a torn record) and with TensorFlow's reader.
+    FolderReader stub(s.run_dir("killed")), tensorflow(s.run_dir("killed"), Reread::Same);
+    for (FolderReader* reader : {&stub, &tensorflow}) {
+      reader->poll();  // steps 6 and 8, past the checkpoint, then the torn record
+      CHECK(steps_of(reader->scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6, 8});
+    }
+    const auto resumed = s.run("killed", "train.log_every=2");
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK_THAT(resumed.output,
+               Contains("a record cut short at byte ") && Contains("written anew into events.out.tfevents.repro.0002"));
+    CHECK_FALSE(fs::exists(first_file("killed")));  // replaced: the new file holds every row
+    REQUIRE(fs::exists(second_file("killed")));
+    for (FolderReader* reader : {&stub, &tensorflow}) {
+      reader->poll();  // moves on to the new file; its START at step 0 drops what the old one showed
+      CHECK(reader->file() == second_file("killed"));
+      check_as_calm(reader->scalars(), "killed");
+    }
+    FolderReader fresh(s.run_dir("killed"));
+    fresh.poll();
+    CHECK(fresh.starts() == 1);
+    check_as_calm(fresh.scalars(), "killed");
   }
-  SECTION("an interrupt at step 7 (a mid-epoch checkpoint at step 7)") {
+  SECTION("an interrupt at step 7 (a mid-epoch checkpoint at step 7): the same file, appended to") {
     REQUIRE(s.run_faulty("interrupted", "train.log_every=2 --interrupt-at-step 7").exit_code != 0);
-    TailingReader reader(s.events("interrupted"));
+    FolderReader reader(s.run_dir("interrupted"));
     reader.poll();
     CHECK(steps_of(reader.scalars().at("train/loss")) == std::vector<int64_t>{2, 4, 6});
     REQUIRE(s.run("interrupted", "train.log_every=2").exit_code == 0);
     reader.poll();
+    CHECK(reader.file() == first_file("interrupted"));
     CHECK(reader.starts() == 2);
-    check_as_calm(reader, "interrupted");
+    check_as_calm(reader.scalars(), "interrupted");
   }
-  SECTION("a fresh start beside a stale event file: continued after a START at step 0, never replaced") {
+  SECTION("a fresh start beside a stale event file with a torn end: a new file, the stale one removed") {
     fs::create_directories(s.run_dir("fresh"));
     fs::copy_file(s.events("calm"), s.events("fresh"));
-    const std::string stale = read_file(s.events("fresh"));
     append_file(s.events("fresh"), tfrecord("torn").substr(0, 5));
-    TailingReader reader(s.events("fresh"));  // open before the start, as a TensorBoard would be
+    FolderReader reader(s.run_dir("fresh"));  // open before the start, as a TensorBoard would be
     reader.poll();
     REQUIRE(s.run("fresh", "train.log_every=2").exit_code == 0);
     reader.poll();
-    CHECK(read_file(s.events("fresh")).substr(0, stale.size()) == stale);  // the stale records kept, the torn cut
+    CHECK_FALSE(fs::exists(first_file("fresh")));
+    CHECK(reader.file() == second_file("fresh"));
     CHECK(reader.starts() == 2);
-    CHECK(reader.offset() == fs::file_size(s.events("fresh")));
-    check_as_calm(reader, "fresh");
+    check_as_calm(reader.scalars(), "fresh");
+  }
+  SECTION("a whole stale file of another run: continued after a START at step 0, its records dropped") {
+    fs::create_directories(s.run_dir("stale"));
+    {
+      EventFile other = EventFile::create(s.events("stale"), 1e9);
+      other.text("spec", 0, "```yaml\nanother run's spec\n```\n", 1e9);
+      other.scalar("train/loss", 2, 9.5, 1e9 + 1);
+      other.scalar("other/tag", 3, 1.0, 1e9 + 2);
+    }
+    FolderReader reader(s.run_dir("stale"));
+    reader.poll();
+    REQUIRE(s.run("stale", "train.log_every=2").exit_code == 0);
+    reader.poll();
+    CHECK(reader.file() == first_file("stale"));  // whole: appended to
+    check_as_calm(reader.scalars(), "stale");
   }
 }
 
-TEST_CASE("a continued event file: a torn or damaged tail is cut, the rest kept byte for byte, a START appended",
-          "[train]") {
+TEST_CASE(
+    "a continued event file: appended to when it ends with whole records, never cut; a torn or damaged tail "
+    "is named, the file left as it is",
+    "[train]") {
   if (!event_files_built()) return;
   test::TempDir dir("events-cut");
   const fs::path path = dir.path() / "events.out.tfevents.repro";
   {
-    EventFile file = EventFile::create(path);
+    EventFile file = EventFile::create(path, 1e9);
     file.scalar("a", 1, 0.5, 1e9);
     file.scalar("a", 2, 0.25, 1e9 + 1);
   }
@@ -431,28 +517,35 @@ TEST_CASE("a continued event file: a torn or damaged tail is cut, the rest kept 
   std::string bad_data = last, bad_length = last;
   bad_data[14] ^= 0x01;
   bad_length[9] ^= 0x01;
-  // The file's records as a reader sees them after a START at 2, and that the bytes before `kept` are unchanged.
-  const auto check_continued = [&](const std::string& kept) {
-    const std::string after = read_file(path);
-    REQUIRE(after.size() > kept.size());
-    CHECK(after.substr(0, kept.size()) == kept);
-    size_t at = kept.size();
-    const auto start = next_record(after, at);
-    REQUIRE(start);
-    CHECK(decode_event(*start).kind == EventRecord::Kind::SessionStart);
-    CHECK(decode_event(*start).step == 2);
-    CHECK(decode_event(*start).wall_time >= 1e9 + 1);  // never before the file's last event
-    CHECK(at == after.size());
-    TailingReader reader(path);
-    reader.poll();
-    CHECK(reader.scalars().at("a") == Series::mapped_type{{1, 0.5}});  // the value at step 2 dropped by the START
-  };
+  {  // Whole: continued, a START at 2 appended after the bytes as they were.
+    EventFileScan scan;
+    auto file = EventFile::continue_file(path, scan);
+    REQUIRE(file.has_value());
+    CHECK(scan.readable == whole.size());
+    CHECK(scan.events.size() == 4);
+    file->session_start(2, 1e9 + 0.5);  // a session's clock may begin before the file's last event
+    file->scalar("a", 2, 0.75, 1e9);    // never before its START
+  }
+  const std::string after = read_file(path);
+  CHECK(after.substr(0, whole.size()) == whole);
+  size_t at = whole.size();
+  const auto start = next_record(after, at);
+  REQUIRE(start);
+  CHECK(decode_event(*start).kind == EventRecord::Kind::SessionStart);
+  CHECK(decode_event(*start).step == 2);
+  CHECK(decode_event(*start).wall_time == 1e9 + 0.5);
+  const auto rewritten = next_record(after, at);
+  REQUIRE(rewritten);
+  CHECK(decode_event(*rewritten).wall_time == 1e9 + 0.5);
+  CHECK(at == after.size());
+  TailingReader reader(path);
+  reader.poll();
+  CHECK(reader.scalars().at("a") == Series::mapped_type{{1, 0.5}, {2, 0.75}});  // the old value at 2 dropped
   struct Tail {
     std::string what, bytes;
     bool damaged;
   };
-  const std::vector<Tail> tails = {{"none", "", false},
-                                   {"a torn header", last.substr(0, 10), false},
+  const std::vector<Tail> tails = {{"a torn header", last.substr(0, 10), false},
                                    {"a torn record", last.substr(0, last.size() - 1), false},
                                    {"a record cut inside its length's CRC", last.substr(0, 13), false},
                                    {"a bad data CRC", bad_data, true},
@@ -462,13 +555,11 @@ TEST_CASE("a continued event file: a torn or damaged tail is cut, the rest kept 
     INFO(tail.what);
     write_file_atomic(path, whole + tail.bytes);
     EventFileScan scan;
-    auto file = EventFile::continue_file(path, scan);
-    REQUIRE(file.has_value());
+    CHECK_FALSE(EventFile::continue_file(path, scan).has_value());  // the caller writes a new file
     CHECK(scan.readable == whole.size());
     CHECK(scan.damaged == tail.damaged);
     CHECK(scan.events.size() == 4);
-    file->session_start(2);
-    check_continued(whole);
+    CHECK(read_file(path) == whole + tail.bytes);  // not a byte changed
   }
   // A file of repro 0.4.0 (no START after the version): continued; the scan says it has none.
   const std::string unstarted = whole.substr(0, ends[0]) + whole.substr(ends[1]);
@@ -526,9 +617,21 @@ size_t offset_of(const fs::path& path, const std::string& tag, int64_t step) {
 
 }  // namespace
 
+namespace {
+
+// Each scalar's wall time in `events`, by tag and step.
+std::map<std::pair<std::string, int64_t>, double> wall_times(const std::vector<EventRecord>& events) {
+  std::map<std::pair<std::string, int64_t>, double> times;
+  for (const auto& event : events)
+    if (event.kind == EventRecord::Kind::Scalar) times[{event.name, event.step}] = event.wall_time;
+  return times;
+}
+
+}  // namespace
+
 TEST_CASE(
-    "a damaged record mid-file: the resume keeps the records before it and rebuilds the rest from the "
-    "checkpoint's rows, in step order, wall times never going back; the file is named",
+    "a damaged record mid-file: the resume writes a new file from the checkpoint's rows with steps.csv's wall "
+    "times, which an open TensorBoard reads; the damaged one is named and removed",
     "[train]") {
   if (!event_files_built()) return;
   StepsSetup s("events-damaged");
@@ -542,40 +645,90 @@ TEST_CASE(
   std::string bytes = read_file(events);
   bytes[damaged_at + 14] ^= 0x01;  // its data: a bad CRC in a whole record, records after it
   write_file_atomic(events, bytes);
-  TailingReader reader(events);  // a TensorBoard open on the file: it stops at the damaged record
-  reader.poll();
-  CHECK(reader.offset() == damaged_at);
+  FolderReader stub(s.run_dir("killed")), tensorflow(s.run_dir("killed"), Reread::Same);  // open TensorBoards
+  stub.poll(), tensorflow.poll();
 
   const auto resumed = s.run("killed", "train.log_every=2");
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
+  const fs::path replacement = s.run_dir("killed") / "events.out.tfevents.repro.0002";
   CHECK_THAT(resumed.output, Contains(events.string() + ": a damaged record at byte " + std::to_string(damaged_at)) &&
-                                 Contains("the rows from step 4 on are written again"));
-  CHECK(read_file(events).substr(0, damaged_at) == bytes.substr(0, damaged_at));  // kept byte for byte
-  reader.poll();                                                                  // on from where it stopped
-  CHECK(reader.offset() == fs::file_size(events));
-  TailingReader fresh(events);  // and a reader opened afterwards
-  fresh.poll();
-  for (const TailingReader* seen : {&reader, &fresh}) {
+                                 Contains("written anew into events.out.tfevents.repro.0002") &&
+                                 Contains("an open TensorBoard moves on to it"));
+  CHECK_FALSE(fs::exists(events));
+  REQUIRE(fs::exists(replacement));
+  FolderReader fresh(s.run_dir("killed"));  // and a reader opened afterwards
+  for (FolderReader* seen : {&stub, &tensorflow, &fresh}) {
+    seen->poll();
     check_events_match(seen->scalars(), s.steps("killed"), s.epochs("killed"));
     for (const auto& [tag, series] : calm.scalars())
       if (tag != "train/examples_per_s") CHECK(seen->scalars().at(tag) == series);
   }
-  // After the session's START: steps never go back, and no wall time in the file does.
-  const std::vector<EventRecord> all = records_of(events);
+  // The new file: one session from step 0, steps never going back, each step row at steps.csv's wall time (the
+  // rows before the checkpoint's step 5 too: they took the resume's time before), no wall time going back.
+  const std::vector<EventRecord> all = records_of(replacement);
+  CHECK(std::count_if(all.begin(), all.end(),
+                      [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; }) == 1);
   double wall = 0;
   int64_t step = -1;
-  bool after_start = false;
   for (const auto& event : all) {
     CHECK(event.wall_time >= wall);
-    wall = std::max(wall, event.wall_time);
-    if (event.kind == EventRecord::Kind::SessionStart && event.step == 4) after_start = true, step = 4;
-    if (after_start && event.kind == EventRecord::Kind::Scalar) {
-      CHECK(event.step >= step);
-      step = event.step;
-    }
+    wall = event.wall_time;
+    if (event.kind != EventRecord::Kind::Scalar) continue;
+    CHECK(event.step >= step);
+    step = event.step;
   }
-  CHECK(after_start);
+  const auto times = wall_times(all);
+  for (const StepRow& row : s.steps("killed")) {
+    INFO(row.step);
+    CHECK(times.at({"train/loss", row.step}) == Approx(row.wall_time).margin(1e-3));
+  }
+}
+
+TEST_CASE(
+    "a resume checks the records it keeps: another run's records, a killed process's purged values and rows at the "
+    "resume's time are written again from the checkpoint's rows",
+    "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-kept");
+  // Killed at step 9, resumed and killed again at step 13 (the checkpoint of epoch 2 at step 10): the file holds the
+  // first process's rows 6 and 8, a START at 5, the second's rows 5 to 12.
+  REQUIRE(s.run_faulty("twice", "train.log_every=2 --kill-at-step 9").exit_code == 128 + SIGKILL);
+  REQUIRE(s.run_faulty("twice", "train.log_every=2 --kill-at-step 13").exit_code == 128 + SIGKILL);
+  const fs::path events = s.events("twice");
+  SECTION("another run's valid records appended before the resume") {
+    {
+      EventFileScan scan;
+      auto file = EventFile::continue_file(events, scan);
+      REQUIRE(file.has_value());
+      file->scalar("train/loss", 3, 123.0, 2e9);  // a step this run logs no row at
+      file->scalar("other/accuracy", 4, 0.5, 2e9);
+      file->scalar("train/loss", 2, 99.0, 2e9);  // a second value at a step it has
+    }
+    const auto resumed = s.run("twice", "train.log_every=2");
+    INFO(resumed.output);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK_THAT(resumed.output, Contains(events.string() + ": it does not show the checkpoint's rows") &&
+                                   Contains("written again after a SessionLog START at step 2"));
+    FolderReader reader(s.run_dir("twice"));
+    reader.poll();
+    check_events_match(reader.scalars(), s.steps("twice"), s.epochs("twice"));  // every value steps.csv's, no other
+  }
+  SECTION("the second session's START damaged: the first process's purged rows 6 and 8 never come back") {
+    std::string bytes = read_file(events);
+    size_t at = 0, before = 0, starts = 0;
+    while (const auto data = next_record(bytes, at)) {
+      if (decode_event(*data).kind == EventRecord::Kind::SessionStart && starts++ == 1) break;
+      before = at;
+    }
+    REQUIRE(starts == 2);
+    bytes[before + 14] ^= 0x01;
+    write_file_atomic(events, bytes);
+    REQUIRE(s.run("twice", "train.log_every=2").exit_code == 0);
+    FolderReader reader(s.run_dir("twice"));
+    reader.poll();
+    check_events_match(reader.scalars(), s.steps("twice"), s.epochs("twice"));  // examples_per_s included
+  }
 }
 
 TEST_CASE("a kill before the first checkpoint: the next start appends a START at step 0 to the same file", "[train]") {
@@ -608,7 +761,8 @@ TEST_CASE("a kill before the first checkpoint: the next start appends a START at
   CHECK(decoded.texts == std::vector<std::string>{"spec 0 text", "spec 0 text"});  // once a session: after its START
 }
 
-TEST_CASE("status and report name a finished run's damaged event file", "[train]") {
+TEST_CASE("status and report name a finished run's damaged event file; repro run of its spec writes it anew",
+          "[train]") {
   if (!event_files_built()) return;
   StepsSetup s("events-named");
   REQUIRE(s.run("runs", "train.log_every=2").exit_code == 0);
@@ -627,6 +781,30 @@ TEST_CASE("status and report name a finished run's damaged event file", "[train]
   CHECK(report.exit_code == 0);
   CHECK_THAT(report.output,
              Contains("Damaged TensorBoard event files (the runs are counted from metrics.csv):") && Contains(named));
+  CHECK_THAT(report.output, Contains("`repro run` of the run's spec writes the file anew"));
+  // Issue 57: it was named, never repaired. repro run of the spec on the finished run writes a new file from
+  // metrics.csv and steps.csv, which an open TensorBoard moves on to; nothing is trained again.
+  FolderReader open(s.run_dir("runs"));
+  open.poll();
+  const std::string summary = read_file(s.run_dir("runs") / "summary.json");
+  const auto repaired = s.run("runs", "train.log_every=2");
+  INFO(repaired.output);
+  CHECK(repaired.exit_code == 0);
+  CHECK_THAT(repaired.output, Contains(named) && Contains(" bytes: the finished run's scalars are written anew into "
+                                                          "events.out.tfevents.repro.0002 from metrics.csv and "
+                                                          "steps.csv"));
+  CHECK(read_file(s.run_dir("runs") / "summary.json") == summary);
+  CHECK_FALSE(fs::exists(events));
+  open.poll();
+  FolderReader fresh(s.run_dir("runs"));
+  fresh.poll();
+  for (const FolderReader* reader : {&open, &fresh})
+    check_events_match(reader->scalars(), s.steps("runs"), s.epochs("runs"));
+  const auto clean = test::run_repro("status " + (s.dir.path() / "runs").string() + " --all");
+  CHECK_THAT(clean.output, Contains("1 complete") && !Contains("damaged"));
+  const auto again = s.run("runs", "train.log_every=2");  // whole now: nothing to write
+  CHECK_THAT(again.output, !Contains("written anew"));
+  CHECK(fs::exists(s.run_dir("runs") / "events.out.tfevents.repro.0002"));
 }
 
 TEST_CASE("CSV floats bring a float32 back bit for bit (9 significant digits); 8-digit files still read", "[train]") {

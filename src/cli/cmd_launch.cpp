@@ -119,6 +119,13 @@ void warn_of_missing_data(const std::string& data_root, const std::vector<const 
   }
 }
 
+// `repro run`'s memory check, as a warning: the nodes' memory is not this machine's; each task checks again and
+// stops before training where the model does not fit (run and --jobs refuse such a plan on this machine).
+void warn_of_memory(const Plan& plan, DeviceChoice device) {
+  if (const auto refusal = memory_refusal(plan.runs, training_memory(device)))
+    spdlog::warn("the tasks will stop before training on a node with no more memory than this machine: {}", *refusal);
+}
+
 int launch_slurm(LaunchCommand& c) {
   const std::vector<std::string> overrides = split_arguments(c);
   c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
@@ -133,6 +140,7 @@ int launch_slurm(LaunchCommand& c) {
   c.launch.job_name = "repro-" + experiment.name;
   check_launch_options(c.launch);
   check_plan(plan, c.out);  // throws on changed specs
+  warn_of_memory(plan, c.device);
   write_plan(experiment, plan.runs, c.out);
   std::vector<const PlannedRun*> to_train;
   for (const size_t i : plan.to_train()) to_train.push_back(&plan.runs[i]);

@@ -27,10 +27,11 @@ struct StatusCommand {
 ExperimentStatus status_of_spec(const StatusCommand& c) {
   Experiment experiment = load_spec(c.target, c.overrides, c.profile, c.datasets, c.rows);
   apply_sweep_arguments(experiment, c.seeds_given ? std::optional<std::string>(c.seeds) : std::nullopt, c.axes);
+  const std::vector<PlannedRun> runs = expand_grid(experiment, dataset_catalog());
   std::vector<std::string> dirs;
-  for (const auto& run : expand_grid(experiment, dataset_catalog())) dirs.push_back(run.subdir());
+  for (const auto& run : runs) dirs.push_back(run.subdir());
   const std::filesystem::path folder = c.out / std::filesystem::path(experiment.folder());
-  ExperimentStatus status = experiment_status(experiment.folder(), folder, dirs);
+  ExperimentStatus status = experiment_status(experiment.folder(), folder, runs);  // each record's settings checked
   const RunFilter rows_and_datasets{c.datasets, c.rows, {}};
   const int beyond =
       plan_runs_beyond(folder, dirs, [&](const RunId& run) { return rows_and_datasets.keeps(run); });
@@ -50,6 +51,7 @@ int show_status(const StatusCommand& c) {
                   "under a folder say every run)");
     const RunFilter filter{c.datasets, c.rows,
                            c.seeds_given ? parse_seeds(c.seeds, "--seeds '" + c.seeds + "'") : std::vector<int64_t>{}};
+    check_selects(runs_planned_under(c.target), filter);  // as report: a selector that selects nothing is refused
     experiments = status_of_out(c.target, [&](const RunId& run) { return filter.keeps(run); });
   }
   std::cout << render_status(experiments, c.all);

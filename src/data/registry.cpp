@@ -77,9 +77,20 @@ std::string data_root_source(const std::string& option, const std::filesystem::p
   return "the default data root 'datasets'";
 }
 
+// Why `path` cannot be looked at: "" when it can, or when nothing is there (absent, or below a file).
+std::string unreachable_because(const std::filesystem::path& path, std::error_code error) {
+  if (!error || error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) return "";
+  return path.string() + ": " + error.message() +
+         (error == std::errc::too_many_symbolic_link_levels ? " (a symbolic link that leads back to itself)" : "");
+}
+
+// Whether something is at `path`; throws naming it and the reason when it cannot be looked at (permission denied,
+// a link loop): a dataset that cannot be read is not "missing".
 bool exists_here(const std::filesystem::path& path) {
   std::error_code error;
-  return std::filesystem::exists(path, error);
+  const auto status = std::filesystem::status(path, error);
+  if (const std::string why = unreachable_because(path, error); !why.empty()) throw Error(why);
+  return std::filesystem::exists(status);
 }
 
 // Whether anything of `m` is under `root`: its folder, the folder its archive unpacks to, a file of its manifest
@@ -93,6 +104,7 @@ bool anything_of(const Manifest& m, const std::filesystem::path& root) {
   std::error_code error;
   for (std::filesystem::directory_iterator it(root, error), end; !error && it != end; it.increment(error))
     if (it->is_regular_file(error) && is_archive(it->path())) return true;
+  if (const std::string why = unreachable_because(root, error); !why.empty()) throw Error(why);
   return false;
 }
 
@@ -101,8 +113,17 @@ bool anything_of(const Manifest& m, const std::filesystem::path& root) {
 void check_data_root(const std::string& option) {
   const std::filesystem::path root = resolve_data_root(option);
   std::error_code error;
-  if (std::filesystem::is_directory(root, error)) return;
-  throw Error(data_root_source(option, root) + ": " + (std::filesystem::exists(root, error) ? "not a folder" : "no such folder") +
+  const auto status = std::filesystem::status(root, error);
+  if (const std::string why = unreachable_because(root, error); !why.empty())
+    throw Error(data_root_source(option, root) + ": " + why + "; give a data root repro can read (docs/data.md)");
+  if (std::filesystem::is_directory(status)) {
+    std::filesystem::directory_iterator listing(root, error);  // a folder that cannot be listed is not "empty"
+    if (!error) return;
+    throw Error(data_root_source(option, root) + ": " + root.string() + ": cannot be listed (" + error.message() +
+                "); give a data root repro can read (docs/data.md)");
+  }
+  throw Error(data_root_source(option, root) + ": " +
+              (std::filesystem::exists(status) ? "not a folder" : "no such folder") +
               "; every dataset is read from there (--data-root, else $REPRO_DATA, else ./datasets): give the folder "
               "that holds them (docs/data.md; `repro data fetch DATASET` downloads one)");
 }
@@ -112,7 +133,12 @@ void check_datasets_present(const std::string& option, const std::vector<std::st
   std::vector<std::string> absent;
   for (const auto& name : datasets) {
     const Manifest& m = manifest(name);
-    if (anything_of(m, root)) continue;
+    try {
+      if (anything_of(m, root)) continue;
+    } catch (const Error& e) {
+      throw Error(data_root_source(option, root) + ": dataset " + name + ": " + e.what() +
+                  "; nothing was trained (give repro read access, or replace the link)");
+    }
     std::vector<std::string> files;
     for (const auto& file : m.files) files.push_back(file.name);
     absent.push_back(name + " (nothing of it under " + root.string() + ": no folder " + m.folder + "/, none of " +

@@ -8,11 +8,14 @@
 //   metrics.csv          one row per epoch
 //   steps.csv            one row per train.log_every optimizer steps
 //   events.out.tfevents.repro   the same scalars for TensorBoard (train.tensorboard)
+//   events.out.tfevents.repro.<n>   the same, rewritten from steps.csv and metrics.csv where the file before it
+//                        (by name) was damaged or cut short: n = 0002, 0003, ... (run/tensorboard_log.h)
 //   model.pt             the kept epoch's weights (train.save_model)
 //   summary.json         the run record, once the run ended (record/run_record.h)
 //   eval/<name>.json     each `repro eval` of the finished run (record/eval_record.h)
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace repro {
 
@@ -29,7 +32,13 @@ class RunFolder {
   std::filesystem::path checkpoint_path() const { return dir_ / "checkpoint.pt"; }
   std::filesystem::path metrics_path() const { return dir_ / "metrics.csv"; }
   std::filesystem::path steps_path() const { return dir_ / "steps.csv"; }
-  std::filesystem::path events_path() const { return dir_ / "events.out.tfevents.repro"; }
+  // The first event file, and those that replace it: TensorBoard reads a folder's event files in name order and
+  // moves on to a later name for good, so a rewritten file takes the next name (n = 0002, 0003, ...).
+  std::filesystem::path events_path() const;
+  std::filesystem::path rewritten_events_path(const std::string& number) const;
+  std::vector<std::filesystem::path> event_files() const;  // those in the folder, in name order
+  std::filesystem::path current_events_path() const;       // the last of them (events_path() when none)
+  std::filesystem::path next_events_path() const;          // the name after the current one
   std::filesystem::path model_path() const { return dir_ / "model.pt"; }
   std::filesystem::path summary_path() const { return dir_ / kSummaryFile; }
   std::filesystem::path eval_dir() const { return dir_ / "eval"; }

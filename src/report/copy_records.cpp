@@ -8,6 +8,7 @@
 #include "record/lifecycle.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
+#include "run/event_file.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -81,7 +82,7 @@ RecordsFound find_run_records(const fs::path& from) {
 std::vector<fs::path> record_files(const RunFolder& run) {
   std::vector<fs::path> files;
   for (const fs::path& path :
-       {run.spec_path(), run.metrics_path(), run.steps_path(), run.events_path(), run.log_path()})
+       {run.spec_path(), run.metrics_path(), run.steps_path(), run.current_events_path(), run.log_path()})
     files.push_back(path.filename());
   std::vector<fs::path> evals;
   std::error_code ec;
@@ -136,6 +137,8 @@ std::optional<std::string> run_refusal(const fs::path& from, const fs::path& to,
   if (!is_finished(record.status)) return std::nullopt;
   if (const std::string problem = check(source.dir()); !problem.empty())
     return problem + " (repro report marks it so): not copied";
+  if (const std::string events = event_file_problem(source.current_events_path()); !events.empty())
+    return events + ": not copied; `repro run` of its spec rewrites a finished run's event file from those files";
   if (const auto it = planned.find(relative); it != planned.end()) {
     const PlanEntry& e = it->second;
     if (e.model_config != record.model_config || e.dataset != record.dataset || e.seed != record.seed)
@@ -156,13 +159,66 @@ std::optional<std::string> run_refusal(const fs::path& from, const fs::path& to,
   return other_settings_in(from, to, relative);
 }
 
-// Copies the files that differ; true when one did.
-bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative) {
+// What a collect writes, first into a folder of its own inside TO (TO/.collect.tmp-<pid>, on TO's file system), then
+// moved into place by renames, which need no room: a write that fails (a full disk, a quota, a file-size limit)
+// leaves TO as it was. The staging folder is removed in any case, TO too when this collect made it and it is empty.
+class Staging {
+ public:
+  explicit Staging(const fs::path& to) : to_(to), stage_(temp_sibling(to / ".collect")), made_to_(!fs::exists(to)) {
+    sweep_stale_temp_files(to);  // the staging folder of a collect that was killed
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  ~Staging() {
+    std::error_code ignored;
+    fs::remove_all(stage_, ignored);
+    if (made_to_) fs::remove(to_, ignored);  // only when empty: nothing was committed
+  }
+
+  // `content` for TO/`relative`, staged.
+  void write(const fs::path& relative, const std::string& content) {
+    try {
+      write_file_atomic(stage_ / relative, content);
+    } catch (const WriteError& e) {
+      const std::string message = e.what(), staged = "cannot write " + (stage_ / relative).string() + ": ";
+      throw WriteError((to_ / relative).string(),
+                       (starts_with(message, staged) ? message.substr(staged.size()) : message) +
+                           "; nothing was collected: " + to_.string() + " is as it was");
+    }
+    staged_.push_back(relative);
+  }
+
+  // In the order written (a run's summary.json after its other files, plan.json after its runs): the first folder
+  // on the way that TO lacks is moved in whole (a new run or experiment appears at once, complete), else the file
+  // is renamed onto TO's.
+  void commit() {
+    for (const auto& relative : staged_) {
+      fs::path missing;
+      for (const auto& part : relative) {
+        missing /= part;
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(to_ / missing, ec))) break;
+      }
+      std::error_code ec;
+      if (!fs::exists(fs::symlink_status(stage_ / missing, ec))) continue;  // moved with its folder already
+      commit_file(stage_ / missing, to_ / missing);
+    }
+    staged_.clear();
+  }
+
+ private:
+  fs::path to_, stage_;
+  bool made_to_;
+  std::vector<fs::path> staged_;
+};
+
+// Stages the files that differ; true when one did.
+bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative, Staging& staging) {
   bool wrote = false;
   for (const auto& file : record_files(RunFolder(from / relative))) {
     const auto content = file_content(from / relative / file);
     if (!content || file_content(to / relative / file) == content) continue;
-    write_file_atomic(to / relative / file, *content);
+    staging.write(relative / file, *content);
     wrote = true;
   }
   return wrote;
@@ -214,6 +270,7 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
   found.runs.erase(std::unique(found.runs.begin(), found.runs.end()), found.runs.end());
   CollectTally tally;
   std::map<fs::path, ExperimentCopy> experiments;
+  Staging staging(to);
   PlannedAt planned;
   std::map<fs::path, PlanRecord> plans;  // relative path -> the source plan
   for (const auto& plan : found.plans) {
@@ -262,13 +319,14 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
                               "): a results folder holds an experiment whole or not at all");
       continue;
     }
-    for (const auto& run : experiment.runs) ++(copy_run(from, to, run) ? tally.copied : tally.unchanged);
+    for (const auto& run : experiment.runs) ++(copy_run(from, to, run, staging) ? tally.copied : tally.unchanged);
     for (const auto& plan : experiment.plans) {
       if (file_content(to / plan.relative) == plan.text) continue;  // collecting again changes no byte
-      write_file_atomic(to / plan.relative, plan.text);
+      staging.write(plan.relative, plan.text);
       ++tally.plans;
     }
   }
+  staging.commit();
   return tally;
 }
 

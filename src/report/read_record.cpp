@@ -99,7 +99,7 @@ void take_record(const RunFolder& folder, const RunRecord& s, Metric metric, Rec
       r.value = value;
   }
   check_metrics(folder, s, picked, key, metric, value);
-  r.events_problem = event_file_problem(folder.events_path());
+  r.events_problem = event_file_problem(folder.current_events_path());
 }
 
 // The experiment and profile of a run folder whose summary.json cannot be read: its spec.resolved.yaml says them,

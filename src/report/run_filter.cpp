@@ -21,32 +21,39 @@ bool row_matches(const std::string& wanted, const RunId& run) {
 
 // Each selector value must select some run of `all`: a typo never yields an empty report.
 void check_each_selects(const std::vector<ExperimentResults>& all, const RunFilter& filter) {
-  std::set<std::string> datasets, rows;
-  std::set<int64_t> seeds;
-  for (const auto& results : all)
-    for (const auto& run : results.runs) {
-      datasets.insert(run.dataset);
-      rows.insert(run.row.empty() ? run.model_config : run.row);
-      seeds.insert(run.seed);
-    }
-  for (const auto& dataset : filter.datasets)
-    if (!datasets.count(dataset))
-      throw Error("--datasets " + dataset + ": no run of that dataset here (datasets: " +
-                  join(std::vector<std::string>(datasets.begin(), datasets.end()), ", ") + ")");
-  for (const auto& row : filter.rows) {
-    const bool found = std::any_of(all.begin(), all.end(), [&](const ExperimentResults& results) {
-      return std::any_of(results.runs.begin(), results.runs.end(),
-                         [&](const RunResult& run) { return row_matches(row, run); });
-    });
-    if (!found)
-      throw Error("--rows " + row + ": no run of that row here (rows: " +
-                  join(std::vector<std::string>(rows.begin(), rows.end()), ", ") + ")");
-  }
-  for (const int64_t seed : filter.seeds)
-    if (!seeds.count(seed)) throw Error("--seeds: no run of seed " + std::to_string(seed) + " here");
+  std::vector<RunId> runs;
+  for (const auto& results : all) runs.insert(runs.end(), results.runs.begin(), results.runs.end());
+  check_selects(runs, filter);
 }
 
 }  // namespace
+
+void check_selects(const std::vector<RunId>& runs, const RunFilter& filter) {
+  std::set<std::string> datasets, rows;
+  std::set<int64_t> seeds;
+  for (const auto& run : runs) {
+    datasets.insert(run.dataset);
+    rows.insert(run.row.empty() ? run.model_config : run.row);
+    seeds.insert(run.seed);
+  }
+  const auto listing = [](const std::set<std::string>& names) {
+    return join(std::vector<std::string>(names.begin(), names.end()), ", ");
+  };
+  for (const auto& dataset : filter.datasets)
+    if (!datasets.count(dataset))
+      throw Error("--datasets " + (dataset.empty() ? std::string("''") : dataset) +
+                  ": no run of that dataset here (datasets: " + listing(datasets) + ")");
+  for (const auto& row : filter.rows)
+    if (std::none_of(runs.begin(), runs.end(), [&](const RunId& run) { return row_matches(row, run); }))
+      throw Error("--rows " + (row.empty() ? std::string("''") : row) +
+                  ": no run of that row here (rows: " + listing(rows) + ")");
+  for (const int64_t seed : filter.seeds)
+    if (!seeds.count(seed)) {
+      std::vector<std::string> there;
+      for (const int64_t s : seeds) there.push_back(std::to_string(s));
+      throw Error("--seeds: no run of seed " + std::to_string(seed) + " here (seeds: " + join(there, ", ") + ")");
+    }
+}
 
 bool RunFilter::keeps(const RunId& run) const {
   if (!datasets.empty() && !listed(datasets, run.dataset)) return false;

@@ -18,6 +18,9 @@ struct RunFilter {
   bool keeps(const RunId& run) const;
 };
 
+// Throws repro::Error when a dataset, row or seed of `filter` matches none of `runs`, naming those there (report
+// and status refuse a selector that selects nothing: a typo never shows an empty table or "0 runs").
+void check_selects(const std::vector<RunId>& runs, const RunFilter& filter);
 // The runs of `all` that `filter` keeps; rows and columns without a kept run are dropped, experiments without one
 // too. Throws repro::Error when a dataset, row or seed of the filter matches no run of `all` (naming those there).
 std::vector<ExperimentResults> filter_runs(const std::vector<ExperimentResults>& all, const RunFilter& filter);

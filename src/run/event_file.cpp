@@ -92,11 +92,13 @@ std::optional<std::string> next_record(const std::string& bytes, size_t& offset)
 EventRecord decode_event(const std::string& data) {
   tb::Event event;
   if (!event.ParseFromString(data)) return {};
-  EventRecord record{kind_of(event), event.step(), event.wall_time(), "", 0};
+  EventRecord record{kind_of(event), event.step(), event.wall_time(), "", 0, ""};
   if (record.kind == EventRecord::Kind::FileVersion) record.name = event.file_version();
   if (record.kind == EventRecord::Kind::Scalar || record.kind == EventRecord::Kind::Text)
     record.name = event.summary().value(0).tag();
   if (record.kind == EventRecord::Kind::Scalar) record.value = event.summary().value(0).simple_value();
+  if (record.kind == EventRecord::Kind::Text && event.summary().value(0).tensor().string_val_size() == 1)
+    record.text = event.summary().value(0).tensor().string_val(0);
   return record;
 }
 
@@ -132,39 +134,37 @@ std::string event_file_problem(const std::filesystem::path& path) {
       return path.string() + ": not a TensorBoard event file (its first record is not the file_version event)";
     if (scan.readable < scan.size)
       return path.string() + ": " + scan.stop() +
-             " bytes; TensorBoard shows nothing after it (steps.csv and "
-             "metrics.csv hold every row)";
+             " bytes; TensorBoard shows nothing after it (steps.csv and metrics.csv hold every row; `repro run` of "
+             "the run's spec writes the file anew from them)";
   } catch (const Error& e) {
     return e.what();
   }
   return "";
 }
 
-EventFile EventFile::create(const std::filesystem::path& path) {
+EventFile EventFile::create(const std::filesystem::path& path, double wall_time) {
   EventFile file(OutputFile::replace(path));
   tb::Event event;
-  event.set_wall_time(file.stamp(unix_time_now()));
+  event.set_wall_time(file.stamp(wall_time));
   event.set_file_version("brain.Event:2");  // version 2: TensorBoard purges on a SessionLog START (below)
   file.write(event.SerializeAsString());
-  file.session_start(0);
+  file.session_start(0, wall_time);
   return file;
 }
 
-// TensorBoard's readers (tensorboard/backend/event_processing/event_file_loader.py) stop at a torn or damaged
-// record and retry from its offset, so that cutting there and appending after it is what they expect: a reader
-// that stopped at a damaged record goes on with what this session appends. Its accumulators
-// (plugin_event_accumulator.py, _CheckForRestartAndMaybePurge and _Purge) in a file whose file_version is 2 or more
-// treat each SessionLog START after the first as a restart: they drop every value of every tag whose step is >= the
-// START's (`x.step < event.step` is kept). The older event_accumulator.py purges on the first START too.
+// TensorBoard's accumulators (plugin_event_accumulator.py, _CheckForRestartAndMaybePurge and _Purge) in a file
+// whose file_version is 2 or more treat each SessionLog START after the first they read as a restart: they drop
+// every value of every tag whose step is >= the START's (`x.step < event.step` is kept). The older
+// event_accumulator.py purges on the first START too. Its directory loader (directory_watcher.py) reads a run
+// folder's event files in name order as one stream, and moves on to a file of a later name for good once the one
+// it reads has nothing new: a file written after a damaged one, beginning with a START at step 0, replaces
+// everything a reader showed of the damaged one.
 std::optional<EventFile> EventFile::continue_file(const std::filesystem::path& path, EventFileScan& scan) {
   std::error_code ec;
   if (std::filesystem::is_symlink(path, ec) || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   scan = scan_event_bytes(read_regular_file(path, kLogBytes, "a TensorBoard event file"));
-  if (!scan.is_event_file()) return std::nullopt;
-  if (scan.readable < scan.size) std::filesystem::resize_file(path, scan.readable);
-  double last_wall_time = 0;
-  for (const auto& event : scan.events) last_wall_time = std::max(last_wall_time, event.wall_time);
-  return EventFile(OutputFile::append(path), last_wall_time);
+  if (!scan.is_event_file() || scan.readable < scan.size) return std::nullopt;
+  return EventFile(OutputFile::append(path));
 }
 
 double EventFile::stamp(double wall_time) {
@@ -172,9 +172,10 @@ double EventFile::stamp(double wall_time) {
   return last_wall_time_;
 }
 
-void EventFile::session_start(int64_t step) {
+void EventFile::session_start(int64_t step, double wall_time) {
+  last_wall_time_ = wall_time;
   tb::Event event;
-  event.set_wall_time(stamp(unix_time_now()));
+  event.set_wall_time(stamp(wall_time));
   event.set_step(step);
   event.mutable_session_log()->set_status(tb::SessionLog::START);
   write(event.SerializeAsString());
@@ -224,10 +225,10 @@ EventRecord decode_event(const std::string&) { unavailable(); }
 EventFileScan scan_event_bytes(const std::string&) { unavailable(); }
 std::string EventFileScan::stop() const { unavailable(); }
 std::string event_file_problem(const std::filesystem::path&) { return ""; }  // nothing is written: nothing to check
-EventFile EventFile::create(const std::filesystem::path&) { unavailable(); }
+EventFile EventFile::create(const std::filesystem::path&, double) { unavailable(); }
 std::optional<EventFile> EventFile::continue_file(const std::filesystem::path&, EventFileScan&) { unavailable(); }
 double EventFile::stamp(double) { unavailable(); }
-void EventFile::session_start(int64_t) { unavailable(); }
+void EventFile::session_start(int64_t, double) { unavailable(); }
 void EventFile::scalar(const std::string&, int64_t, double, double) { unavailable(); }
 void EventFile::text(const std::string&, int64_t, const std::string&, double) { unavailable(); }
 void EventFile::write(const std::string&) { unavailable(); }

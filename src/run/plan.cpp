@@ -121,6 +121,19 @@ std::optional<RunState> finished_state(const RunFolder& folder) {
 
 }  // namespace
 
+std::vector<std::string> settings_changed_in(const PlannedRun& run, const RunFolder& folder) {
+  if (!std::filesystem::exists(folder.spec_path())) return {};
+  const std::string existing = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
+  return existing == run.resolved_yaml() ? std::vector<std::string>{} : changed_settings(existing, run.resolved_yaml());
+}
+
+std::string other_spec_text(const std::vector<std::string>& changes) {
+  const size_t shown = std::min<size_t>(3, changes.size());
+  return "a run of a different spec (" +
+         join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(shown)), "; ") +
+         ")";
+}
+
 std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
   std::vector<RunState> statuses;
   for (const auto& run : runs) {
@@ -129,14 +142,10 @@ std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std:
       statuses.push_back(RunState::Pending);
       continue;
     }
-    const std::string existing = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
-    const auto changes = existing == run.resolved_yaml() ? std::vector<std::string>{}
-                                                         : changed_settings(existing, run.resolved_yaml());
+    const auto changes = settings_changed_in(run, folder);
     if (!changes.empty())
-      throw Error(folder.dir().string() + " holds a run of a different spec (" +
-                  join(std::vector<std::string>(changes.begin(), changes.begin() + std::min<size_t>(3, changes.size())),
-                       "; ") +
-                  "). Nothing was overwritten. " + keep_both_advice(changes));
+      throw Error(folder.dir().string() + " holds " + other_spec_text(changes) + ". Nothing was overwritten. " +
+                  keep_both_advice(changes));
     const std::optional<RunState> recorded = finished_state(folder);
     if (recorded)
       statuses.push_back(*recorded);
@@ -310,8 +319,28 @@ void check_plan(Plan& plan, const std::filesystem::path& out) {
   plan.states = check_plan(copies(plan.selected()), out);
 }
 
+namespace {
+
+// A frozen plan trains into the --out it was frozen under: its tasks.json lies in <out>/<experiment>[/<profile>]/
+// (slurm/<stamp>/ or jobs/<pid>/). Given another --out, a task would train every run elsewhere, beside no plan.json.
+void check_task_out(const std::filesystem::path& tasks_file, const TaskPlan& tasks, const std::filesystem::path& out) {
+  const std::filesystem::path folder =
+      tasks.profile.empty() ? out / tasks.experiment : out / tasks.experiment / tasks.profile;
+  std::error_code ec;
+  const auto file = std::filesystem::weakly_canonical(tasks_file, ec);
+  const auto root = std::filesystem::weakly_canonical(folder, ec);
+  if (ec || std::mismatch(root.begin(), root.end(), file.begin(), file.end()).first != root.end())
+    throw Error("--tasks " + tasks_file.string() + ": not below " + folder.string() + "/, where --out " + out.string() +
+                " keeps the runs of " + folder.lexically_relative(out).string() +
+                ": a task trains into the --out it was frozen under (repro launch slurm's task script gives it); "
+                "give that --out");
+}
+
+}  // namespace
+
 Plan plan_of_task(const std::filesystem::path& tasks_file, int64_t index, const std::filesystem::path& out) {
   const TaskPlan tasks = read_task_plan(tasks_file);
+  check_task_out(tasks_file, tasks, out);
   Plan plan;
   plan.spec_file = tasks.spec_file;
   for (const TaskEntry& entry : tasks.task(index, tasks_file)) {

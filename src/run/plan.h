@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/loader.h"
+#include "record/folder.h"
 #include "record/lifecycle.h"
 #include "run/device.h"
 #include "spec/experiment.h"
@@ -28,6 +29,12 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 // each with its own state. `repro run` refuses such a plan before anything is built, --dry-run warns.
 std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
                                           int lanes = 1);
+
+// The settings in which the run folder's spec.resolved.yaml differs from `run`'s ("key: old -> new"; empty when
+// the folder holds none or the same run's); throws repro::Error when it cannot be read.
+std::vector<std::string> settings_changed_in(const PlannedRun& run, const RunFolder& folder);
+// "a run of a different spec (the first three changes)": what run refuses and status shows.
+std::string other_spec_text(const std::vector<std::string>& changes);
 
 // Per run: its recorded state when finished (Complete or Diverged: skip), Resumable (a checkpoint of the same
 // spec) or Pending (a fresh start, a failed run's retry included).

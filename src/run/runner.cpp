@@ -10,6 +10,7 @@
 #include "data/registry.h"
 #include "run/device.h"
 #include "run/plan.h"
+#include "run/tensorboard_log.h"
 #include "util/error.h"
 
 namespace repro {
@@ -79,6 +80,7 @@ int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
   check_plan(plan, options.out);          // throws on a folder of another spec, before anything is written
   check_data(plan, options.data_root);    // the runs still to train: finished ones read no data
   write_plan(experiment, plan.runs, options.out);  // the whole grid: runs started one by one still make one table
+  repair_event_files(plan, options.out);           // a finished run's damaged event file, written anew
   if (options.parallel.jobs > 1 && !options.only_index) return children_executor(options)->execute(plan);
   return in_process_executor(options)->execute(plan);
 }

@@ -10,7 +10,11 @@
 #include "record/task_plan.h"
 #include "run/event_file.h"
 #include "run/lock.h"
+#include "run/plan.h"
+#include "run/steps_file.h"
+#include "spec/run_spec.h"
 #include "train/checkpoint.h"
+#include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -69,6 +73,62 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
   return launches;
 }
 
+// The last step a running run has logged: the event file's (written as each row is made), else steps.csv's (written
+// at checkpoints); nullopt when neither holds a row.
+std::optional<StepRow> last_step_logged(const RunFolder& folder) {
+  std::optional<StepRow> last;
+  try {
+    if (std::filesystem::exists(folder.steps_path())) {
+      const auto rows =
+          parse_steps_csv(read_regular_file(folder.steps_path(), kLogBytes, "steps.csv"), folder.steps_path());
+      if (!rows.empty()) last = rows.back();
+    }
+  } catch (const std::exception&) {  // damaged: the event file may still say
+  }
+  const auto events = folder.current_events_path();
+  std::error_code ec;
+  if (!event_files_available() || !std::filesystem::is_regular_file(events, ec)) return last;
+  try {
+    for (const auto& event : scan_event_bytes(read_regular_file(events, kLogBytes, "an event file")).events)
+      if (event.kind == EventRecord::Kind::Scalar && event.name == "train/loss" && (!last || event.step > last->step)) {
+        last = StepRow{};
+        last->step = event.step, last->wall_time = event.wall_time;
+      }
+  } catch (const std::exception&) {
+  }
+  return last;
+}
+
+// "epoch 3 of 10, step 1234 of about 3000 (logged 2026-11-28 17:40:12 UTC)" for a running run: the planned epochs
+// from spec.resolved.yaml, the epochs done from metrics.csv, the last step logged; what a file does not say is
+// left out.
+std::string progress_detail(const RunFolder& folder) {
+  std::vector<std::string> parts;
+  int64_t epochs = 0, done = 0, steps_per_epoch = 0;
+  try {
+    epochs = run_options(read_run_spec(folder.spec_path()).config).train.epochs;
+  } catch (const std::exception&) {  // not written yet, or unreadable: the epochs planned are left out
+  }
+  try {
+    if (std::filesystem::exists(folder.metrics_path())) {
+      const auto history =
+          parse_metrics_csv(read_regular_file(folder.metrics_path(), kLogBytes, "metrics.csv"), folder.metrics_path());
+      if (!history.empty()) done = history.back().epoch, steps_per_epoch = history.front().step;
+    }
+  } catch (const std::exception&) {
+  }
+  const int64_t current = epochs > 0 ? std::min(done + 1, epochs) : done + 1;
+  parts.push_back("epoch " + std::to_string(current) + (epochs > 0 ? " of " + std::to_string(epochs) : ""));
+  if (const auto last = last_step_logged(folder)) {
+    std::string step = "step " + std::to_string(last->step);
+    if (steps_per_epoch > 0 && epochs > 0) step += " of about " + std::to_string(steps_per_epoch * epochs);
+    parts.push_back(step + " (logged " + utc_text(last->wall_time) + ")");
+  } else {
+    parts.push_back("no step logged yet");
+  }
+  return join(parts, ", ");
+}
+
 }  // namespace
 
 RunStanding run_standing(const std::filesystem::path& experiment_folder, const std::string& dir) {
@@ -78,10 +138,11 @@ RunStanding run_standing(const std::filesystem::path& experiment_folder, const s
                            ": not counted (move the link away; repro run trains this run in a folder of its own)"};
   const RunFolder folder(experiment_folder / dir);
   if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
-    return RunStanding{dir, RunState::Running, "held by " + holder->describe() + " since " + holder->since};
+    return RunStanding{dir, RunState::Running,
+                       progress_detail(folder) + "; held by " + holder->describe() + " since " + holder->since};
   if (auto finished = finished_standing(folder, dir)) {
     if (is_finished(finished->state))  // a damaged event file is named (its numbers are in metrics.csv)
-      if (const std::string problem = event_file_problem(folder.events_path()); !problem.empty())
+      if (const std::string problem = event_file_problem(folder.current_events_path()); !problem.empty())
         finished->detail += (finished->detail.empty() ? "" : "; ") + problem;
     return *finished;
   }
@@ -97,16 +158,53 @@ ExperimentStatus experiment_status(const std::string& name, const std::filesyste
   return status;
 }
 
-std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
-                                            const std::function<bool(const RunId&)>& keep) {
+ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
+                                   const std::vector<PlannedRun>& runs) {
+  ExperimentStatus status{name, folder, {}, launches_in(folder), std::filesystem::is_directory(folder)};
+  for (const auto& run : runs) {
+    const std::string dir = run.subdir();
+    try {  // a folder of another spec is no run of this plan: repro run refuses it
+      const RunFolder run_folder(folder / dir);
+      if (const auto changes = settings_changed_in(run, run_folder);
+          !changes.empty() && !first_link_below(folder, dir)) {
+        status.runs.push_back(RunStanding{
+            dir, RunState::Inconsistent, "holds " + other_spec_text(changes) + ": not counted (repro run refuses it)"});
+        continue;
+      }
+    } catch (const Error& e) {
+      status.runs.push_back(RunStanding{dir, RunState::Corrupt, error_text(e)});
+      continue;
+    }
+    status.runs.push_back(run_standing(folder, dir));
+  }
+  return status;
+}
+
+namespace {
+
+std::vector<std::filesystem::path> plan_files_under(const std::filesystem::path& out) {
   if (!std::filesystem::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
   std::vector<std::filesystem::path> plans;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(out))
     if (entry.path().filename() == kPlanFile) plans.push_back(entry.path());
   if (plans.empty()) throw Error(out.string() + ": no plan.json below it (not a --out folder of repro run?)");
   std::sort(plans.begin(), plans.end());
+  return plans;
+}
+
+}  // namespace
+
+std::vector<RunId> runs_planned_under(const std::filesystem::path& out) {
+  std::vector<RunId> runs;
+  for (const auto& plan_path : plan_files_under(out))
+    for (const auto& run : read_plan_record(plan_path).runs) runs.push_back(run);
+  return runs;
+}
+
+std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
+                                            const std::function<bool(const RunId&)>& keep) {
   std::vector<ExperimentStatus> experiments;
-  for (const auto& plan_path : plans) {
+  for (const auto& plan_path : plan_files_under(out)) {
     std::vector<std::string> dirs;
     for (const auto& run : read_plan_record(plan_path).runs)
       if (!keep || keep(run)) dirs.push_back(run.dir_in_plan());
@@ -148,6 +246,8 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
          << counts[RunState::Resumable] + counts[RunState::Pending] << " pending (" << counts[RunState::Resumable]
          << " resumable), " << counts[RunState::Failed] << " failed, " << counts[RunState::Diverged] << " diverged";
     if (counts[RunState::Corrupt] > 0) text << ", " << counts[RunState::Corrupt] << " corrupt, not counted";
+    if (counts[RunState::Inconsistent] > 0)
+      text << ", " << counts[RunState::Inconsistent] << " of another spec, not counted";
     if (counts[RunState::Link] > 0) text << ", " << counts[RunState::Link] << " symbolic link(s), not counted";
     text << "\n";
     if (!e.note.empty()) text << "  " << e.note << "\n";
@@ -158,7 +258,7 @@ std::string render_status(const std::vector<ExperimentStatus>& experiments, bool
     for (const auto& run : e.runs) {
       if (run.state == RunState::Complete && run.detail.empty() && !all) continue;
       const std::string state = name_of(run.state);
-      text << "  " << state << std::string(11 - state.size(), ' ') << run.dir;
+      text << "  " << state << std::string(state.size() < 11 ? 11 - state.size() : 1, ' ') << run.dir;
       if (!run.detail.empty()) text << "  " << short_detail(run.detail);
       text << "\n";
     }

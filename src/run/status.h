@@ -1,7 +1,7 @@
 #pragma once
 // `repro status`: where every planned run of an experiment stands, read from its
-// run folder only (summary.json, the lock, checkpoint.pt), never from SLURM
-// accounting: complete, diverged, failed, running (with the lock's holder: host,
+// run folder only (summary.json, the lock, checkpoint.pt, metrics.csv, steps.csv, the event file), never from SLURM
+// accounting: complete, diverged, failed, running (its epoch and last step logged, the lock's holder: host,
 // pid, SLURM job), resumable (with the checkpoint's position) or pending.
 #include <filesystem>
 #include <functional>
@@ -10,13 +10,14 @@
 
 #include "record/lifecycle.h"
 #include "record/run_id.h"
+#include "spec/grid.h"
 
 namespace repro {
 
 struct RunStanding {
   std::string dir;  // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
   RunState state = RunState::Pending;  // its recorded state when finished or failed, else what its folder shows
-  std::string detail;  // holder, checkpoint position or failure message
+  std::string detail;  // progress and holder, checkpoint position, failure message or what is wrong with it
 };
 
 struct ExperimentStatus {
@@ -36,6 +37,13 @@ RunStanding run_standing(const std::filesystem::path& experiment_folder, const s
 // The runs of `run_dirs` (relative to `folder`).
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<std::string>& run_dirs);
+// The runs of a spec's plan (`runs`, relative to `folder`) as the runs of `run_dirs` above, but that a run folder
+// holding a run of another spec (what repro run refuses) is Inconsistent, naming the settings that differ.
+ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
+                                   const std::vector<PlannedRun>& runs);
+// Every run the plan.json files under `out` list (status' selectors are checked against them); throws
+// repro::Error when `out` is no folder or holds no plan.json.
+std::vector<RunId> runs_planned_under(const std::filesystem::path& out);
 // Every experiment under `out` (each folder holding a plan.json), with the runs `keep` keeps (all when empty;
 // status --datasets/--rows/--seeds). Throws repro::Error when there is none.
 std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,

@@ -4,8 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "run/lock.h"
+#include "run/plan.h"
+#include "run/steps_file.h"
 #include "util/csv.h"
+#include "util/error.h"
+#include "util/files.h"
 
 namespace repro {
 
@@ -14,21 +20,29 @@ namespace {
 // A code block keeps the YAML's indentation in TensorBoard's markdown view.
 std::string markdown_code(const std::string& text) { return "```yaml\n" + text + "```\n"; }
 
-// Tag -> the steps a reader of these records shows: TensorBoard's purge (event_file.cpp) drops, at each SessionLog
-// START after the first, every step at or after the START's.
-std::map<std::string, std::set<int64_t>> shown_steps(const std::vector<EventRecord>& events) {
+// A scalar as the file holds it: the float32 of its CSV field, by its bits (a NaN equals itself).
+std::string scalar_key(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return std::to_string(bits);
+}
+
+// What a reader of these records shows: TensorBoard's purge (event_file.cpp) drops, at each SessionLog START after
+// the first, every step at or after the START's.
+TensorBoardLog::Shown shown_by(const std::vector<EventRecord>& events) {
   using Kind = EventRecord::Kind;
-  std::map<std::string, std::set<int64_t>> shown;
+  TensorBoardLog::Shown shown;
   int starts = 0;
   for (const auto& event : events) {
-    if (event.kind == Kind::Scalar || event.kind == Kind::Text) shown[event.name].insert(event.step);
+    if (event.kind == Kind::Scalar) shown[event.name][event.step].push_back(scalar_key(event.value));
+    if (event.kind == Kind::Text) shown[event.name][event.step].push_back(event.text);
     if (event.kind != Kind::SessionStart || starts++ == 0) continue;
     for (auto& [tag, steps] : shown) steps.erase(steps.lower_bound(event.step), steps.end());
   }
   return shown;
 }
 
-// The values a steps.csv row and a metrics.csv row write, by tag (NaN: left out).
+// The values a steps.csv row and a metrics.csv row write, by tag (NaN: left out where said).
 std::vector<std::pair<const char*, double>> step_values(const StepRow& row) {
   return {{"train/loss", row.loss},
           {"train/lr", row.lr},
@@ -37,74 +51,150 @@ std::vector<std::pair<const char*, double>> step_values(const StepRow& row) {
           {"cuda/memory_mb", row.cuda_memory_mb}};
 }
 
+// A NaN in a step row is written (a diverged run shows its loss) but cuda/memory_mb's (the CPU has none).
+bool step_value_written(const char* tag, double value) {
+  return !(std::isnan(value) && std::strcmp(tag, "cuda/memory_mb") == 0);
+}
+
 std::vector<std::pair<const char*, double>> epoch_values(const EpochRow& row) {
   return {{"train/epoch_loss", row.train_loss}, {"train/epoch_acc", row.train_acc},
           {"val/loss", row.val_loss},           {"val/acc", row.val_acc},
           {"test/loss", row.test_loss},         {"test/acc", row.test_acc}};
 }
 
+// The wall time a rewritten row takes: that of the last steps.csv row at or before `step`, else `fallback`.
+double wall_time_at(int64_t step, const std::vector<StepRow>& steps, double fallback) {
+  double wall = fallback;
+  for (const auto& row : steps) {
+    if (row.step > step) break;
+    wall = row.wall_time;
+  }
+  return wall;
+}
+
+// The wall time a session that writes rows from `first` on begins at: that of the last steps.csv row at or before
+// it, else of the first one after it, else `now` (nothing to rewrite).
+double session_time(int64_t first, const std::vector<StepRow>& steps, double now) {
+  if (steps.empty()) return now;
+  return steps.front().step <= first ? wall_time_at(first, steps, now) : steps.front().wall_time;
+}
+
+// What the rows before `before` say a reader should show: tag -> step -> value (the spec at step 0).
+std::map<std::string, std::map<int64_t, std::string>> expected_before(int64_t before, const std::string& spec,
+                                                                      const std::vector<EpochRow>& history,
+                                                                      const std::vector<StepRow>& steps) {
+  std::map<std::string, std::map<int64_t, std::string>> expected;
+  if (before > 0) expected["spec"][0] = spec;
+  for (const auto& row : steps)
+    if (row.step < before)
+      for (const auto& [tag, value] : step_values(row))
+        if (step_value_written(tag, value))
+          expected[tag][row.step] = scalar_key(static_cast<float>(csv_rounded(value)));
+  for (const auto& row : history)
+    if (row.step < before)
+      for (const auto& [tag, value] : epoch_values(row))
+        if (!std::isnan(value)) expected[tag][row.step] = scalar_key(static_cast<float>(csv_rounded(value)));
+  return expected;
+}
+
 }  // namespace
 
 TensorBoardLog::TensorBoardLog(const std::filesystem::path& path, const std::string& resolved_yaml,
                                std::optional<int64_t> resumed_at)
-    : path_(path), spec_markdown_(markdown_code(resolved_yaml)), resumed_at_(resumed_at.value_or(0)) {
+    : folder_(path.parent_path()),
+      path_(folder_.current_events_path()),
+      spec_markdown_(markdown_code(resolved_yaml)),
+      resumed_at_(resumed_at.value_or(0)) {
   EventFileScan scan;
-  if (auto kept = EventFile::continue_file(path, scan)) {
+  if (auto kept = EventFile::continue_file(path_, scan)) {
     file_.emplace(std::move(*kept));
-    continued_ = true;
+    opening_ = Opening::Continued;
     had_start_ = std::any_of(scan.events.begin(), scan.events.end(),
                              [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; });
-    stop_ = scan.damaged ? scan.stop() : "";  // a torn tail is every kill's: cut without a word
-    shown_ = shown_steps(scan.events);
+    shown_ = shown_by(scan.events);
+  } else if (scan.is_event_file()) {  // records a reader may have read, then bytes it cannot: a new file
+    opening_ = Opening::Replaced;
+    stop_ = scan.stop(), damaged_ = scan.damaged, replaced_ = path_;
+    path_ = folder_.next_events_path();  // written when the session begins (its START takes the rows' time)
   } else {
-    file_.emplace(EventFile::create(path));  // nothing to continue: the file_version event and a START at step 0
+    file_.emplace(EventFile::create(path_, unix_time_now()));  // nothing to continue: the version and a START at 0
   }
 }
 
 int64_t TensorBoardLog::first_step_to_show(const std::vector<EpochRow>& history,
                                            const std::vector<StepRow>& steps) const {
-  const auto missing = [&](const std::string& tag, int64_t step) {
-    const auto it = shown_.find(tag);
-    return it == shown_.end() || it->second.count(step) == 0;
-  };
-  // A row is shown when every value it writes is (a damaged record may have cut one off in the middle).
-  const auto row_missing = [&](const std::vector<std::pair<const char*, double>>& values, int64_t step) {
-    return std::any_of(values.begin(), values.end(),
-                       [&](const auto& value) { return !std::isnan(value.second) && missing(value.first, step); });
-  };
-  if (missing("spec", 0)) return 0;  // the file does not show the run's beginning
+  if (opening_ != Opening::Continued) return 0;
+  const auto expected = expected_before(resumed_at_, spec_markdown_, history, steps);
   int64_t first = resumed_at_;
-  for (const auto& row : history)
-    if (row.step < first && row_missing(epoch_values(row), row.step)) first = row.step;
-  for (const auto& row : steps)
-    if (row.step < first && row_missing(step_values(row), row.step)) first = row.step;
+  // A value the file shows that the rows do not hold (another value, a second one, another run's tag or step).
+  for (const auto& [tag, by_step] : shown_) {
+    const auto want = expected.find(tag);
+    for (const auto& [step, values] : by_step) {
+      if (step >= first) break;
+      const bool right = want != expected.end() && want->second.count(step) &&
+                         values == std::vector<std::string>{want->second.at(step)};
+      if (!right) first = step;
+    }
+  }
+  // A value the rows hold that the file does not show (a damaged or missing record).
+  for (const auto& [tag, by_step] : expected) {
+    const auto have = shown_.find(tag);
+    for (const auto& [step, value] : by_step) {
+      if (step >= first) break;
+      if (have == shown_.end() || !have->second.count(step)) first = step;
+    }
+  }
   return first;
+}
+
+void TensorBoardLog::say_why(int64_t first) const {
+  if (finished_) return;  // repair_event_file says it
+  if (opening_ == Opening::Replaced) {
+    const std::string line = replaced_.string() + ": " + stop_ + " bytes: the run's scalars are written anew into " +
+                             path_.filename().string() +
+                             " from the checkpoint's rows (those of steps.csv and metrics.csv) and the older file "
+                             "removed; an open TensorBoard moves on to it (it reads a run's event files in name order)";
+    if (damaged_)
+      spdlog::warn("{}", line);
+    else
+      spdlog::info("{}", line);  // a torn tail: what a kill mid-write leaves
+  } else if (opening_ == Opening::Continued && first < resumed_at_) {
+    spdlog::warn(
+        "{}: it does not show the checkpoint's rows (those of steps.csv and metrics.csv) from step {} on (a record "
+        "missing, another value, or another run's); they are written again after a SessionLog START at step {}",
+        path_.string(), first, first);
+  }
 }
 
 void TensorBoardLog::begin(const std::vector<EpochRow>& history, const std::vector<StepRow>& steps) {
   begun_ = true;
   const int64_t first = first_step_to_show(history, steps);
-  if (continued_) {
-    if (!had_start_) file_->session_start(first);  // a file of repro 0.4.0 or earlier: this one counts as the first
-    file_->session_start(first);
+  const double now = unix_time_now();
+  const bool rewrites = first < resumed_at_ || opening_ == Opening::Replaced;
+  const double start_time = rewrites ? session_time(first, steps, now) : now;
+  if (opening_ == Opening::Replaced) {
+    file_.emplace(EventFile::create(path_, start_time));
+  } else if (opening_ == Opening::Continued) {
+    if (!had_start_) file_->session_start(first, start_time);  // a file of repro 0.4.0: this one counts as the first
+    file_->session_start(first, start_time);
   }
-  if (first == 0) file_->text("spec", 0, spec_markdown_, unix_time_now());
-  if (!stop_.empty() || first < resumed_at_)
-    spdlog::warn(
-        "{}: {}; the rows from step {} on are written again from the checkpoint's rows (those of "
-        "steps.csv and metrics.csv), after a SessionLog START at step {}",
-        path_.string(), stop_.empty() ? "rows before the checkpoint's step are missing" : stop_ + ": cut there", first,
-        first);
+  if (first == 0) file_->text("spec", 0, spec_markdown_, start_time);
+  say_why(first);
   last_epoch_step_ = last_step_ = first - 1;
   size_t e = 0;  // step rows before the epoch row of the same step, as they were written live
   for (const auto& row : steps) {
     if (row.step < first) continue;
     for (; e < history.size() && history[e].step < row.step; ++e)
-      if (history[e].step >= first) add_epoch(history[e]);
+      if (history[e].step >= first) add_epoch(history[e], wall_time_at(history[e].step, steps, start_time));
     add_step(row);
   }
   for (; e < history.size(); ++e)
-    if (history[e].step >= first) add_epoch(history[e]);
+    if (history[e].step >= first) add_epoch(history[e], wall_time_at(history[e].step, steps, start_time));
+  if (opening_ == Opening::Replaced) {  // the new file holds every row now: the older ones go
+    std::error_code ignored;  // one left behind is read first by TensorBoard, then dropped by the new START at 0
+    for (const auto& older : folder_.event_files())
+      if (older != path_) std::filesystem::remove(older, ignored);
+  }
 }
 
 void TensorBoardLog::show_history(const std::vector<EpochRow>& history) {
@@ -113,7 +203,7 @@ void TensorBoardLog::show_history(const std::vector<EpochRow>& history) {
     return;
   }
   for (const auto& row : history)
-    if (row.step > last_epoch_step_) add_epoch(row);
+    if (row.step > last_epoch_step_) add_epoch(row, unix_time_now());
 }
 
 void TensorBoardLog::show_steps(const std::vector<StepRow>& steps) {
@@ -131,20 +221,58 @@ void TensorBoardLog::add_step(const StepRow& row) {
     pending_history_.clear();
   }
   if (row.step <= last_step_) return;  // shown already
-  for (const auto& [tag, value] : step_values(row)) {
-    // NaN too: a diverged run shows its loss; cuda/memory_mb is NaN on the CPU: left out
-    if (std::isnan(value) && std::string(tag) == "cuda/memory_mb") continue;
-    file_->scalar(tag, row.step, csv_rounded(value), row.wall_time);
-  }
+  for (const auto& [tag, value] : step_values(row))
+    if (step_value_written(tag, value)) file_->scalar(tag, row.step, csv_rounded(value), row.wall_time);
   last_step_ = row.step;
 }
 
 // Validation metrics are NaN without a validation split: left out.
-void TensorBoardLog::add_epoch(const EpochRow& row) {
-  const double now = unix_time_now();
+void TensorBoardLog::add_epoch(const EpochRow& row, double wall_time) {
   for (const auto& [tag, value] : epoch_values(row))
-    if (!std::isnan(value)) file_->scalar(tag, row.step, csv_rounded(value), now);
+    if (!std::isnan(value)) file_->scalar(tag, row.step, csv_rounded(value), wall_time);
   last_epoch_step_ = row.step;
+}
+
+std::string repair_event_file(const RunFolder& folder) {
+  if (!event_files_available()) return "";
+  const std::filesystem::path current = folder.current_events_path();
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(current, ec))) return "";
+  const std::string problem = event_file_problem(current);
+  if (problem.empty()) return "";
+  const auto history =
+      parse_metrics_csv(read_regular_file(folder.metrics_path(), kRecordBytes, "metrics.csv"), folder.metrics_path());
+  std::vector<StepRow> steps;
+  if (std::filesystem::exists(folder.steps_path()))
+    steps = parse_steps_csv(read_regular_file(folder.steps_path(), kLogBytes, "steps.csv"), folder.steps_path());
+  const std::string spec = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
+  int64_t end = 0;  // past the last row: every row is the checkpoint's
+  if (!history.empty()) end = std::max(end, history.back().step + 1);
+  if (!steps.empty()) end = std::max(end, steps.back().step + 1);
+  {
+    TensorBoardLog log(folder.events_path(), spec, end);
+    log.finished_ = true;
+    log.show_history(history);
+    log.show_steps(steps);
+  }
+  return problem.substr(0, problem.find(';')) + ": the finished run's scalars are written anew into " +
+         folder.current_events_path().filename().string() +
+         " from metrics.csv and steps.csv (an open TensorBoard moves on to it)";
+}
+
+void repair_event_files(const Plan& plan, const std::filesystem::path& out) {
+  for (size_t k = 0; k < plan.positions.size() && k < plan.states.size(); ++k) {
+    if (!is_finished(plan.states[k])) continue;
+    const RunFolder folder(out / plan.runs[plan.positions[k]].dir());
+    if (event_file_problem(folder.current_events_path()).empty()) continue;
+    const auto lock = RunLock::try_acquire(folder.dir());  // another command may be repairing it
+    if (!lock) continue;
+    try {
+      if (const std::string line = repair_event_file(folder); !line.empty()) spdlog::warn("{}", line);
+    } catch (const Error& e) {  // the run stays finished; a new file cut short is replaced at the next repair
+      spdlog::warn("{}: the event file cannot be written anew: {}", folder.dir().string(), e.what());
+    }
+  }
 }
 
 }  // namespace repro

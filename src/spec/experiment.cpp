@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -199,8 +200,18 @@ void check_settings(const std::vector<Setting>& settings) {
   }
 }
 
-// A name that becomes a folder: not empty and not "." or ".." once made safe.
+// A name that becomes a folder: not empty and not "." or ".." once made safe; one line without control characters
+// (a newline broke the log line and the Markdown table).
 void check_folder_name(const std::string& name, const std::string& where, const std::string& what) {
+  const auto control =
+      std::find_if(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  if (control != name.end()) {
+    char code[8];
+    std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(*control)));
+    throw Error(where + ": " + what + " '" + safe_name(name) + "' (as a folder) holds the control character " + code +
+                " at byte " + std::to_string(control - name.begin()) +
+                " (a newline or tab in a YAML string); a name is one line of printable characters");
+  }
   const std::string folder = safe_name(name);
   if (name.empty() || folder == "." || folder == "..")
     throw Error(where + ": " + what + " '" + name + "' cannot be a folder name; use letters, digits, '-', '_' or '.'");

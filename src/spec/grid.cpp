@@ -115,26 +115,56 @@ void check_distinct_folders(const std::vector<PlannedRun>& runs) {
   }
 }
 
-// A row that sets a key of an attention variant it does not use (a `vanilla` row with model.attention.lambda_init)
-// would train as if the key were absent: refused, naming the row's line. Settings shared by every row (the base,
-// the command line) may hold keys only some rows' variants read.
-void check_row_variant_keys(const ModelRow& row, const Config& resolved) {
-  const std::string kind = resolved.text("model.attention.kind");  // a copy: the key is a temporary
-  const AttentionVariant* chosen = find_attention_variant(kind);
-  if (!chosen) return;  // check_claims names an unknown variant
-  for (const auto& setting : row.settings) {
-    const bool own = std::any_of(chosen->keys.begin(), chosen->keys.end(),
-                                 [&](const VariantKey& k) { return k.def.key == setting.key; });
-    if (own) continue;
-    std::vector<std::string> owners;
-    for (const AttentionVariant* variant : attention_variants())
-      for (const auto& k : variant->keys)
-        if (k.def.key == setting.key) owners.push_back(variant->name);
-    if (owners.empty()) continue;  // not a variant's key
-    throw Error(setting.where + ": model configuration '" + row.name + "' sets " + setting.key + ", which only " +
-                "model.attention.kind=" + join(owners, " | ") + " reads, but the row's attention is " + kind +
-                ": leave the key out of the row or change its attention kind");
+// The attention variants that read `key` (none: not a variant's key).
+std::vector<std::string> variants_reading(const std::string& key) {
+  std::vector<std::string> owners;
+  for (const AttentionVariant* variant : attention_variants())
+    for (const auto& k : variant->keys)
+      if (k.def.key == key) owners.push_back(variant->name);
+  return owners;
+}
+
+// Why the run's model does not read `key`, or "" when it does: a variant's key on another variant (a vanilla run
+// with model.attention.lambda_init), an attention, feed-forward or preset key on the bag of words.
+std::string unread_because(const std::string& key, const Config& resolved) {
+  if (resolved.text("model.kind") == "bow") {
+    if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
+      return "model.kind=bow has no attention or feed-forward block: docs/models.md";
+    return "";
   }
+  const std::string kind = resolved.text("model.attention.kind");
+  const AttentionVariant* chosen = find_attention_variant(kind);
+  if (!chosen) return "";  // check_claims names an unknown variant
+  const auto owners = variants_reading(key);
+  if (owners.empty() || std::find(owners.begin(), owners.end(), kind) != owners.end()) return "";
+  return "only model.attention.kind=" + join(owners, " | ") + " reads it; its attention is " + kind;
+}
+
+// A key the run's model does not read would train as if it were absent, yet enter the run's identity: refused
+// wherever it was set (the row, the base, per_dataset, the profile, a sweep axis, the command line), naming the
+// place, the key and the row.
+void check_keys_read(const Experiment& experiment, const ModelRow& row, const std::string& dataset,
+                     const Config& resolved) {
+  const std::string in_row = "model configuration '" + row.name + "'";
+  const auto refuse_unread = [&](const std::string& key, const std::string& where, const std::string& layer) {
+    const std::string why = unread_because(key, resolved);
+    if (why.empty()) return;
+    const bool row_layer = layer == in_row;
+    throw Error(where + ": " + layer + " sets " + key + ", which " +
+                (row_layer ? "its model" : in_row + " on " + dataset) + " does not read (" + why +
+                "): leave the key out" +
+                (row_layer ? " of the row, or change the row's model" : ", or set it in the rows that read it"));
+  };
+  for (const auto& setting : row.settings) refuse_unread(setting.key, setting.where, in_row);
+  for (const auto& setting : experiment.base) refuse_unread(setting.key, setting.where, "the spec's base");
+  for (const auto& axis : experiment.axes) refuse_unread(axis.key, axis.where, "sweep axis");
+  if (experiment.per_dataset.count(dataset))
+    for (const auto& setting : experiment.per_dataset.at(dataset))
+      refuse_unread(setting.key, setting.where, "per_dataset '" + dataset + "'");
+  if (!experiment.profile.empty())
+    for (const auto& setting : experiment.profiles.at(experiment.profile).settings)
+      refuse_unread(setting.key, setting.where, "profile '" + experiment.profile + "'");
+  for (const auto& setting : experiment.overrides) refuse_unread(setting.key, setting.where, "the command line");
 }
 
 // Every dataset the spec names (datasets, profiles, per_dataset) must be one the catalog knows.
@@ -197,7 +227,7 @@ std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetC
         if (!experiment.profile.empty()) apply(resolved, experiment.profiles.at(experiment.profile).settings);
         apply(resolved, experiment.overrides);
         resolve_settings(resolved, catalog.datasets.at(dataset));
-        check_row_variant_keys(row, resolved);
+        check_keys_read(experiment, row, dataset, resolved);
         PlannedRun probe;
         probe.dataset = dataset, probe.origin = row.where + ": model configuration '" + name + "'";
         probe.overrides = experiment.overrides;

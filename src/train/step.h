@@ -89,8 +89,8 @@ struct StepRow {
 nlohmann::json steps_to_json(const std::vector<StepRow>& rows);
 std::vector<StepRow> steps_from_json(const nlohmann::json& json);
 const char* steps_csv_header();  // "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time"
-// The header and a line a row (empty = NaN; csv_number's digits, wall_time with 16). Repro never reads it back
-// (the checkpoint holds the rows); the tests do (tests/fixtures.h: parse_steps_csv).
+// The header and a line a row (empty = NaN; csv_number's digits, wall_time with 16). A resume takes the rows from
+// the checkpoint; `repro status` and an event file's rewrite read the file back (run/steps_file.h).
 std::string steps_csv(const std::vector<StepRow>& rows);
 
 // The partial sums of the steps since the last row, as a checkpoint keeps them (so that a resumed run's rows

@@ -285,7 +285,7 @@ int sweep_stale_temp_files(const fs::path& dir) {
     const pid_t pid = temp_file_pid(it->path().filename().string());
     if (pid <= 0 || (pid != ::getpid() && process_alive(pid))) continue;
     std::error_code remove_ec;
-    if (fs::remove(it->path(), remove_ec)) ++removed;
+    if (fs::remove_all(it->path(), remove_ec) > 0) ++removed;  // a folder too: repro collect's staging
   }
   return removed;
 }

@@ -98,9 +98,9 @@ fs::path temp_sibling(const fs::path& path);
 // Renames `from` onto `to` (atomic on one file system); throws naming both.
 void commit_file(const fs::path& from, const fs::path& to);
 
-// Removes the `*.tmp-<pid>` files directly in `dir` whose process is no longer
-// alive (or is this process: nothing is mid-write while a run starts). Returns
-// how many were removed; a missing folder removes none.
+// Removes the `*.tmp-<pid>` files (and folders: repro collect's staging) directly in `dir` whose process is no
+// longer alive (or is this process: nothing is mid-write while a run starts). Returns how many were removed; a
+// missing folder removes none.
 int sweep_stale_temp_files(const fs::path& dir);
 
 }  // namespace repro

@@ -120,10 +120,14 @@ std::string format_number(double value) {
   return buffer;
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
+std::string utc_now() { return utc_text(static_cast<double>(std::time(nullptr))); }
+
+std::string utc_text(double unix_seconds) {
+  const std::time_t at = static_cast<std::time_t>(unix_seconds);
+  std::tm parts{};
   char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (!gmtime_r(&at, &parts)) return "?";
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
   return buffer;
 }
 

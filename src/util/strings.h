@@ -27,5 +27,7 @@ std::string format_number(double value);
 
 // The current time as ISO 8601 UTC, e.g. 2026-11-21T09:30:00Z.
 std::string utc_now();
+// A Unix time (seconds) in the same form.
+std::string utc_text(double unix_seconds);
 
 }  // namespace repro
