@@ -7,7 +7,7 @@
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "spec/run_spec.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
