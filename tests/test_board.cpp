@@ -186,7 +186,7 @@ TEST_CASE("the board's verdict is the selected epoch's, its final readings the f
   CHECK(rotten.readings[0].selected.verdict == Verdict::Contradicted);
   CHECK(rotten.readings[0].last.verdict == Verdict::NotReproduced);
   CHECK(rotten.verdict == Verdict::Contradicted);  // the headline: the selected epoch's
-  const BoardCell& dgt = cell_of(board.tables[1], "DGT x16/3", "rotten_tomatoes");
+  const BoardCell dgt = cell_of(board.tables[1], "DGT x16/3", "rotten_tomatoes");
   REQUIRE(dgt.source);
   CHECK(dgt.source->selected.mean ==
         Approx((59.662289 + 57.317073 + 54.690432 + 56.003752 + 55.065666) / 5).epsilon(1e-6));
@@ -212,7 +212,7 @@ TEST_CASE("a record the board cannot count is named on the board and on stderr",
   fs::create_directory_symlink(dir.path() / "elsewhere", runs / "seed_2");
   const PaperFile file = read_paper_file(kPaper);
   const Board board = build_board(file, root, "repro report … --board …");
-  const BoardCell& cell = cell_of(board.tables[1], "Transformer", "newsgroups");
+  const BoardCell cell = cell_of(board.tables[1], "Transformer", "newsgroups");
   REQUIRE(cell.source);
   CHECK(cell.source->selected.n == 2);
   CHECK(cell.source->not_counted == "2 corrupt, 1 link");

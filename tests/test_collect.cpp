@@ -12,7 +12,7 @@
 #include "record/run_record.h"
 #include "report/copy_records.h"
 #include "report/read_record.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "run_repro.h"
 #include "util/files.h"
 

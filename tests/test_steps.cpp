@@ -3,7 +3,7 @@
 // and the losses of a resumed run's rows equal an undisturbed run's (the checkpoint keeps
 // the partial window). The TensorBoard event file (train.tensorboard) holds the same
 // numbers, decoded by an independent reader (tests/tools/read_events.py: Python's protobuf
-// with src/run/tensorboard.proto, CRC-32C computed bit by bit), across a kill too; a
+// with src/record/tensorboard.proto, CRC-32C computed bit by bit), across a kill too; a
 // reader that tails it as TensorBoard does (TailingReader) sees an undisturbed run's values
 // across a kill and a resume. The CSV floats bring float32 back bit for bit.
 #include <signal.h>
@@ -19,7 +19,7 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "run_repro.h"
 #include "train/history.h"
 #include "train/step.h"
@@ -188,8 +188,8 @@ Decoded decode_events(const fs::path& events, const fs::path& work) {
   const fs::path source = fs::path(REPRO_SOURCE_DIR);
   fs::create_directories(work);
   const auto protoc =
-      test::run_command("protoc --python_out=" + work.string() + " -I " + (source / "src/run").string() + " " +
-                        (source / "src/run/tensorboard.proto").string());
+      test::run_command("protoc --python_out=" + work.string() + " -I " + (source / "src/record").string() + " " +
+                        (source / "src/record/tensorboard.proto").string());
   INFO(protoc.output);
   REQUIRE(protoc.exit_code == 0);
   const auto read = test::run_command("/usr/bin/python3 " + (source / "tests/tools/read_events.py").string() + " " +

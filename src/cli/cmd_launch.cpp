@@ -1,23 +1,17 @@
 // repro launch slurm SPEC [key=value ...] [options] [-- sbatch options]: freezes the runs
 // of the spec's plan that are not finished into tasks.json and submits a SLURM job
 // array whose tasks train them (run/slurm.h).
-#include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
-#include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <iostream>
 #include <regex>
 
 #include "cli/cli.h"
-#include "cli/enum_option.h"
 #include "cli/common.h"
+#include "cli/enum_option.h"
 #include "data/registry.h"
-#include "record/task_plan.h"
 #include "run/plan.h"
+#include "run/runner.h"
 #include "run/slurm.h"
-#include "run/status.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -42,16 +36,6 @@ struct LaunchCommand {
   bool partition_given = false, time_given = false, account_given = false;
   std::string unused_positional;  // see add_launch_command
 };
-
-// "20261122-093015" (UTC), made unique within `parent`.
-fs::path stamped_folder(const fs::path& parent) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-  fs::path dir = parent / stamp;
-  for (int k = 2; fs::exists(dir); ++k) dir = parent / (std::string(stamp) + "-" + std::to_string(k));
-  return dir;
-}
 
 // The `repro run` arguments every task repeats besides --tasks and --index: where runs go and how they run, absolute.
 // The spec, its overrides and the selection are frozen in tasks.json.
@@ -78,7 +62,8 @@ std::vector<std::string> split_arguments(LaunchCommand& c) {
     else if (std::regex_match(argument, spec_override))
       throw Error("launch slurm: '" + argument + "' after -- " + join(c.launch.sbatch_options.back(), " ") +
                   " looks like a spec override (KEY=VALUE): overrides go before --, sbatch options after it (repro "
-                  "launch slurm SPEC " + argument + " -- --mem 4G)");
+                  "launch slurm SPEC " +
+                  argument + " -- --mem 4G)");
     else
       c.launch.sbatch_options.back().push_back(argument);
   }
@@ -103,29 +88,6 @@ void check_script_values(const LaunchCommand& c, const std::vector<std::string>&
   for (const auto& line : c.setup) check_setup_line(line);
 }
 
-// The data pre-flight of `repro run`, as a warning: the root is the nodes' (--data-root, else their $REPRO_DATA),
-// which this machine may not see. Checked here when it sees a folder of that name; each task checks again.
-void warn_of_missing_data(const std::string& data_root, const std::vector<const PlannedRun*>& runs) {
-  std::error_code error;
-  if (data_root.empty() || !fs::is_directory(data_root, error)) return;
-  std::vector<std::string> datasets;
-  for (const PlannedRun* run : runs)
-    if (std::find(datasets.begin(), datasets.end(), run->dataset) == datasets.end()) datasets.push_back(run->dataset);
-  try {
-    check_datasets_present(data_root, datasets);
-  } catch (const Error& e) {
-    spdlog::warn("the tasks will stop before training if the nodes see this folder as this machine does: {}",
-                 e.what());
-  }
-}
-
-// `repro run`'s memory check, as a warning: the nodes' memory is not this machine's; each task checks again and
-// stops before training where the model does not fit (run and --jobs refuse such a plan on this machine).
-void warn_of_memory(const Plan& plan, DeviceChoice device) {
-  if (const auto refusal = memory_refusal(plan.runs, training_memory(device)))
-    spdlog::warn("the tasks will stop before training on a node with no more memory than this machine: {}", *refusal);
-}
-
 int launch_slurm(LaunchCommand& c) {
   const std::vector<std::string> overrides = split_arguments(c);
   c.launch.repro_binary = fs::canonical("/proc/self/exe").string();
@@ -136,57 +98,16 @@ int launch_slurm(LaunchCommand& c) {
   c.launch.run_args = task_run_arguments(c);
 
   const Experiment experiment = load_spec(c.spec_path, overrides, c.profile, c.datasets, c.rows);
-  Plan plan = plan_grid(experiment);
   c.launch.job_name = "repro-" + experiment.name;
   check_launch_options(c.launch);
-  check_plan(plan, c.out);  // throws on changed specs
-  warn_of_memory(plan, c.device);
-  write_plan(experiment, plan.runs, c.out);
-  std::vector<const PlannedRun*> to_train;
-  for (const size_t i : plan.to_train()) to_train.push_back(&plan.runs[i]);
-  warn_of_missing_data(c.data_root, to_train);
-  if (to_train.empty()) {
-    std::cout << "all " << plan.runs.size() << " runs of " << experiment.folder()
-              << " are finished: nothing to launch\n";
-    return 0;
-  }
-  const fs::path dir = stamped_folder(fs::absolute(c.out).lexically_normal() / experiment.folder() / "slurm");
-  const fs::path tasks_path = dir / kTaskPlanFile;
-  freeze_tasks(tasks_path, to_train, fs::absolute(c.spec_path).string(), c.launch.runs_per_task);
-  const int64_t tasks = read_task_plan(tasks_path).tasks();
-  const auto parts = array_parts(tasks, cluster_max_array_size(), dir);
-  for (const auto& part : parts) {
-    write_file_atomic(part.script, sbatch_script(c.launch, tasks_path, part, dir));
-    ::chmod(part.script.c_str(), 0755);
-  }
-  std::cout << to_train.size() << " of " << plan.runs.size() << " runs are not finished: " << tasks
-            << " array task(s) of " << c.launch.runs_per_task << " run(s) in " << parts.size() << " array(s)\n"
-            << "tasks: " << tasks_path.string() << "\n";
-  for (const auto& part : parts) std::cout << "script:   " << part.script.string() << "\n";
-  if (c.dry_run) {
-    std::cout << "\n"
-              << read_regular_file(parts.front().script, kRecordBytes, "a batch script")
-              << "\n--dry-run: nothing submitted; submit with: sbatch " << shell_quote(parts.front().script.string())
-              << "\n";
-    return 0;
-  }
-  std::vector<std::string> jobs;
-  for (const auto& part : parts) {
-    jobs.push_back(submit_sbatch(part.script));
-    // Rewritten after every submission, so that `repro status` knows a job even when a later part fails.
-    write_file_atomic(dir / kSubmittedJobsFile, join(jobs, "\n") + "\n");
-    std::cout << "submitted job " << jobs.back() << " (array 0-" << part.count - 1 << ", tasks " << part.first
-              << "-" << part.first + part.count - 1 << ")\n";
-  }
-  std::string job_list;
-  for (const auto& job : jobs) job_list += (job_list.empty() ? "" : ",") + job;
-  std::cout << "follow it:\n"
-            << "  squeue -j " << job_list << "\n"
-            << "  " << shell_quote(c.launch.repro_binary) << " status "
-            << shell_quote(fs::absolute(c.out).lexically_normal().string()) << "\n"
-            << "  tail -f " << shell_quote(dir.string()) << "/*.out\n"
-            << "  scancel " << job_list << "\n";
-  return 0;
+  RunnerOptions where;  // what the prologue checks: the nodes' --out, data root and device, as this machine sees them
+  where.out = c.out;
+  where.data_root = c.data_root;
+  where.device = c.device;
+  const Plan plan = prepare_plan(experiment, where, PlanChecks::WarnForNodes);
+  SlurmSubmission submission{c.launch, fs::absolute(c.out).lexically_normal(), experiment.folder(),
+                             fs::absolute(c.spec_path).string(), c.dry_run};
+  return slurm_executor(submission)->execute(plan);
 }
 
 }  // namespace
@@ -223,8 +144,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
                     "A file of shell lines copied into the script before the --setup lines, run as written");
   slurm->add_option("--gpus-per-task", c->launch.gpus_per_task, "GPUs of each task (--gres=gpu:G)")
       ->check(whole_number_at_least(0));
-  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")
-      ->check(whole_number_at_least(0));
+  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")->check(whole_number_at_least(0));
   slurm->add_option("--runs-per-task", c->launch.runs_per_task, "Runs trained one after another by each task")
       ->check(whole_number_at_least(1));
   slurm->add_option("--array-parallelism", c->launch.array_parallelism, "At most M tasks at once (--array=...%M)")

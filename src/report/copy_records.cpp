@@ -8,7 +8,7 @@
 #include "record/lifecycle.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"

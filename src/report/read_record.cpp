@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "record/epoch_row.h"
+#include "record/event_file.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
-#include "run/event_file.h"
 #include "spec/run_spec.h"
 #include "train/history.h"
 #include "util/error.h"

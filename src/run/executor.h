@@ -7,8 +7,10 @@
 //   children_executor    each in a child process, --jobs N at once: the plan is frozen into tasks.json and each
 //                        child trains its task with `repro run --tasks FILE --index I` (run/parallel.cpp); no child
 //                        reads the spec file or expands the grid
-// repro launch slurm freezes its plan the same way for SLURM array tasks (cli/cmd_launch.cpp), whose tasks then
-// run `--tasks FILE --index $SLURM_ARRAY_TASK_ID` in process.
+//   slurm_executor       as a SLURM job array (`repro launch slurm`): the plan frozen the same way, the sbatch
+//                        scripts written beside tasks.json and submitted; each array task runs `repro run --tasks
+//                        FILE --index $SLURM_ARRAY_TASK_ID`, in process (run/slurm.h)
+// Every executor is handed a plan made by the one prologue, run/runner.h's prepare_plan.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -65,5 +67,9 @@ std::unique_ptr<Executor> in_process_executor(const RunnerOptions& options);
 // Freezes the runs to train into <out>/<experiment folder>/jobs/<pid>/tasks.json (removed when they end) and trains
 // each in a child process (run/parallel.h).
 std::unique_ptr<Executor> children_executor(const RunnerOptions& options);
+struct SlurmSubmission;
+// Freezes the runs to train into <out>/<experiment folder>/slurm/<stamp>/tasks.json, writes the job array's scripts
+// and submits them (run/slurm.h; the exit code is 0 once submitted, or with nothing to launch).
+std::unique_ptr<Executor> slurm_executor(const SlurmSubmission& submission);
 
 }  // namespace repro

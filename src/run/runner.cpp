@@ -23,9 +23,10 @@ void warn_about_plan(const Experiment& experiment, const std::vector<PlannedRun>
     spdlog::warn("model configurations {} resolve to the same settings: the same model would train twice", pair);
   const std::string& baseline = experiment.report_baseline;
   if (!baseline.empty() && !experiment.row_selected(baseline))
-    spdlog::warn("report.baseline '{}' is not among --rows: the Welch table compares with it only where its runs "
-                 "are in the folder already (repro report --baseline ROW chooses another)",
-                 baseline);
+    spdlog::warn(
+        "report.baseline '{}' is not among --rows: the Welch table compares with it only where its runs "
+        "are in the folder already (repro report --baseline ROW chooses another)",
+        baseline);
 }
 
 // What a real run would stop at, said as a warning by --dry-run.
@@ -59,8 +60,27 @@ void check_data(const Plan& plan, const std::string& data_root) {
   check_datasets_present(data_root, datasets_to_read(plan));
 }
 
+// What would stop a run on this machine (`check`), said as a warning where the nodes check it themselves.
+void check_or_warn(PlanChecks checks, const std::string& why, const std::function<void()>& check) {
+  if (checks == PlanChecks::Refuse) return check();
+  try {
+    check();
+  } catch (const Error& e) {
+    spdlog::warn("{}: {}", why, e.what());
+  }
+}
+
+// The plan of the command, with what it would do that the user may not expect said once (--index's single run of a
+// --jobs child says nothing: its parent did).
+Plan planned(const Experiment& experiment, const RunnerOptions& options) {
+  Plan plan = plan_grid(experiment, options.dry_run ? std::nullopt : options.only_index);
+  if (!options.only_index || options.dry_run) warn_about_plan(experiment, plan.runs);
+  return plan;
+}
+
 // --dry-run: the plan listed with what a real run would stop at; nothing written.
-int describe_dry_run(Plan& plan, const RunnerOptions& options) {
+int describe_dry_run(const Experiment& experiment, const RunnerOptions& options) {
+  Plan plan = planned(experiment, options);
   warn_if_refused([&] { check_memory(plan, options); });
   warn_if_refused([&] { check_plan(plan, options.out); });
   warn_if_refused([&] { check_data(plan, options.data_root); });
@@ -71,16 +91,26 @@ int describe_dry_run(Plan& plan, const RunnerOptions& options) {
 
 }  // namespace
 
-int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
-  resolve_device(options.device);  // --device cuda without a GPU: refused by the dry run too
-  Plan plan = plan_grid(experiment, options.dry_run ? std::nullopt : options.only_index);
-  if (!options.only_index || options.dry_run) warn_about_plan(experiment, plan.runs);
-  if (options.dry_run) return describe_dry_run(plan, options);
-  check_memory(plan, options);  // before anything is allocated
-  check_plan(plan, options.out);          // throws on a folder of another spec, before anything is written
-  check_data(plan, options.data_root);    // the runs still to train: finished ones read no data
+Plan prepare_plan(const Experiment& experiment, const RunnerOptions& options, PlanChecks checks) {
+  Plan plan = planned(experiment, options);
+  check_or_warn(checks, "the tasks will stop before training on a node with no more memory than this machine",
+                [&] { check_memory(plan, options); });  // before anything is allocated
+  check_plan(plan, options.out);  // throws on a folder of another spec, before anything is written
+  // The runs still to train: finished ones read no data. The nodes' data root is checked where this machine sees it.
+  std::error_code error;
+  if (checks == PlanChecks::Refuse ||
+      (!options.data_root.empty() && std::filesystem::is_directory(options.data_root, error)))
+    check_or_warn(checks, "the tasks will stop before training if the nodes see this folder as this machine does",
+                  [&] { check_data(plan, options.data_root); });
   write_plan(experiment, plan.runs, options.out);  // the whole grid: runs started one by one still make one table
   repair_event_files(plan, options.out);           // a finished run's damaged event file, written anew
+  return plan;
+}
+
+int run_experiment(const Experiment& experiment, const RunnerOptions& options) {
+  resolve_device(options.device);  // --device cuda without a GPU: refused by the dry run too
+  if (options.dry_run) return describe_dry_run(experiment, options);
+  const Plan plan = prepare_plan(experiment, options, PlanChecks::Refuse);
   if (options.parallel.jobs > 1 && !options.only_index) return children_executor(options)->execute(plan);
   return in_process_executor(options)->execute(plan);
 }

@@ -1,11 +1,24 @@
 #pragma once
-// A command's runs, from its plan to its executor: `repro run` / `sweep` plan the spec's grid once (run/plan.h),
-// write plan.json and hand the runs not finished to an executor (run/executor.h); a task of a frozen plan
-// (`--tasks FILE --index I`) trains in this process. The table is the report layer's (cli: run_and_tabulate).
+// A command's runs, from its plan to its executor. Every command that trains a spec's grid (`repro run` / `sweep`,
+// `repro launch slurm`) begins with the one prologue, prepare_plan: the grid planned once (run/plan.h), what it
+// would do that a user may not expect said, the memory, the run folders and the data checked, plan.json written and
+// a finished run's damaged event file written anew; then an executor (run/executor.h) trains the runs not finished:
+// in this process (K lanes), in child processes (--jobs) or as a SLURM job array. A task of a frozen plan (`--tasks
+// FILE --index I`: a --jobs child, a SLURM array task) trains in this process. The table is the report layer's
+// (cli: run_and_tabulate).
 #include "run/executor.h"
 #include "spec/experiment.h"
 
 namespace repro {
+
+// What the prologue does with what would stop a run on this machine (its memory, its data folder): refuse the plan
+// (run, sweep), or warn (launch slurm: the nodes' memory and data folder are not this machine's; each task checks
+// its own before it trains). A run folder of another spec is refused either way.
+enum class PlanChecks { Refuse, WarnForNodes };
+
+// The prologue: plans `experiment` (only_index: --index's run), checks it, writes plan.json; throws repro::Error
+// before anything is written where a check refuses.
+Plan prepare_plan(const Experiment& experiment, const RunnerOptions& options, PlanChecks checks);
 
 // Returns the process exit code (run/executor.h).
 int run_experiment(const Experiment& experiment, const RunnerOptions& options);

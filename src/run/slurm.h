@@ -29,6 +29,16 @@ struct LaunchOptions {
   std::vector<std::string> setup;
 };
 
+// What the SLURM executor (run/executor.h: slurm_executor) submits, besides the plan: the scripts' options, where the
+// runs go and the plan's folder under it, the spec file tasks.json records, and whether to stop before sbatch.
+struct SlurmSubmission {
+  LaunchOptions launch;
+  std::filesystem::path out;      // absolute
+  std::string experiment_folder;  // <experiment>[/<profile>] below `out`
+  std::string spec_file;          // absolute
+  bool dry_run = false;           // write tasks.json and the scripts, print the first, submit nothing
+};
+
 // One array of the launch: tasks [first, first + count) of tasks.json.
 struct ArrayPart {
   int64_t first = 0, count = 0;

@@ -8,7 +8,7 @@
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "run/lock.h"
 #include "run/plan.h"
 #include "run/steps_file.h"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "record/folder.h"
-#include "run/event_file.h"
+#include "record/event_file.h"
 #include "train/history.h"
 #include "train/step.h"
 

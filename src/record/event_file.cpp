@@ -1,4 +1,4 @@
-#include "run/event_file.h"
+#include "record/event_file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +9,11 @@
 // The generated messages and Boost.CRC exist in a build configured with REPRO_WITH_TENSORBOARD (the default); a
 // build without them (scripts/build-cuda) compiles the part below that says so. tests/test_steps.cpp checks that a
 // default build has them.
-#if __has_include("run/tensorboard.pb.h") && __has_include(<boost/crc.hpp>)
+#if __has_include("record/tensorboard.pb.h") && __has_include(<boost/crc.hpp>)
 #define REPRO_EVENT_FILES 1
 #include <boost/crc.hpp>
 
-#include "run/tensorboard.pb.h"
+#include "record/tensorboard.pb.h"
 #else
 #define REPRO_EVENT_FILES 0
 #endif

@@ -1,6 +1,7 @@
 #pragma once
-// TensorBoard event files: a TFRecord file of `Event` protobuf messages
-// (src/run/tensorboard.proto, TensorBoard's field numbers). Each record is
+// TensorBoard event files, one of a run's records (record/folder.h names them): written live by run/tensorboard_log,
+// read back by `repro status`, `report` and `collect` and by a resume. A TFRecord file of `Event` protobuf messages
+// (src/record/tensorboard.proto, TensorBoard's field numbers). Each record is
 //   uint64 length (little-endian) | uint32 masked_crc32c(length) | data | uint32 masked_crc32c(data)
 // with CRC-32C (Castagnoli) from Boost.CRC, masked as TensorFlow's crc32c::Mask:
 // ((crc >> 15) | (crc << 17)) + 0xa282ead8. The messages are encoded by protobuf.
