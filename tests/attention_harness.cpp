@@ -8,11 +8,12 @@
 
 namespace repro::test {
 
-AttentionOptions variant_options(const std::string& kind) {
-  AttentionOptions options = attention_defaults(kind);
+ModelOptions variant_options(const std::string& kind) {
+  ModelOptions options;
+  options.attention = attention_defaults(kind);
   options.dim = kDim;
   options.heads = kHeads;
-  options.attn_dropout = options.proj_dropout = 0;
+  options.attn_dropout = options.dropout = 0;
   return options;
 }
 
@@ -22,7 +23,7 @@ std::vector<std::string> registry_kinds() {
   return kinds;
 }
 
-AttentionPtr build(const AttentionOptions& options, int64_t layer, uint64_t seed) {
+AttentionPtr build(const ModelOptions& options, int64_t layer, uint64_t seed) {
   torch::manual_seed(seed);
   auto module = make_attention(options, layer);
   module->to(torch::kFloat64);
@@ -47,7 +48,7 @@ torch::Tensor padding() { return torch::tensor({0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, t
 
 double max_diff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
-void check_gradients_by_finite_differences(const AttentionOptions& options) {
+void check_gradients_by_finite_differences(const ModelOptions& options) {
   const auto pad = padding();
   auto m = build(options);
   const auto x = inputs().requires_grad_(true);
@@ -79,7 +80,7 @@ void check_gradients_by_finite_differences(const AttentionOptions& options) {
   }
 }
 
-void check_float32_gradients(const AttentionOptions& options) {
+void check_float32_gradients(const ModelOptions& options) {
   ThreadCount one_thread(1);  // as `--threads 1` runs
   const auto pad = padding();
   std::map<std::string, torch::Tensor> grads[2];

@@ -15,16 +15,16 @@ namespace repro::test {
 
 constexpr int64_t kDim = 16, kHeads = 4;
 
-// The variant `kind` at its defaults (diff's and dgsa's lambda schedules as "auto" resolves
-// them: depth, fixed; dgsa with the residual from Q, as in a vit), width kDim, kHeads heads,
-// no dropout.
-AttentionOptions variant_options(const std::string& kind);
+// A model's options with the variant `kind` at its defaults (diff's and dgsa's lambda schedules as
+// "auto" resolves them: depth, fixed; dgsa with the residual from Q, as in a vit), width kDim, kHeads
+// heads, no dropout: what a variant is built from.
+ModelOptions variant_options(const std::string& kind);
 
 // Every variant name of the registry, in its order.
 std::vector<std::string> registry_kinds();
 
 // A variant in float64 with every parameter drawn from N(0, 0.5), in eval mode.
-AttentionPtr build(const AttentionOptions& options, int64_t layer = 0, uint64_t seed = 7);
+AttentionPtr build(const ModelOptions& options, int64_t layer = 0, uint64_t seed = 7);
 
 Params params_of(const AttentionPtr& module);
 
@@ -35,9 +35,9 @@ double max_diff(const torch::Tensor& a, const torch::Tensor& b);
 
 // Checks (Catch2) the module's gradients against central finite differences in float64: six
 // entries of the input, some at padded tokens, and the first entry of every parameter.
-void check_gradients_by_finite_differences(const AttentionOptions& options);
+void check_gradients_by_finite_differences(const ModelOptions& options);
 // Checks (Catch2) that float32 gradients equal the float64 gradients of the same weights, at one
 // thread (float32-only kernel faults: LibTorch 1.13's CPU GELU backward once broke gi's key side).
-void check_float32_gradients(const AttentionOptions& options);
+void check_float32_gradients(const ModelOptions& options);
 
 }  // namespace repro::test

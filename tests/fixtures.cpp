@@ -2,6 +2,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+
 #include <nlohmann/json.hpp>
 #if REPRO_HAS_MATIO
 #include <matio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -283,6 +285,28 @@ std::vector<std::string> source_lines_matching(const std::regex& pattern,
       const auto comment = line.find("//");
       if (std::regex_search(comment == std::string::npos ? line : line.substr(0, comment), pattern))
         found.push_back(relative + ":" + std::to_string(number) + ": " + line);
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> source_matches(const std::regex& pattern, const std::map<std::string, std::string>& allowed) {
+  const fs::path src = fs::path(REPRO_SOURCE_DIR) / "src";
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(src)) {
+    const auto extension = entry.path().extension();
+    if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".h")) continue;
+    const std::string relative = fs::relative(entry.path(), src).generic_string();
+    if (allowed.count(relative)) continue;
+    std::ifstream in(entry.path());
+    std::string code, line;  // the file without its `//` comments, lines kept
+    while (std::getline(in, line)) code += line.substr(0, line.find("//")) + "\n";
+    for (std::sregex_iterator it(code.begin(), code.end(), pattern), end; it != end; ++it) {
+      const auto begin = code.begin() + it->position();
+      const int number = 1 + static_cast<int>(std::count(code.begin(), begin, '\n'));
+      std::string text = it->str();
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      found.push_back(relative + ":" + std::to_string(number) + ": " + text);
     }
   }
   return found;

@@ -111,8 +111,10 @@ int count_of(const std::string& text, const std::string& word);
 // reason it may), whose code (the line up to a `//` comment) matches `pattern`, as "file:line: line"; `files`,
 // when given, counts the files looked at. The source checks of tests/test_links.cpp and tests/test_keys.cpp.
 std::vector<std::string> source_lines_matching(const std::regex& pattern,
-                                               const std::map<std::string, std::string>& allowed,
-                                               int* files = nullptr);
+                                               const std::map<std::string, std::string>& allowed, int* files = nullptr);
+// The same over each file whole (its `//` comments cut, its lines kept), so that a match may span lines (a list
+// written one item per line): "file:line: the match" with the line where it begins.
+std::vector<std::string> source_matches(const std::regex& pattern, const std::map<std::string, std::string>& allowed);
 // Reads steps.csv back (run/steps_file.h: repro's own reader).
 using repro::parse_steps_csv;
 

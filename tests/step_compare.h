@@ -11,9 +11,9 @@
 #include "catch.h"
 #include "fixtures.h"
 #include "models/attention/registry.h"
-#include "train/checkpoint.h"
 #include "models/model.h"
 #include "spec/options.h"
+#include "train/checkpoint.h"
 #include "train/step.h"
 
 namespace repro::test {
@@ -25,12 +25,11 @@ inline ModelOptions step_text_model(const std::string& attention) {
   o.kind = ModelKind::Text;
   o.pool = Pool::Mean;
   o.attention = attention_defaults(attention);
-  o.dim = o.attention.dim = o.ffn.dim = 16;
-  o.heads = o.attention.heads = 2;
+  o.dim = 16;
+  o.heads = 2;
   o.depth = 1;
   o.ffn.ratio = 2;
-  o.attention.proj_dropout = 0;
-  o.ffn.dropout = 0;
+  o.dropout = 0;
   return o;
 }
 
@@ -76,10 +75,11 @@ inline double max_parameter_difference(ClassifierImpl& a, ClassifierImpl& b) {
   const auto pa = a.parameters(), pb = b.parameters();
   double most = 0;
   for (size_t i = 0; i < pa.size(); ++i)
-    most = std::max(most, (pa[i].detach().to(torch::kCPU, torch::kFloat64) - pb[i].detach().to(torch::kCPU, torch::kFloat64))
-                              .abs()
-                              .max()
-                              .item<double>());
+    most = std::max(most,
+                    (pa[i].detach().to(torch::kCPU, torch::kFloat64) - pb[i].detach().to(torch::kCPU, torch::kFloat64))
+                        .abs()
+                        .max()
+                        .item<double>());
   return most;
 }
 

@@ -1,18 +1,18 @@
 // The DGSA paper's A.5 ablation options: a 2-layer gate (model.attention.gate_layers)
 // and a learnable lambda_init (model.attention.lambda_schedule: learnable) for dgsa;
 // their refusal on other variants; and the grids of experiments/ablations_*.yaml.
-#include "catch.h"
 #include <map>
 
+#include "catch.h"
 #include "cli/common.h"
 #include "data/fashion_mnist.h"
 #include "data/registry.h"
 #include "fixtures.h"
-#include "probed.h"
 #include "models/attention/dgsa.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
+#include "probed.h"
 #include "run/plan.h"
 #include "spec/grid.h"
 #include "spec/keys.h"
@@ -28,21 +28,22 @@ constexpr int64_t kAblationDim = 16, kAblationHeads = 2, kAblationDepth = 2;
 
 // dgsa of width kAblationDim, kAblationHeads heads, no dropout, lambda fixed at `lambda_init`, the gate as the paper's
 // init.
-AttentionOptions dgsa_options(double lambda_init = 0.8) {
-  AttentionOptions o = attention_defaults("dgsa");
+ModelOptions dgsa_options(double lambda_init = 0.8) {
+  ModelOptions o;
+  o.attention = attention_defaults("dgsa");
   o.dim = kAblationDim;
   o.heads = kAblationHeads;
-  o.attn_dropout = o.proj_dropout = 0;
-  auto& dgsa = o.settings.as<DgsaOptions>();
+  o.attn_dropout = o.dropout = 0;
+  auto& dgsa = o.attention.settings.as<DgsaOptions>();
   dgsa.layout.lambda_schedule = LambdaSchedule::Fixed;
   dgsa.layout.lambda_init = lambda_init;
   dgsa.q_residual = false;
   return o;
 }
 
-DgsaOptions& dgsa_of(AttentionOptions& o) { return o.settings.as<DgsaOptions>(); }
+DgsaOptions& dgsa_of(ModelOptions& o) { return o.attention.settings.as<DgsaOptions>(); }
 
-AttentionPtr build_ablation(const AttentionOptions& o, uint64_t seed = 3) {
+AttentionPtr build_ablation(const ModelOptions& o, uint64_t seed = 3) {
   torch::manual_seed(seed);
   auto module = make_attention(o, /*layer_index=*/1);
   module->eval();

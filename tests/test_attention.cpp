@@ -36,10 +36,10 @@ TEST_CASE("fused and explicit paths agree in float32, with and without a padding
   for (const auto& pad : {padding(), torch::Tensor()}) {
     for (const auto& kind : registry_kinds()) {
       INFO(kind << (pad.defined() ? " with padding" : " without padding"));
-      AttentionOptions options = variant_options(kind);
-      REQUIRE(options.fused);  // the default: fused where LibTorch has the kernel
+      ModelOptions options = variant_options(kind);
+      REQUIRE(options.attention.fused);  // the default: fused where LibTorch has the kernel
       auto fused = build(options);
-      options.fused = false;
+      options.attention.fused = false;
       auto explicit_path = build(options);  // the same seed: the same weights
       fused->to(torch::kFloat32);
       explicit_path->to(torch::kFloat32);

@@ -35,8 +35,8 @@ TEST_CASE("dgsa equals an independent recomputation of its formula (float64)", "
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
   SECTION("without the residual, depth schedule, h = 2") {
-    AttentionOptions o = variant_options("dgsa");
-    auto& dgsa = o.settings.as<DgsaOptions>();
+    ModelOptions o = variant_options("dgsa");
+    auto& dgsa = o.attention.settings.as<DgsaOptions>();
     dgsa.q_residual = false;
     dgsa.layout.lambda_schedule = LambdaSchedule::Depth;
     dgsa.layout.heads = 2;
@@ -73,8 +73,8 @@ TEST_CASE("dgsa with g = 1 is the excitatory softmax attention", "[model]") {
 }
 
 TEST_CASE("dgsa with the two-layer gate: gradients by finite differences, float32 equal to float64", "[model]") {
-  AttentionOptions o = variant_options("dgsa");
-  o.settings.as<DgsaOptions>().gate_layers = 2;
+  ModelOptions o = variant_options("dgsa");
+  o.attention.settings.as<DgsaOptions>().gate_layers = 2;
   check_gradients_by_finite_differences(o);
   check_float32_gradients(o);
 }

@@ -34,8 +34,8 @@ TEST_CASE("diff equals an independent recomputation of its formula (float64)", "
     CHECK(max_diff(maps, reference_maps) <= 1e-10);
   }
   SECTION("fixed lambda_init 0.5, h = 1") {
-    AttentionOptions o = variant_options("diff");
-    auto& layout = o.settings.as<DiffOptions>().layout;
+    ModelOptions o = variant_options("diff");
+    auto& layout = o.attention.settings.as<DiffOptions>().layout;
     layout.lambda_schedule = LambdaSchedule::Fixed;
     layout.lambda_init = 0.5;
     layout.heads = 1;
@@ -58,8 +58,8 @@ TEST_CASE("diff's map rows sum to 1 - lambda", "[model]") {
 TEST_CASE("diff with lambda = 0 is single-map attention", "[model]") {
   const auto x = inputs(), pad = padding();
   torch::NoGradGuard no_grad;
-  AttentionOptions o = variant_options("diff");
-  auto& layout = o.settings.as<DiffOptions>().layout;
+  ModelOptions o = variant_options("diff");
+  auto& layout = o.attention.settings.as<DiffOptions>().layout;
   layout.lambda_schedule = LambdaSchedule::Fixed;
   layout.lambda_init = 0;
   auto m = build(o);

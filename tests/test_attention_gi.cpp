@@ -44,8 +44,8 @@ torch::Tensor gi_reference(const torch::Tensor& x, const torch::Tensor& pad, con
 
 TEST_CASE("gi equals an independent recomputation of its formula (float64)", "[model]") {
   const auto x = inputs(), pad = padding();
-  AttentionOptions o = variant_options("gi");
-  o.settings.as<GiOptions>().inh_p = 0.3;
+  ModelOptions o = variant_options("gi");
+  o.attention.settings.as<GiOptions>().inh_p = 0.3;
   const auto m = build(o);
   CHECK(max_diff(m->forward(x, pad), gi_reference(x, pad, params_of(m), kHeads, 0.3)) <= 1e-10);
 }
@@ -53,8 +53,8 @@ TEST_CASE("gi equals an independent recomputation of its formula (float64)", "[m
 TEST_CASE("gi's per-token threshold is finite on padded tokens and leaves real tokens as without padding", "[model]") {
   // The per-token max is over a token's own features: masking a padded token's features gave it -inf
   // and the padded rows NaN, which mean pooling (0 x NaN) carried into the loss.
-  AttentionOptions o = variant_options("gi");
-  o.settings.as<GiOptions>().max = GiMax::Token;
+  ModelOptions o = variant_options("gi");
+  o.attention.settings.as<GiOptions>().max = GiMax::Token;
   const auto m = build(o);
   const auto x = inputs(), pad = padding();
   const auto y = m->forward(x, pad);  // (2, 5, D)
@@ -68,8 +68,8 @@ TEST_CASE("gi without inhibition weights is vanilla, multiplicative or additive"
   torch::NoGradGuard no_grad;
   for (const GiCombine combine : {GiCombine::Multiplicative, GiCombine::Additive}) {
     INFO(name_of(combine));
-    AttentionOptions o = variant_options("gi");
-    o.settings.as<GiOptions>().combine = combine;
+    ModelOptions o = variant_options("gi");
+    o.attention.settings.as<GiOptions>().combine = combine;
     auto gi = build(o);
     auto vanilla = build(variant_options("vanilla"));
     for (const char* zero : {"q_inhibit.weight", "q_inhibit.bias", "k_inhibit.weight", "k_inhibit.bias"})
@@ -81,7 +81,7 @@ TEST_CASE("gi without inhibition weights is vanilla, multiplicative or additive"
 }
 
 TEST_CASE("gi with the per-token max: float32 gradients equal float64 ones", "[model]") {
-  AttentionOptions o = variant_options("gi");
-  o.settings.as<GiOptions>().max = GiMax::Token;
+  ModelOptions o = variant_options("gi");
+  o.attention.settings.as<GiOptions>().max = GiMax::Token;
   check_float32_gradients(o);
 }

@@ -54,8 +54,8 @@ TEST_CASE("plug with G = 0 is vanilla", "[model]") {
   torch::NoGradGuard no_grad;
   for (const PlugGml gml : {PlugGml::E, PlugGml::B, PlugGml::C, PlugGml::D}) {
     INFO(name_of(gml));
-    AttentionOptions o = variant_options("plug");
-    o.settings.as<PlugOptions>().gml = gml;
+    ModelOptions o = variant_options("plug");
+    o.attention.settings.as<PlugOptions>().gml = gml;
     auto m = build(o);
     auto named = m->named_parameters();
     for (const char* zero : {"gml_out.weight", "gml_out.bias"}) named[zero].zero_();
@@ -67,7 +67,7 @@ TEST_CASE("plug with G = 0 is vanilla", "[model]") {
 }
 
 TEST_CASE("plug with the D-shaped GML: float32 gradients equal float64 ones", "[model]") {
-  AttentionOptions o = variant_options("plug");
-  o.settings.as<PlugOptions>().gml = PlugGml::D;
+  ModelOptions o = variant_options("plug");
+  o.attention.settings.as<PlugOptions>().gml = PlugGml::D;
   check_float32_gradients(o);
 }

@@ -448,14 +448,14 @@ std::vector<RecordRow> record_bad_inputs() {
       {"run over a summary.json of a newer repro",
        [](const fs::path& r) {
          with_data(r);
-         REQUIRE(run_shell(std::string(REPRO_BINARY) + " " + replace_all(kRun + " train.epochs=1", "{root}", r.string()))
-                     .exit_code == 0);
+         REQUIRE(
+             run_shell(std::string(REPRO_BINARY) + " " + replace_all(kRun + " train.epochs=1", "{root}", r.string()))
+                 .exit_code == 0);
          edit_json(r / "out/smoke/fashion_mnist/vit/seed_0/summary.json", [](json& s) { s["record_version"] = 2; });
        },
        kRun + " train.epochs=1",
        2,
-       {"seed_0/summary.json: record_version 2 is newer than this repro reads", "Nothing was overwritten",
-        "mv "}},
+       {"seed_0/summary.json: record_version 2 is newer than this repro reads", "Nothing was overwritten", "mv "}},
       // checkpoints
       {"checkpoint that is not a checkpoint",
        [](const fs::path& r) {
@@ -520,4 +520,31 @@ TEST_CASE("two profiles of one experiment are two tables; the same seed in each 
   CHECK_THAT(result.output, repro::test::Contains("### t (profile short): test_acc (%)") &&
                                 repro::test::Contains("### t (profile smoke): test_acc (%)"));
   CHECK_THAT(result.output, !repro::test::Contains("two run records"));
+}
+
+// Issue 59: a record that cannot be read, in <experiment>/<profile>/ without plan.json and without its own
+// spec.resolved.yaml, belongs to the experiment and profile the runs beside it name: not to an experiment named
+// after the profile folder.
+TEST_CASE("a damaged record under <experiment>/<profile>/ without plan.json is shown in its experiment's table",
+          "[report]") {
+  test::TempDir dir("records-profile-no-plan");
+  write_good_records(dir.path() / "written");
+  const fs::path runs = dir.path() / "runs", folder = runs / "t" / "short";  // <experiment>/<profile>
+  fs::create_directories(runs / "t");
+  fs::rename(dir.path() / "written" / "t", folder);
+  fs::remove(folder / "plan.json");
+  for (const char* seed : {"seed_0", "seed_1"})
+    edit_json(folder / "fashion_mnist/vit" / seed / "summary.json", [&](json& s) { s["profile"] = "short"; });
+  write_file_atomic(folder / "fashion_mnist/vit/seed_1/summary.json", "{\"status\": ");  // damaged
+  const auto result = run_shell(std::string(REPRO_BINARY) + " report " + runs.string() + " --runs --format csv");
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  const auto lines = split_lines(result.output);
+  std::vector<std::string> damaged;
+  for (const auto& line : lines)
+    if (line.find("seed_1") != std::string::npos) damaged.push_back(line);
+  REQUIRE(damaged.size() == 1);
+  CHECK_THAT(damaged[0], repro::test::Contains("corrupt"));
+  CHECK(damaged[0].rfind("t,short,fashion_mnist,", 0) == 0);  // experiment, profile, dataset: its neighbour's
+  CHECK_THAT(result.output, !repro::test::Contains("short,,fashion_mnist"));
 }

@@ -150,8 +150,8 @@ TEST_CASE("text positions: the sinusoidal table by hand; fixed, not trained; emb
 
   ModelOptions o = bow_options();
   o.kind = ModelKind::Text;
-  o.dim = o.attention.dim = o.ffn.dim = 16;
-  o.heads = o.attention.heads = 2;
+  o.dim = 16;
+  o.heads = 2;
   o.depth = 1;
   o.pool = Pool::Mean;
   DatasetInfo info = tiny_text(false);
@@ -186,9 +186,9 @@ TEST_CASE("text positions: the sinusoidal table by hand; fixed, not trained; emb
 TEST_CASE("post-norm blocks: h = norm1(x + attn(x)), out = norm2(h + ffn(h))", "[model]") {
   ModelOptions o = bow_options();
   o.kind = ModelKind::Text;
-  o.dim = o.attention.dim = o.ffn.dim = 8;
-  o.heads = o.attention.heads = 2;
-  o.attention.proj_dropout = o.ffn.dropout = 0;
+  o.dim = 8;
+  o.heads = 2;
+  o.dropout = 0;
   torch::manual_seed(3);
   const auto x = torch::randn({2, 5, 8});
   for (const auto placement : {NormPlacement::Pre, NormPlacement::Post}) {

@@ -36,8 +36,9 @@ bool have_cuda() {
 }
 
 // Width 64, 4 heads, with the residual from Q (dgsa), lambda schedules as "auto" resolves them.
-AttentionOptions variant_options(const AttentionVariant& variant) {
-  AttentionOptions options = attention_defaults(variant);
+ModelOptions variant_options(const AttentionVariant& variant) {
+  ModelOptions options;
+  options.attention = attention_defaults(variant);
   options.dim = 64;
   options.heads = 4;
   return options;
@@ -122,11 +123,11 @@ TEST_CASE("a tiny ViT trains on CUDA under bf16: the loss falls", "[.cuda][cuda]
   const torch::Device cuda(torch::kCUDA, 0);
   torch::manual_seed(1);
   ModelOptions model_settings;
-  model_settings.dim = model_settings.ffn.dim = 64;
+  model_settings.dim = 64;
   model_settings.heads = 4;
   model_settings.depth = 2;
   model_settings.patch = 7;
-  model_settings.attention = variant_options(*dgsa_attention().variant);
+  model_settings.attention = attention_defaults(*dgsa_attention().variant);
   model_settings.ffn.kind = FfnKind::Swiglu;
   TrainOptions train;
   train.clip_norm = 1;
@@ -310,7 +311,7 @@ struct LaneRun {
 
 ClassifierPtr dropout_model(torch::Device device) {
   ModelOptions o = test::step_text_model("dgsa");
-  o.attention.proj_dropout = o.ffn.dropout = o.attention.attn_dropout = 0.1;
+  o.dropout = o.attn_dropout = 0.1;
   torch::manual_seed(5);
   auto model = build_model(o, test::tiny_text_info());
   model->to(device);

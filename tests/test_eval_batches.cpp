@@ -3,8 +3,8 @@
 #include <set>
 
 #include "catch.h"
-#include "fixtures.h"
 #include "data/batcher.h"
+#include "fixtures.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
 #include "train/split_metrics.h"
@@ -62,8 +62,8 @@ TEST_CASE("budgeted evaluation gives the metrics of one unbudgeted pass", "[trai
   o.kind = ModelKind::Text;
   o.pool = Pool::Mean;
   o.attention = attention_defaults("dgsa");
-  o.dim = o.attention.dim = o.ffn.dim = 16;
-  o.heads = o.attention.heads = 2;
+  o.dim = 16;
+  o.heads = 2;
   o.depth = 2;
   o.ffn.ratio = 2;
   torch::manual_seed(1);

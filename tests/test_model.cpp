@@ -3,22 +3,22 @@
 // the registries, and the typed options: their defaults, that they carry every key's value,
 // their enum names. That no code below spec/ reads a key by name is tests/test_layers.cpp's.
 #include <algorithm>
-#include "catch.h"
-#include "fixtures.h"
-#include "probed.h"
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
+#include "catch.h"
 #include "data/fashion_mnist.h"
+#include "fixtures.h"
 #include "models/attention/dgsa.h"
 #include "models/attention/gi.h"
 #include "models/attention/plug.h"
 #include "models/attention/registry.h"
-#include "spec/attention_variant.h"
 #include "models/ffn/registry.h"
 #include "models/model.h"
 #include "models/param_count.h"
+#include "probed.h"
+#include "spec/attention_variant.h"
 #include "spec/config.h"
 #include "spec/keys.h"
 #include "spec/options.h"
@@ -32,8 +32,8 @@ namespace {
 ModelOptions tiny_options() {
   ModelOptions o;
   o.attention = attention_defaults("vanilla");
-  o.dim = o.attention.dim = o.ffn.dim = 16;
-  o.heads = o.attention.heads = 2;
+  o.dim = 16;
+  o.heads = 2;
   o.depth = 2;
   o.patch = 7;
   o.ffn.ratio = 2;
@@ -80,8 +80,6 @@ TEST_CASE("weight decay, the paper's reading: all but biases and norm weights", 
   o.pool = Pool::Mean;
   o.norm = NormKind::RmsNorm;
   o.attention = attention_defaults("diff");
-  o.attention.dim = 16;
-  o.attention.heads = 2;
   const auto model = build_model(o, text_info());
   const auto decays = decayed_parameters(*model, NoDecay::Paper);
   CHECK(decays.size() == model->named_parameters().size());
@@ -199,8 +197,6 @@ TEST_CASE("every variant runs in the text encoder with padding", "[model]") {
     o.kind = ModelKind::Text;
     o.pool = Pool::Mean;
     o.attention = attention_defaults(*entry.variant);
-    o.attention.dim = 16;
-    o.attention.heads = 2;
     o.ffn.kind = FfnKind::Swiglu;
     torch::manual_seed(0);
     auto model = build_model(o, text);
@@ -232,12 +228,13 @@ TEST_CASE("every attention and feed-forward kind has exactly one registry entry"
   // The attention registry's own checks are in test_attention.cpp; here each entry builds.
   for (const auto& entry : attention_table()) {
     INFO(entry.variant->name);
-    AttentionOptions o = attention_defaults(*entry.variant);
+    ModelOptions o;
+    o.attention = attention_defaults(*entry.variant);
     o.dim = 16;
     o.heads = 2;
     CHECK(make_attention(o, 0)->forward(torch::randn({1, 3, 16}), {}).sizes() == torch::IntArrayRef({1, 3, 16}));
   }
-  CHECK_THROWS_WITH(make_attention(AttentionOptions{}, 0), test::Contains("without a variant"));
+  CHECK_THROWS_WITH(make_attention(ModelOptions{}, 0), test::Contains("without a variant"));
   for (const auto& [kind, name] : enum_names(FfnKind{})) {
     INFO(name);
     CHECK(std::count_if(ffn_table().begin(), ffn_table().end(),
@@ -258,11 +255,11 @@ TEST_CASE("each variant's settings struct holds its keys' defaults, and its auto
     resolved.set("model.attention.kind", variant->name, "t");
     resolve_settings(resolved, fashion_mnist_info().traits());
     const AttentionOptions read = model_options(resolved).attention;
-    const auto defaults = variant->defaults();
+    const SettingsBox defaults = variant->defaults();
     for (const VariantKey& key : variant->keys) {
       INFO(key.def.key);
-      CHECK(key.text_of(read.settings.as<VariantSettings>()) == resolved.text(key.def.key));
-      CHECK(key.text_of(*defaults) == resolved.text(key.def.key));
+      CHECK(key.text_of(read.settings) == resolved.text(key.def.key));
+      CHECK(key.text_of(defaults) == resolved.text(key.def.key));
     }
   }
 }

@@ -1,13 +1,13 @@
 // The record layer (src/record/): each record type's writer and reader round-trip; every record committed
 // under results/ (written by older repro versions) is still read; each corrupt field is refused with one line
 // naming the file and the field; and no file outside src/record/ reads a record field by its key.
-#include "catch.h"
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "paths.h"
 #include "record/eval_record.h"
@@ -15,6 +15,7 @@
 #include "record/json_fields.h"
 #include "record/lock_record.h"
 #include "record/plan_record.h"
+#include "record/run_id_fields.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
 #include "run/device.h"
@@ -46,7 +47,8 @@ RunRecord complete_record() {
   r.wall_seconds = 1234.5;
   r.resumed_from_epoch = 3;
   r.finished_at = "2026-11-26T12:00:00Z";
-  r.selected = RecordedEpoch{6, {{Metric::TestAcc, 76.5}, {Metric::ValAcc, 77.25}, {Metric::TrainLoss, 0.125}, {Metric::ValLoss, {}}}};
+  r.selected = RecordedEpoch{
+      6, {{Metric::TestAcc, 76.5}, {Metric::ValAcc, 77.25}, {Metric::TrainLoss, 0.125}, {Metric::ValLoss, {}}}};
   r.final = RecordedEpoch{10, {{Metric::TestAcc, 75.0}, {Metric::ValAcc, 76.0}}};
   r.model_file = ModelFileRecord{"model.pt", 6, "best_val"};
   return r;
@@ -153,14 +155,16 @@ TEST_CASE("where a run ran: the GPU's identity, precision and CUDA graphs in the
   CHECK(json::parse(read_file(path))["environment"]["gpu_name"].is_null());
   // A record written before these fields: every field null.
   json old = written;
-  for (const char* key : {"gpu_name", "driver_version", "cuda_runtime", "compute_capability", "precision", "cuda_graphs"})
+  for (const char* key :
+       {"gpu_name", "driver_version", "cuda_runtime", "compute_capability", "precision", "cuda_graphs"})
     old["environment"].erase(key);
   write_file_atomic(path, old.dump(2));
   CHECK(read_run_record(path).device == DeviceIdentity{});
   // The driver's version as /proc/driver/nvidia/version says it, proprietary and open kernel modules.
   CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Oct  5 2025") ==
         std::optional<std::string>("580.159.04"));
-  CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build") ==
+  CHECK(parse_nvidia_driver_version(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build") ==
         std::optional<std::string>("570.86.15"));
   CHECK_FALSE(parse_nvidia_driver_version("no driver here").has_value());
 }
@@ -201,8 +205,8 @@ TEST_CASE("plan and eval records round-trip", "[report]") {
   eval.name = "noise", eval.split = "test", eval.experiment = "t", eval.model_config = "vit", eval.seed = 2;
   eval.model_file = "model.pt", eval.model_epoch = 3, eval.model_rule = "best_val";
   eval.levels_key = "data.noise.level", eval.levels_values = {"0.1", "0.2"};
-  eval.points.push_back({"0.1", {{"data.noise.level", "0.1"}, {"data.noise.kind", "gaussian"}}, 0.5, 80.0, 100, true,
-                         {"partial"}});
+  eval.points.push_back(
+      {"0.1", {{"data.noise.level", "0.1"}, {"data.noise.kind", "gaussian"}}, 0.5, 80.0, 100, true, {"partial"}});
   eval.points.push_back({"0.2", {{"data.noise.level", "0.2"}}, std::nullopt, std::nullopt, 100, false, {}});
   eval.environment = json::object();
   const fs::path eval_path = RunFolder(dir.path()).eval_path("noise");
@@ -236,8 +240,91 @@ TEST_CASE("RunId: one folder layout and one key; from_dir reads a run folder's l
     CHECK_FALSE(RunId::from_dir(bad, "e", "").has_value());
 }
 
-TEST_CASE("tasks.json: a frozen plan round-trips; a task past the end and a mismatched entry are refused",
+// Issue 59: every format that carries a run's identity writes and reads it through record/run_id_fields.h.
+TEST_CASE("a run's identity: one writer and reader of its fields in JSON and in spec.resolved.yaml's header",
           "[report]") {
+  const RunId id{"table2", "paper", "newsgroups", "DGT x2+lr=0.001", "DGT x2", {{"lr", "0.001"}}, 3};
+  const RunIdFields all{};
+  const json whole = run_id_json(id, all);
+  CHECK(whole == json{{"experiment", "table2"},
+                      {"profile", "paper"},
+                      {"model_config", "DGT x2+lr=0.001"},
+                      {"row", "DGT x2"},
+                      {"sweep", json::array({json::array({"lr", "0.001"})})},
+                      {"dataset", "newsgroups"},
+                      {"seed", 3}});
+  RunId read;
+  read_run_id(JsonFields(whole, "f.json"), read, all);
+  CHECK((read == id && read.row == id.row && read.sweep == id.sweep));
+  // A plan's header and entries split the fields; an eval record's "run" has no row and sweep values.
+  const RunIdFields header{Presence::Required, Presence::Optional, Presence::Absent, Presence::Absent};
+  CHECK(run_id_json(id, header) == json{{"experiment", "table2"}, {"profile", "paper"}});
+  const RunIdFields eval{Presence::Optional, Presence::Optional, Presence::Optional, Presence::Absent};
+  CHECK(run_id_json(id, eval).count("row") == 0);
+  RunId known_little;
+  read_run_id(JsonFields(json{{"model_config", "m"}}, "e.json"), known_little, eval);
+  CHECK((known_little.model_config == "m" && known_little.dataset.empty() && known_little.seed == 0));
+  // A required field missing is named; an optional one absent reads as none.
+  json no_seed = whole;
+  no_seed.erase("seed");
+  CHECK_THROWS_WITH(read_run_id(JsonFields(no_seed, "s.json"), read, all), Contains("s.json: lacks 'seed'"));
+  json old = whole;  // a summary.json of 0.7.0: no row, no sweep values
+  old.erase("row"), old.erase("sweep");
+  read_run_id(JsonFields(old, "s.json"), read, all);
+  CHECK((read.row.empty() && read.sweep.empty()));
+  const RunIdFields frozen{Presence::Absent, Presence::Absent, Presence::Required, Presence::Required};
+  CHECK_THROWS_WITH(read_run_id(JsonFields(old, "tasks.json"), read, frozen), Contains("lacks 'row'"));
+
+  // spec.resolved.yaml's header: its lines read back into the identity (row and sweep are model_config's there).
+  const std::string text = run_id_yaml_header(id);
+  CHECK(text ==
+        "experiment: table2\nprofile: paper\nmodel_config: \"DGT x2+lr=0.001\"\ndataset: newsgroups\nseed: 3\n");
+  RunId from_yaml;
+  for (const std::string& line : split_lines(text)) {
+    const auto colon = line.find(": ");
+    CHECK(is_run_id_field(line.substr(0, colon)));
+    read_run_id_line(from_yaml, line.substr(0, colon), line.substr(colon + 2), "spec.resolved.yaml:1");
+  }
+  CHECK(from_yaml == id);
+  CHECK_FALSE(is_run_id_field("model"));
+  CHECK_THROWS_WITH(read_run_id_line(from_yaml, "seed", "x", "spec.resolved.yaml:5"),
+                    Contains("spec.resolved.yaml:5: seed: expected a whole number, got 'x'"));
+}
+
+// No identity field is spelled outside record/run_id_fields.cpp: written as a JSON pair ({"seed", seed},
+// out["seed"] = ...), as a header line ("seed: "), or read by name (.text("seed"), key == "seed").
+TEST_CASE("outside record/run_id_fields.cpp no code writes or reads a run's identity field by its name", "[report]") {
+  const std::string field = "(experiment|profile|model_config|dataset|seed|row|sweep)";
+  const std::string header_field = "(experiment|profile|model_config|dataset|seed)";  // spec.resolved.yaml's
+  const std::regex spelled(R"(\{\s*")" + field + R"re("\s*,\s*[^"\s{])re" + R"(|\[\s*")" + field +
+                           R"re("\s*\]\s*=[^=]|")re" + header_field +
+                           R"(: |(\.|->)(text|optional_text|integer|optional_integer|at|value)\(\s*")" + field +
+                           R"re("|==\s*")re" + header_field + "\"");
+  const std::map<std::string, std::string> allowed = {
+      {"record/run_id_fields.cpp", "the one writer and reader"},
+      {"spec/experiment.cpp", "the spec file's own keys (experiment:, profiles:), not a run's identity"},
+      {"report/paper_file.cpp", "a paper file's own keys (a table's experiment, a cell's row)"},
+      {"cli/rollout_text.cpp", "the rollout figure's index.json: which runs' maps it shows, for people"},
+      {"cli/cmd_rollout.cpp", "the rollout figure's index.json: which runs' maps it shows, for people"},
+      {"bench/bench.cpp", "repro bench's result rows: the configuration timed, for people"},
+      {"cli/cmd_bench.cpp", "repro bench's report: the spec and profile it timed, for people"},
+  };
+  int files = 0;
+  const std::vector<std::string> found = test::source_lines_matching(spelled, allowed, &files);
+  CHECK(files > 150);
+  INFO(join(found, "\n"));
+  CHECK(found.empty());
+  // The check finds the writers and readers that were (before issue 59).
+  for (const char* line : {R"(  json out = {{"record_version", r.version}, {"experiment", r.experiment},)",
+                           R"(                    {"seed", e.seed}});)", R"(  out["model_config"] = id.model_config;)",
+                           R"(  out += "experiment: " + experiment + "\n";)", R"(  r.seed = s.integer("seed");)",
+                           R"(    r.profile = run->optional_text("profile").value_or("");)",
+                           R"(  if (key == "model_config") spec.model_config = unquote(value);)"})
+    CHECK(std::regex_search(std::string(line), spelled));
+  CHECK_FALSE(std::regex_search(std::string(R"(  page_table("references", {"row", "dataset", "ours"});)"), spelled));
+}
+
+TEST_CASE("tasks.json: a frozen plan round-trips; a task past the end and a mismatched entry are refused", "[report]") {
   test::TempDir dir("records-tasks");
   TaskPlan plan;
   plan.experiment = "e", plan.profile = "", plan.spec_file = "/s.yaml", plan.runs_per_task = 2;
@@ -301,16 +388,19 @@ TEST_CASE("a corrupt record field is refused with one line naming the file and t
   };
   const std::vector<Case> cases = {
       {"no status", [](json& s) { s.erase("status"); }, "lacks 'status'"},
-      {"unknown status", [](json& s) { s["status"] = "weird"; }, "status 'weird', expected complete, diverged or failed"},
+      {"unknown status", [](json& s) { s["status"] = "weird"; },
+       "status 'weird', expected complete, diverged or failed"},
       {"seed as text", [](json& s) { s["seed"] = "zero"; }, "'seed' is \"zero\", expected a whole number"},
       {"experiment a number", [](json& s) { s["experiment"] = 3; }, "'experiment' is 3, expected a string"},
       {"metric as text", [](json& s) { s["selected"]["test_acc"] = "abc"; },
        "'selected.test_acc' is \"abc\", expected a number"},
       {"accuracy above 100", [](json& s) { s["final"]["val_acc"] = 250; }, "'final.val_acc' is 250, outside 0-100"},
-      {"negative loss", [](json& s) { s["selected"]["train_loss"] = -1; }, "'selected.train_loss' is -1, outside 0-inf"},
+      {"negative loss", [](json& s) { s["selected"]["train_loss"] = -1; },
+       "'selected.train_loss' is -1, outside 0-inf"},
       {"complete without selected", [](json& s) { s.erase("selected"); }, "lacks 'selected'"},
       {"complete with a null final", [](json& s) { s["final"] = nullptr; }, "'final' is null, expected an object"},
-      {"partial as text", [](json& s) { s["data"]["partial"] = "no"; }, "'data.partial' is \"no\", expected true or false"},
+      {"partial as text", [](json& s) { s["data"]["partial"] = "no"; },
+       "'data.partial' is \"no\", expected true or false"},
       {"notes not a list", [](json& s) { s["data"]["notes"] = 5; }, "'data.notes' is 5, expected a list of strings"},
       {"model_file without epoch", [](json& s) { s["model_file"].erase("epoch"); }, "lacks 'epoch'"},
       {"precision fp16", [](json& s) { s["environment"]["precision"] = "fp16"; },
@@ -363,10 +453,9 @@ TEST_CASE("outside src/record no code reads a run record's field by its key", "[
   CHECK(record_keys.count("runs") == 1);
   // Files that read other files by key: dataset manifests and sources, the paper files, the rollout index it
   // writes itself, the checkpoint's history.
-  const std::set<std::string> not_records = {"data/manifest.cpp",    "data/text_sources.cpp", "data/cifar.cpp",
-                                             "report/paper.cpp",     "report/claims.cpp",     "report/ledger.cpp",
-                                             "cli/rollout_text.cpp", "cli/cmd_rollout.cpp",   "train/history.cpp",
-                                             "util/version.cpp"};
+  const std::set<std::string> not_records = {
+      "data/manifest.cpp", "data/text_sources.cpp", "data/cifar.cpp",      "report/paper.cpp",  "report/claims.cpp",
+      "report/ledger.cpp", "cli/rollout_text.cpp",  "cli/cmd_rollout.cpp", "train/history.cpp", "util/version.cpp"};
   // In-memory maps keyed by a metric's name (not a record): figures.cpp's RowCurves.
   const std::set<std::string> not_record_lookups = {"report/figures.cpp: train_loss", "report/figures.cpp: val_loss",
                                                     "report/figures.cpp: test_acc", "report/figures.cpp: val_acc"};

@@ -3,7 +3,6 @@
 // as PNG and HTML, --match).
 #include <fmt/format.h>
 
-#include "catch.h"
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -11,11 +10,12 @@
 #include "analysis/html.h"
 #include "analysis/rollout.h"
 #include "analysis/token_strip.h"
+#include "catch.h"
 #include "cli/rollout_text.h"
 #include "fixtures.h"
-#include "probed.h"
 #include "models/attention/registry.h"
 #include "models/model.h"
+#include "probed.h"
 #include "run/runner.h"
 #include "run_repro.h"
 #include "spec/experiment.h"
@@ -94,8 +94,6 @@ TEST_CASE("every attention variant returns one map per block that rolls out", "[
     o.heads = 4;
     o.patch = 7;
     o.attention = attention_defaults(*entry.variant);
-    o.attention.dim = o.ffn.dim = 16;
-    o.attention.heads = 4;
     DatasetInfo info;
     info.name = "fixture";
     info.modality = Modality::Image;
@@ -261,8 +259,8 @@ TEST_CASE("token strip HTML: every token once, escaped, signed colours and a leg
   CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", blue[2], blue[1], blue[0])));
   CHECK_THAT(page, Contains(fmt::format("background:rgb({},{},{});", pale[2], pale[1], pale[0])));
   CHECK_THAT(page, Contains("title=\"+2 (block mean +0.3333; +1.00 on the colour scale)\""));
-  CHECK_THAT(page, Contains("not in the vocabulary") && Contains("linear-gradient") &&
-                       Contains("above the block's mean"));
+  CHECK_THAT(page,
+             Contains("not in the vocabulary") && Contains("linear-gradient") && Contains("above the block's mean"));
 }
 
 // The committed strips were one saturated colour: mean-pooled rollouts put every token at 0.7-1.0 of the block's

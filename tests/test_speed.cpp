@@ -1,9 +1,9 @@
 // The GPU-path mechanics, checked on the CPU: the autocast wrapper, bf16
 // numerics of every variant, gradient clipping without host reads, the FLOP
 // count, device-resident splits, and `repro bench` end to end.
-#include "catch.h"
 #include <nlohmann/json.hpp>
 
+#include "catch.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "fixtures.h"
@@ -11,8 +11,8 @@
 #include "models/attention/registry.h"
 #include "models/flops.h"
 #include "models/model.h"
-#include "train/step.h"
 #include "train/precision.h"
+#include "train/step.h"
 #include "util/files.h"
 
 using namespace repro;
@@ -24,14 +24,12 @@ namespace {
 // (dgsa: lambda_init fixed, no residual from Q).
 ModelOptions tiny_vit(const std::string& attention) {
   ModelOptions o;
-  o.dim = o.ffn.dim = 32;
+  o.dim = 32;
   o.heads = 4;
   o.depth = 2;
   o.patch = 7;
   o.ffn.ratio = 2;
   o.attention = attention_defaults(attention);
-  o.attention.dim = 32;
-  o.attention.heads = 4;
   if (attention == "dgsa") o.attention.settings.as<DgsaOptions>().q_residual = false;
   return o;
 }
@@ -64,7 +62,7 @@ TEST_CASE("every variant under bf16 autocast stays within bf16 tolerance of floa
     const std::string& kind = entry.variant->name;
     INFO(kind);
     torch::manual_seed(5);
-    auto module = make_attention(tiny_vit(kind).attention, 1);
+    auto module = make_attention(tiny_vit(kind), 1);
     {
       torch::NoGradGuard no_grad;
       for (auto& p : module->parameters()) p.normal_(0, 0.2);

@@ -11,6 +11,7 @@
 #include "run/device.h"
 #include "run/eval_run.h"
 #include "spec/experiment.h"
+#include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -33,8 +34,8 @@ void print_result(const std::filesystem::path& run_dir, const EvalRecord& result
     std::string line = run_dir.string() + ": " + point.label + ": " + result.split + " acc " + number(point.acc, 2) +
                        "% loss " + number(point.loss, 4);
     if (result.recorded_epoch)
-      line += " (recorded at epoch " + std::to_string(*result.recorded_epoch) + ": " +
-              number(result.recorded_acc, 2) + "%, " + number(result.recorded_loss, 4) + ")";
+      line += " (recorded at epoch " + std::to_string(*result.recorded_epoch) + ": " + number(result.recorded_acc, 2) +
+              "%, " + number(result.recorded_loss, 4) + ")";
     std::cout << line << "\n";
   }
 }
@@ -79,8 +80,7 @@ void add_eval_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EvalArguments>();
   auto* command = add_trained_run_command(
       app, "eval", "Evaluate trained runs (model.pt) without training, e.g. under noise", *args,
-      "Run folders or folders of runs, and data overrides KEY=VALUE (data.noise.*, data.test_limit, data.val_limit, "
-      "data.verify)");
+      "Run folders or folders of runs, and data overrides KEY=VALUE (" + eval_override_summary() + ")");
   command->add_option("--split", args->split, "test | val")->check(CLI::IsMember({"test", "val"}));
   command->add_option("--name", args->name, "Written to <run>/eval/NAME.json (default: the split, without overrides)");
   command->add_option("--levels", args->levels, "One evaluation per value, e.g. data.noise.level=0,0.05,0.1,0.2");

@@ -12,9 +12,9 @@ EncoderBlockImpl::EncoderBlockImpl(const ModelOptions& o, int64_t layer_index)
   norm1_ = make_norm(o.norm, o.dim, o.norm_eps);
   norm2_ = make_norm(o.norm, o.dim, o.norm_eps);
   register_module("norm1", norm1_.ptr());
-  attn_ = register_module("attn", make_attention(o.attention, layer_index));
+  attn_ = register_module("attn", make_attention(o, layer_index));
   register_module("norm2", norm2_.ptr());
-  ffn_ = register_module("ffn", make_ffn(o.ffn));
+  ffn_ = register_module("ffn", make_ffn(o));
 }
 
 torch::Tensor EncoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& padding_mask) {

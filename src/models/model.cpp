@@ -15,11 +15,6 @@ std::string text_of(int64_t value) { return std::to_string(value); }
 void check_heads(const ModelOptions& o) {
   if (o.dim % o.heads != 0)
     throw Error("model.dim=" + text_of(o.dim) + " must be divisible by model.heads=" + text_of(o.heads));
-  // The blocks read their width from their own options: they must agree with the model's.
-  if (o.attention.dim != o.dim || o.attention.heads != o.heads || o.ffn.dim != o.dim)
-    throw Error("internal: attention/feed-forward options of width " + text_of(o.attention.dim) + "/" +
-                text_of(o.ffn.dim) + " and " + text_of(o.attention.heads) +
-                " heads in a model of model.dim=" + text_of(o.dim) + ", model.heads=" + text_of(o.heads));
 }
 
 void check_vit(const ModelOptions& o, const DatasetInfo& info) {

@@ -67,8 +67,8 @@ ParamBreakdown count_parameters(const ModelOptions& o, const DatasetInfo& info) 
   check_model_options(o, info);
   if (o.kind == ModelKind::Bow) return bow_parameters(info);
   const int64_t embeddings = o.kind == ModelKind::Text ? text_embeddings(o, info) : vit_embeddings(o, info);
-  const int64_t attention = o.depth * attention_parameters(o.attention);
-  const int64_t feed_forward = o.depth * ffn_parameters(o.ffn);
+  const int64_t attention = o.depth * attention_parameters(o);
+  const int64_t feed_forward = o.depth * ffn_parameters(o);
   const int64_t norms = (2 * o.depth + 1) * norm_parameters(o);  // norm1 and norm2 of each block, the final norm
   const int64_t head = o.dim * info.num_classes + info.num_classes;
   ParamBreakdown out;

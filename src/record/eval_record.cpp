@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "record/json_fields.h"
+#include "record/run_id_fields.h"
 #include "util/files.h"
 
 namespace repro {
@@ -10,6 +11,9 @@ namespace repro {
 using nlohmann::json;
 
 namespace {
+
+// The evaluated run as far as it was known: its identity without row and sweep values, each field optional.
+constexpr RunIdFields kEvalIdFields{Presence::Optional, Presence::Optional, Presence::Optional, Presence::Absent};
 
 json settings_json(const SettingPairs& settings) {
   json out = json::object();
@@ -40,11 +44,7 @@ EvalPoint read_point(const json& item, const std::filesystem::path& path, size_t
 
 void read_run(const JsonFields& e, EvalRecord& r) {
   if (const auto run = e.optional_object("run")) {
-    r.experiment = run->optional_text("experiment").value_or("");
-    r.profile = run->optional_text("profile").value_or("");
-    r.model_config = run->optional_text("model_config").value_or("");
-    r.dataset = run->optional_text("dataset").value_or("");
-    r.seed = run->optional_integer("seed").value_or(0);
+    read_run_id(*run, r, kEvalIdFields);
   }
   if (const auto file = e.optional_object("model_file")) {
     r.model_file = file->optional_text("file").value_or("");
@@ -103,12 +103,7 @@ json eval_record_json(const EvalRecord& r) {
       {"record_version", r.version},
       {"name", r.name},
       {"split", r.split},
-      {"run",
-       {{"experiment", r.experiment},
-        {"profile", r.profile},
-        {"model_config", r.model_config},
-        {"dataset", r.dataset},
-        {"seed", r.seed}}},
+      {"run", run_id_json(r, kEvalIdFields)},
       {"model_file", {{"file", r.model_file}, {"epoch", r.model_epoch}, {"rule", r.model_rule}}},
       {"overrides", settings_json(r.overrides)},
       {"levels", r.levels_key.empty() ? json() : json{{"key", r.levels_key}, {"values", r.levels_values}}},

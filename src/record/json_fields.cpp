@@ -11,8 +11,9 @@ using nlohmann::json;
 JsonFields::JsonFields(const json& object, std::filesystem::path file, std::string where)
     : object_(object), file_(std::move(file)), where_(std::move(where)) {
   if (!object_.is_object())
-    fail(where_.empty() ? "is " + std::string(object_.type_name()) + ", expected a JSON object"
-                        : "'" + where_.substr(0, where_.size() - 1) + "' is " + object_.dump() + ", expected an object");
+    fail(where_.empty()
+             ? "is " + std::string(object_.type_name()) + ", expected a JSON object"
+             : "'" + where_.substr(0, where_.size() - 1) + "' is " + object_.dump() + ", expected an object");
 }
 
 void JsonFields::fail(const std::string& what) const { throw RecordError(file_.string() + ": " + what); }
@@ -92,9 +93,7 @@ JsonFields JsonFields::object(const std::string& key) const {
   return JsonFields(required(key), file_, where_ + key + ".");
 }
 
-json json_number(std::optional<double> value) {
-  return value && std::isfinite(*value) ? json(*value) : json();
-}
+json json_number(std::optional<double> value) { return value && std::isfinite(*value) ? json(*value) : json(); }
 
 json read_json_object(const std::filesystem::path& file, uint64_t max_bytes) {
   std::string text;
@@ -127,25 +126,6 @@ int64_t record_version(const JsonFields& fields, int64_t known) {
   if (version > known) newer(std::to_string(version));
   if (version < 0) fields.fail("record_version " + std::to_string(version) + " is negative");
   return version;
-}
-
-nlohmann::json sweep_json(const SweepValues& sweep) {
-  nlohmann::json pairs = nlohmann::json::array();
-  for (const auto& [label, value] : sweep) pairs.push_back({label, value});
-  return pairs;
-}
-
-SweepValues read_sweep_values(const JsonFields& fields, const std::string& key) {
-  SweepValues sweep;
-  if (!fields.has(key)) return sweep;
-  const nlohmann::json& pairs = fields.required(key);
-  if (!pairs.is_array()) fields.wrong(key, pairs, "expected a list of [axis label, value] pairs");
-  for (const auto& pair : pairs) {  // [[label, value], ...]
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-      fields.wrong(key, pairs, "expected a list of [axis label, value] pairs");
-    sweep.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
-  }
-  return sweep;
 }
 
 }  // namespace repro

@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "record/run_id.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -49,11 +48,6 @@ class JsonFields {
   std::filesystem::path file_;
   std::string where_;
 };
-
-// A run's sweep values (record/run_id.h's SweepValues): [[label, value], ...] in plan.json and summary.json.
-nlohmann::json sweep_json(const SweepValues& sweep);
-// The pairs under `key`; empty when absent; throws RecordError on anything but a list of two-text lists.
-SweepValues read_sweep_values(const JsonFields& fields, const std::string& key);
 
 // A number, or null when absent or not finite (JSON has no NaN).
 nlohmann::json json_number(std::optional<double> value);

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "record/json_fields.h"
+#include "record/run_id_fields.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -15,10 +16,15 @@ using nlohmann::json;
 
 namespace {
 
+// The identity's fields in the header (written once) and in each entry: plan.json written before 0.7.1 lacks the
+// entries' row and sweep values.
+constexpr RunIdFields kPlanHeaderFields{Presence::Required, Presence::Optional, Presence::Absent, Presence::Absent};
+constexpr RunIdFields kPlanEntryFields{Presence::Absent, Presence::Absent, Presence::Required, Presence::Optional};
+
 PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t index) {
   const JsonFields entry(item, path, "runs[" + std::to_string(index) + "].");
   PlanEntry e;
-  read_plan_entry_fields(entry, e, /*since_0_7_1=*/false);
+  read_plan_entry_fields(entry, e, kPlanEntryFields);
   if (const std::string dir = entry.text("dir"); dir != e.dir_in_plan())  // the folder follows from the identity
     entry.wrong("dir", dir, "expected '" + e.dir_in_plan() + "', the folder of its model_config, dataset and seed");
   return e;
@@ -26,13 +32,17 @@ PlanEntry read_entry(const json& item, const std::filesystem::path& path, size_t
 
 }  // namespace
 
-void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_7_1) {
-  e.model_config = entry.text("model_config");
-  e.row = since_0_7_1 ? entry.text("row") : entry.optional_text("row").value_or("");
-  e.sweep = read_sweep_values(entry, "sweep");
-  e.row_index = since_0_7_1 ? entry.integer("row_index") : entry.optional_integer("row_index").value_or(0);
-  e.dataset = entry.text("dataset");
-  e.seed = entry.integer("seed");
+void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, const RunIdFields& fields) {
+  read_run_id(entry, e, fields);
+  e.row_index =
+      fields.row == Presence::Required ? entry.integer("row_index") : entry.optional_integer("row_index").value_or(0);
+}
+
+nlohmann::json plan_entry_json(const PlanEntry& e, const RunIdFields& fields) {
+  json entry = run_id_json(e, fields);
+  entry["dir"] = e.dir_in_plan();
+  entry["row_index"] = e.row_index;
+  return entry;
 }
 
 PlanRecord read_plan_record(const std::filesystem::path& path) {
@@ -40,8 +50,9 @@ PlanRecord read_plan_record(const std::filesystem::path& path) {
   const JsonFields plan(parsed, path);
   PlanRecord p;
   record_version(plan, kPlanRecordVersion);
-  p.experiment = plan.text("experiment");
-  p.profile = plan.optional_text("profile").value_or("");
+  RunId header;
+  read_run_id(plan, header, kPlanHeaderFields);
+  p.experiment = header.experiment, p.profile = header.profile;
   p.spec_file = plan.optional_text("spec_file").value_or("");
   p.description = plan.optional_text("description").value_or("");
   if (const auto report = plan.optional_object("report"))
@@ -61,31 +72,25 @@ void write_plan_record(const std::filesystem::path& path, const PlanRecord& p) {
 
 std::string plan_record_text(const PlanRecord& p) {
   json runs = json::array();
-  for (const auto& e : p.runs) {
-    runs.push_back({{"dir", e.dir_in_plan()},
-                    {"model_config", e.model_config},
-                    {"row", e.row},
-                    {"sweep", sweep_json(e.sweep)},
-                    {"row_index", e.row_index},
-                    {"dataset", e.dataset},
-                    {"seed", e.seed}});
-  }
-  const json plan = {{"record_version", kPlanRecordVersion}, {"experiment", p.experiment},     {"profile", p.profile},
-                     {"spec_file", p.spec_file},       {"description", p.description},
-                     {"report", {{"baseline", p.report_baseline}}}, {"runs", runs}};
+  for (const auto& e : p.runs) runs.push_back(plan_entry_json(e, kPlanEntryFields));
+  json plan = {{"record_version", kPlanRecordVersion},
+               {"spec_file", p.spec_file},
+               {"description", p.description},
+               {"report", {{"baseline", p.report_baseline}}},
+               {"runs", runs}};
+  write_run_id(plan, RunId{p.experiment, p.profile}, kPlanHeaderFields);
   return plan.dump(2) + "\n";
 }
 
 PlanRecord merge_plan_records(const PlanRecord& earlier, const PlanRecord& newer) {
-  const auto name = [](const PlanRecord& p) {
-    return RunId{p.experiment, p.profile}.folder();
-  };
+  const auto name = [](const PlanRecord& p) { return RunId::folder_of(p.experiment, p.profile); };
   if (name(earlier) != name(newer))
     throw Error("the plans are of different experiments (" + name(earlier) + " and " + name(newer) + ")");
   PlanRecord merged = newer;
   std::set<std::string> dirs;
   std::map<std::string, int64_t> row_index;  // a configuration's place in the newer plan (sweeps shift it)
-  for (const auto& entry : newer.runs) dirs.insert(entry.dir_in_plan()), row_index.emplace(entry.model_config, entry.row_index);
+  for (const auto& entry : newer.runs)
+    dirs.insert(entry.dir_in_plan()), row_index.emplace(entry.model_config, entry.row_index);
   for (PlanEntry entry : earlier.runs) {
     if (!dirs.insert(entry.dir_in_plan()).second) continue;
     if (const auto it = row_index.find(entry.model_config); it != row_index.end()) entry.row_index = it->second;

@@ -2,6 +2,7 @@
 // plan.json, an experiment's plan: every run it expects (run folders relative to the plan's own folder), so that
 // `repro report` and `repro status` show missing runs instead of losing them. One writer (repro run), one reader.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,10 +32,13 @@ struct PlanRecord {
 PlanRecord read_plan_record(const std::filesystem::path& path);
 
 class JsonFields;
-// An entry's identity fields (model_config, row, sweep, row_index, dataset, seed) into `e`: plan.json's entries
-// and tasks.json's share them. `since_0_7_1`: row and row_index required (tasks.json); plan.json written before
-// 0.7.1 lacks them.
-void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, bool since_0_7_1);
+struct RunIdFields;
+// An entry's identity (`fields`: record/run_id_fields.h) and row_index into `e`: plan.json's entries and
+// tasks.json's share them. Row and row_index are required where `fields` requires the row (tasks.json);
+// plan.json written before 0.7.1 lacks them.
+void read_plan_entry_fields(const JsonFields& entry, PlanEntry& e, const RunIdFields& fields);
+// The entry's identity, "dir" and "row_index" as plan.json and tasks.json write them.
+nlohmann::json plan_entry_json(const PlanEntry& e, const RunIdFields& fields);
 void write_plan_record(const std::filesystem::path& path, const PlanRecord& plan);
 // The file's text as write_plan_record writes it (repro collect writes a plan only when this differs).
 std::string plan_record_text(const PlanRecord& plan);

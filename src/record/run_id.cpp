@@ -13,11 +13,15 @@ std::string RunId::compose_model_config(const std::string& row, const SweepValue
   return name;
 }
 
-std::string RunId::folder() const { return profile.empty() ? experiment : experiment + "/" + profile; }
+std::string RunId::folder_of(const std::string& experiment, const std::string& profile) {
+  return profile.empty() ? experiment : experiment + "/" + profile;
+}
 
 std::string RunId::subdir() const { return dataset + "/" + safe_name(model_config) + "/seed_" + std::to_string(seed); }
 
-std::string RunId::key() const { return folder() + "/" + dataset + "/" + model_config + "/seed_" + std::to_string(seed); }
+std::string RunId::key() const {
+  return folder() + "/" + dataset + "/" + model_config + "/seed_" + std::to_string(seed);
+}
 
 std::string RunId::describe() const { return model_config + " on " + dataset + ", seed " + std::to_string(seed); }
 

@@ -19,7 +19,7 @@ using SweepValues = std::vector<std::pair<std::string, std::string>>;
 
 struct RunId {
   std::string experiment;
-  std::string profile;       // the budget profile ("" = none): its runs live in <experiment>/<profile>/
+  std::string profile;  // the budget profile ("" = none): its runs live in <experiment>/<profile>/
   std::string dataset;
   std::string model_config;  // the row's name plus its sweep values: "DGViT+ffn.ratio=4"
   std::string row;           // the spec row ("" in records written before 0.7.1)
@@ -30,7 +30,9 @@ struct RunId {
   static std::string compose_model_config(const std::string& row, const SweepValues& sweep);
 
   // <experiment>[/<profile>]: the experiment's folder inside --out or a results folder.
-  std::string folder() const;
+  std::string folder() const { return folder_of(experiment, profile); }
+  // The one spelling of <experiment>[/<profile>] (folders, tables, messages), for code that holds the two alone.
+  static std::string folder_of(const std::string& experiment, const std::string& profile);
   // <dataset>/<model_config made folder-safe>/seed_<k>: inside the experiment's folder.
   std::string subdir() const;
   // folder()/subdir(): the run folder relative to --out.

@@ -4,6 +4,7 @@
 
 #include "record/epoch_row.h"
 #include "record/json_fields.h"
+#include "record/run_id_fields.h"
 #include "util/files.h"
 
 namespace repro {
@@ -11,6 +12,9 @@ namespace repro {
 using nlohmann::json;
 
 namespace {
+
+// Every identity field; records written before 0.7.1 lack row and sweep, before profiles the profile.
+constexpr RunIdFields kSummaryIdFields{Presence::Required, Presence::Optional, Presence::Required, Presence::Optional};
 
 json epoch_json(const std::optional<RecordedEpoch>& epoch) {
   if (!epoch) return nullptr;
@@ -96,12 +100,9 @@ bool DeviceIdentity::operator==(const DeviceIdentity& o) const {
 
 json device_identity_json(const DeviceIdentity& d) {
   const auto text = [](const std::optional<std::string>& value) { return value ? json(*value) : json(); };
-  return {{"gpu_name", text(d.gpu_name)},
-          {"driver_version", text(d.driver_version)},
-          {"cuda_runtime", text(d.cuda_runtime)},
-          {"compute_capability", text(d.compute_capability)},
-          {"precision", text(d.precision)},
-          {"cuda_graphs", d.cuda_graphs ? json(*d.cuda_graphs) : json()}};
+  return {{"gpu_name", text(d.gpu_name)},         {"driver_version", text(d.driver_version)},
+          {"cuda_runtime", text(d.cuda_runtime)}, {"compute_capability", text(d.compute_capability)},
+          {"precision", text(d.precision)},       {"cuda_graphs", d.cuda_graphs ? json(*d.cuda_graphs) : json()}};
 }
 
 DeviceIdentity read_device_identity(const json& environment, const std::filesystem::path& file) {
@@ -136,15 +137,9 @@ RunRecord read_run_record(const std::filesystem::path& summary_path) {
   RunRecord r;
   r.version = record_version(s, kRunRecordVersion);
   r.status = read_status(s);
-  r.experiment = s.text("experiment");
-  r.model_config = s.text("model_config");
-  r.dataset = s.text("dataset");
-  r.seed = s.integer("seed");
+  read_run_id(s, r, kSummaryIdFields);
   r.message = s.optional_text("message").value_or("");
-  r.profile = s.has("profile") && s.raw().at("profile").is_string() ? s.text("profile") : "";
   r.row_index = s.has("row_index") && s.raw().at("row_index").is_number_integer() ? s.integer("row_index") : 0;
-  r.row = s.optional_text("row").value_or("");  // absent before 0.7.1
-  r.sweep = read_sweep_values(s, "sweep");
   r.environment = s.has("environment") ? s.raw().at("environment") : json();
   r.device = read_device_identity(r.environment, summary_path);
   r.git_commit = s.has("git_commit") && s.raw().at("git_commit").is_string() ? s.text("git_commit") : "";
@@ -161,39 +156,33 @@ json run_record_json(const RunRecord& r) {
   json out = {{"record_version", r.version},
               {"status", name_of(r.status)},
               {"message", r.message},
-              {"experiment", r.experiment},
-              {"profile", r.profile},
-              {"model_config", r.model_config},
-              {"row", r.row},
-              {"sweep", sweep_json(r.sweep)},
               {"row_index", r.row_index},
-              {"dataset", r.dataset},
-              {"seed", r.seed},
               {"environment", environment_with(r.environment, r.device)},
               {"git_commit", r.git_commit}};
+  write_run_id(out, r, kSummaryIdFields);
   if (!r.trained) return out;  // a failed run's record
   json breakdown = json::object();
   for (const auto& [part, count] : r.param_breakdown) breakdown[part] = count;
-  out.update({{"epochs_planned", r.epochs_planned},
-              {"epochs_run", r.epochs_run},
-              {"selection", {{"rule", r.selection.rule}, {"epoch", r.selection.epoch}}},
-              {"params", r.params},
-              {"param_breakdown", breakdown},
-              {"data",
-               {{"train", r.data.train},
-                {"val", r.data.val},
-                {"test", r.data.test},
-                {"partial", r.data.partial},
-                {"notes", r.data.notes}}},
-              {"wall_seconds", r.wall_seconds},
-              {"resumed_from_epoch", r.resumed_from_epoch},
-              {"finished_at", r.finished_at},
-              {"selected", epoch_json(r.selected)},
-              {"final", epoch_json(r.final)},
-              {"model_file", r.model_file ? json{{"file", r.model_file->file},
-                                                 {"epoch", r.model_file->epoch},
-                                                 {"rule", r.model_file->rule}}
-                                          : json()}});
+  out.update(
+      {{"epochs_planned", r.epochs_planned},
+       {"epochs_run", r.epochs_run},
+       {"selection", {{"rule", r.selection.rule}, {"epoch", r.selection.epoch}}},
+       {"params", r.params},
+       {"param_breakdown", breakdown},
+       {"data",
+        {{"train", r.data.train},
+         {"val", r.data.val},
+         {"test", r.data.test},
+         {"partial", r.data.partial},
+         {"notes", r.data.notes}}},
+       {"wall_seconds", r.wall_seconds},
+       {"resumed_from_epoch", r.resumed_from_epoch},
+       {"finished_at", r.finished_at},
+       {"selected", epoch_json(r.selected)},
+       {"final", epoch_json(r.final)},
+       {"model_file",
+        r.model_file ? json{{"file", r.model_file->file}, {"epoch", r.model_file->epoch}, {"rule", r.model_file->rule}}
+                     : json()}});
   return out;
 }
 

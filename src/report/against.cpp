@@ -22,7 +22,7 @@ using CellKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 struct Counted {
   std::map<CellKey, std::map<int64_t, const RunResult*>> by_cell;  // cell -> seed -> its counted run
-  std::vector<CellKey> order;                                         // cells in table order
+  std::vector<CellKey> order;                                      // cells in table order
 };
 
 Counted counted_runs(const std::vector<ExperimentResults>& all) {
@@ -58,7 +58,7 @@ std::string signed_number(double value) { return (value >= 0 ? "+" : "") + two_d
 // The settings two twins were trained under that differ (spec/run_spec.h: keys that differ by design, such as
 // train.precision or data.files, aside); empty when they agree or were not read from folders. A spec that cannot be
 // read is one line saying so (the pair is then not judged either).
-std::vector<std::string> twin_differences(const RunResult& ours, const RunResult& other) {
+std::vector<SettingChange> twin_differences(const RunResult& ours, const RunResult& other) {
   if (ours.path.empty() || other.path.empty()) return {};
   const auto spec_of = [](const RunResult& run) {
     return read_regular_file(RunFolder(run.path).spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
@@ -66,7 +66,9 @@ std::vector<std::string> twin_differences(const RunResult& ours, const RunResult
   try {
     return setting_differences(spec_of(other), spec_of(ours), /*ignore_by_design=*/true);
   } catch (const std::exception& e) {
-    return {"not compared: " + error_text(e)};
+    SettingChange unread;
+    unread.problem = "not compared: " + error_text(e);
+    return {unread};
   }
 }
 
@@ -89,8 +91,9 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
   out += "Δ = " + ours_name + " − " + other_name +
          ". Within seed noise: |Δ| ≤ 2 × the sample std over the seeds of the other's cell (this side's when the "
          "other has fewer than 2 seeds).\n\n";
-  out += "| model | dataset | seed | ours | other | Δ | selected epoch (ours / other) | device (ours / other) | 2 × std "
-         "| |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  out +=
+      "| model | dataset | seed | ours | other | Δ | selected epoch (ours / other) | device (ours / other) | 2 × std "
+      "| |\n|---|---|---|---|---|---|---|---|---|---|\n";
   int pairs = 0, within = 0, outside = 0, unjudged = 0, only_ours = 0, only_other = 0, not_twins = 0;
   for (const auto& key : a.order) {
     const auto& ours_seeds = a.by_cell.at(key);
@@ -114,11 +117,7 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
       const auto changes = twin_differences(*run, *twin->second);
       if (!changes.empty()) {  // not the same run trained twice: the seed noise says nothing about it
         ++not_twins;
-        verdict =
-            "**other settings**: " +
-            join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(
-                                                                                 std::min<size_t>(3, changes.size()))),
-                 "; ");
+        verdict = "**other settings**: " + changes_text(changes);
       } else if (std::isfinite(spread)) {
         const bool near = std::abs(delta) <= 2 * spread;
         verdict = near ? "within seed noise" : "**outside**";

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "record/run_id.h"
 #include "report/ledger.h"
 #include "report/palette.h"
 #include "util/strings.h"
@@ -263,8 +264,8 @@ void table_ledger(std::vector<PageBlock>& page, const Board& board, const BoardT
     const LedgerItem& item = board.file->ledger[i];
     const bool first = std::find(listed.begin(), listed.end(), i) == listed.end();
     listed.push_back(i);
-    items.push_back({first ? ledger_id(i) : "", ledger_id(i) + " (" + name_of(item.status) + ", `" + item.experiment +
-                                                    (item.profile.empty() ? "" : "/" + item.profile) + "`) " +
+    items.push_back({first ? ledger_id(i) : "", ledger_id(i) + " (" + name_of(item.status) + ", `" +
+                                                    RunId::folder_of(item.experiment, item.profile) + "`) " +
                                                     item.item + ": " +
                                                     markdown_cell(item.note.empty() ? item.ours : item.note)});
   }

@@ -112,9 +112,7 @@ std::string other_settings_in(const fs::path& from, const fs::path& to, const fs
     if (!there) continue;
     const auto changes = setting_differences(*there, *spec, /*ignore_by_design=*/false);
     if (changes.empty()) continue;
-    const size_t shown = std::min<size_t>(3, changes.size());
-    return seed.string() + " holds the same row and dataset trained under other settings (" +
-           join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(shown)), "; ") +
+    return seed.string() + " holds the same row and dataset trained under other settings (" + changes_text(changes) +
            "): one table would mix them; collect into another results folder, or train the new settings as rows "
            "of their own (a sweep axis)";
   }

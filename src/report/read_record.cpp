@@ -1,13 +1,16 @@
 #include "report/read_record.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "record/epoch_row.h"
+#include "record/event_file.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "spec/run_spec.h"
-#include "record/event_file.h"
 #include "train/history.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -102,9 +105,27 @@ void take_record(const RunFolder& folder, const RunRecord& s, Metric metric, Rec
   r.events_problem = event_file_problem(folder.current_events_path());
 }
 
-// The experiment and profile of a run folder whose summary.json cannot be read: its spec.resolved.yaml says them,
-// else the plan.json of its experiment folder (<experiment>[/<profile>]/<dataset>/<model>/seed_<k>), else the
-// experiment folder's name stands for the experiment.
+// The experiment and profile that the record in `run_dir` names: its spec.resolved.yaml's, else its summary.json's.
+std::optional<std::pair<std::string, std::string>> named_experiment(const fs::path& run_dir) {
+  const RunFolder folder(run_dir);
+  try {
+    const RunSpec spec = read_run_spec(folder.spec_path());
+    return std::make_pair(spec.experiment, spec.profile);
+  } catch (const std::exception&) {
+  }
+  try {
+    const RunRecord record = read_run_record(folder.summary_path());
+    return std::make_pair(record.experiment, record.profile);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// The experiment and profile of a run folder whose summary.json cannot be read. Its experiment folder
+// (<experiment>[/<profile>]/<dataset>/<model>/seed_<k>: the folder of one experiment and profile) says them: the
+// run's own spec.resolved.yaml, else the folder's plan.json, else the first run beside it (in path order) whose
+// record names them. A profile folder's name is no experiment's: only when no file of the folder can be read does
+// its name stand for the experiment.
 std::pair<std::string, std::string> experiment_of(const fs::path& run_dir) {
   try {
     const RunSpec spec = read_run_spec(RunFolder(run_dir).spec_path());
@@ -117,6 +138,16 @@ std::pair<std::string, std::string> experiment_of(const fs::path& run_dir) {
     return {plan.experiment, plan.profile};
   } catch (const std::exception&) {
   }
+  std::vector<fs::path> beside;  // <dataset>/<model>/<seed> folders of the experiment folder
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(experiment_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it.depth() == 2) {
+      if (it->path() != run_dir) beside.push_back(it->path());
+      it.disable_recursion_pending();
+    }
+  std::sort(beside.begin(), beside.end());
+  for (const fs::path& other : beside)
+    if (const auto named = named_experiment(other)) return *named;
   return {experiment_dir.filename().string(), ""};
 }
 

@@ -120,19 +120,20 @@ std::string runs_markdown(const std::vector<ExperimentResults>& all, Metric metr
   const std::vector<RunRow> rows = rows_of(all);
   const std::string name = name_of(metric);
   std::string out = "| experiment | dataset | model configuration | seed | state | device | selected epoch | " + name +
-                    " (selected) | last epoch | " + name + " (last) | wall time |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+                    " (selected) | last epoch | " + name +
+                    " (last) | wall time |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   const auto cell = [](const std::string& text) { return text.empty() ? std::string("–") : markdown_cell(text); };
   for (const auto& row : rows) {
     const RunResult& run = *row.run;
     const auto& record = row.record;
-    const std::string experiment = run.profile.empty() ? run.experiment : run.experiment + "/" + run.profile;
     const std::string seconds = wall_seconds(row);
-    out += "| " + cell(experiment) + " | " + cell(run.dataset) + " | " + cell(run.model_config) + " | " +
+    out += "| " + cell(run.folder()) + " | " + cell(run.dataset) + " | " + cell(run.model_config) + " | " +
            std::to_string(run.seed) + " | " + name_of(run.state) + " | " + cell(record ? run.device : "") + " | " +
            cell(record ? epoch_text(record->selected) : "") + " | " +
            cell(record ? shown_metric_at(record->selected, metric) : "") + " | " +
-           cell(record ? epoch_text(record->final) : "") + " | " + cell(record ? shown_metric_at(record->final, metric) : "") +
-           " | " + cell(seconds.empty() ? "" : seconds + " s") + " |\n";
+           cell(record ? epoch_text(record->final) : "") + " | " +
+           cell(record ? shown_metric_at(record->final, metric) : "") + " | " +
+           cell(seconds.empty() ? "" : seconds + " s") + " |\n";
   }
   size_t with_record = 0;
   for (const auto& row : rows) with_record += row.record ? 1 : 0;

@@ -74,8 +74,7 @@ void validate_plan(const std::vector<PlannedRun>& runs) {
   }
 }
 
-std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
-                                          int lanes) {
+std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory, int lanes) {
   if (memory.bytes == 0) return std::nullopt;  // the machine does not say
   const auto gib = [](double bytes) {
     char text[32];
@@ -121,17 +120,15 @@ std::optional<RunState> finished_state(const RunFolder& folder) {
 
 }  // namespace
 
-std::vector<std::string> settings_changed_in(const PlannedRun& run, const RunFolder& folder) {
+std::vector<SettingChange> settings_changed_in(const PlannedRun& run, const RunFolder& folder) {
   if (!std::filesystem::exists(folder.spec_path())) return {};
   const std::string existing = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
-  return existing == run.resolved_yaml() ? std::vector<std::string>{} : changed_settings(existing, run.resolved_yaml());
+  return existing == run.resolved_yaml() ? std::vector<SettingChange>{}
+                                         : changed_settings(existing, run.resolved_yaml());
 }
 
-std::string other_spec_text(const std::vector<std::string>& changes) {
-  const size_t shown = std::min<size_t>(3, changes.size());
-  return "a run of a different spec (" +
-         join(std::vector<std::string>(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(shown)), "; ") +
-         ")";
+std::string other_spec_text(const std::vector<SettingChange>& changes) {
+  return "a run of a different spec (" + changes_text(changes) + ")";
 }
 
 std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
@@ -196,8 +193,8 @@ std::vector<PlanEntry> entries_outside(const Experiment& experiment, const std::
 void write_plan(const Experiment& experiment, const std::vector<PlannedRun>& runs, const std::filesystem::path& out) {
   const std::filesystem::path path = plan_path_in(out / experiment.folder());
   sweep_stale_temp_files(path.parent_path());  // plan.json.tmp-PID of a process killed in its rename
-  PlanRecord plan{experiment.name, experiment.profile, experiment.source_file, experiment.description,
-                  experiment.report_baseline, entries_outside(experiment, runs, path)};
+  PlanRecord plan{experiment.name,        experiment.profile,         experiment.source_file,
+                  experiment.description, experiment.report_baseline, entries_outside(experiment, runs, path)};
   for (const auto& run : runs) {
     PlanEntry entry;
     entry.id() = run.id();
@@ -298,10 +295,7 @@ void adopt_plain_runs(Plan& plan, const std::filesystem::path& out) {
     if (planned.count(plain.dir()) || !std::filesystem::exists(folder.spec_path())) continue;
     try {
       const RunSpec existing = read_run_spec(folder.spec_path());
-      if (existing.experiment != run.experiment || existing.profile != run.profile ||
-          existing.dataset != run.dataset || existing.seed != run.seed || existing.model_config != run.row ||
-          existing.config.to_yaml() != run.config.to_yaml())
-        continue;
+      if (existing.id() != plain || existing.config.to_yaml() != run.config.to_yaml()) continue;
     } catch (const std::exception&) {  // a damaged resolved spec: check_plan names it for the plain run's own plan
       continue;
     }
@@ -324,8 +318,7 @@ namespace {
 // A frozen plan trains into the --out it was frozen under: its tasks.json lies in <out>/<experiment>[/<profile>]/
 // (slurm/<stamp>/ or jobs/<pid>/). Given another --out, a task would train every run elsewhere, beside no plan.json.
 void check_task_out(const std::filesystem::path& tasks_file, const TaskPlan& tasks, const std::filesystem::path& out) {
-  const std::filesystem::path folder =
-      tasks.profile.empty() ? out / tasks.experiment : out / tasks.experiment / tasks.profile;
+  const std::filesystem::path folder = out / RunId::folder_of(tasks.experiment, tasks.profile);
   std::error_code ec;
   const auto file = std::filesystem::weakly_canonical(tasks_file, ec);
   const auto root = std::filesystem::weakly_canonical(folder, ec);

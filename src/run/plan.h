@@ -12,6 +12,7 @@
 #include "run/device.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
+#include "spec/run_spec.h"
 
 namespace repro {
 
@@ -30,11 +31,11 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
                                           int lanes = 1);
 
-// The settings in which the run folder's spec.resolved.yaml differs from `run`'s ("key: old -> new"; empty when
-// the folder holds none or the same run's); throws repro::Error when it cannot be read.
-std::vector<std::string> settings_changed_in(const PlannedRun& run, const RunFolder& folder);
+// The settings in which the run folder's spec.resolved.yaml differs from `run`'s (empty when the folder holds none
+// or the same run's); throws repro::Error when it cannot be read.
+std::vector<SettingChange> settings_changed_in(const PlannedRun& run, const RunFolder& folder);
 // "a run of a different spec (the first three changes)": what run refuses and status shows.
-std::string other_spec_text(const std::vector<std::string>& changes);
+std::string other_spec_text(const std::vector<SettingChange>& changes);
 
 // Per run: its recorded state when finished (Complete or Diverged: skip), Resumable (a checkpoint of the same
 // spec) or Pending (a fresh start, a failed run's retry included).

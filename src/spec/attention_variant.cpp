@@ -7,20 +7,9 @@ namespace repro {
 
 // ---- SettingsBox (spec/options.h)
 
-SettingsBox::SettingsBox() = default;
-SettingsBox::SettingsBox(std::unique_ptr<VariantSettings> settings) : settings_(std::move(settings)) {}
-SettingsBox::SettingsBox(const SettingsBox& other) : settings_(other.settings_ ? other.settings_->clone() : nullptr) {}
-SettingsBox& SettingsBox::operator=(const SettingsBox& other) {
-  if (this != &other) settings_ = other.settings_ ? other.settings_->clone() : nullptr;
-  return *this;
-}
-SettingsBox::SettingsBox(SettingsBox&&) noexcept = default;
-SettingsBox& SettingsBox::operator=(SettingsBox&&) noexcept = default;
-SettingsBox::~SettingsBox() = default;
-
 void SettingsBox::wrong_type() const {
-  throw Error(settings_ ? "internal: attention settings read as another variant's struct"
-                        : "internal: attention options without settings (use attention_defaults)");
+  throw Error(settings_.has_value() ? "internal: attention settings read as another variant's struct"
+                                    : "internal: attention options without settings (use attention_defaults)");
 }
 
 const std::string& AttentionOptions::kind_name() const {
@@ -30,20 +19,10 @@ const std::string& AttentionOptions::kind_name() const {
 
 // ---- one variant
 
-std::unique_ptr<VariantSettings> AttentionVariant::read(const Config& config) const {
-  auto settings = defaults();
-  for (const VariantKey& key : keys) key.read(config, *settings);
+SettingsBox AttentionVariant::read(const Config& config) const {
+  SettingsBox settings = defaults();
+  for (const VariantKey& key : keys) key.read(config, settings);
   return settings;
-}
-
-void AttentionVariant::resolve_auto(Config& config, bool vision) const {
-  for (const VariantKey& key : keys) {
-    if (key.auto_rule == AutoRule::None || config.text(key.def.key) != "auto") continue;
-    const std::string& value = key.auto_rule == AutoRule::VariantDefault ? key.variant_default
-                               : vision                                  ? key.vision_value
-                                                                         : key.text_value;
-    config.set_implied(key.def.key, value);
-  }
 }
 
 // ---- the installed variants
@@ -62,7 +41,8 @@ Installed& installed() {
 
 bool same_def(const KeyDef& a, const KeyDef& b) {
   return a.key == b.key && a.type == b.type && a.default_value == b.default_value && a.doc == b.doc && a.min == b.min &&
-         a.max == b.max && a.choices == b.choices && a.auto_ok == b.auto_ok;
+         a.max == b.max && a.choices == b.choices && a.auto_ok == b.auto_ok && a.when_absent == b.when_absent &&
+         a.eval_may_override == b.eval_may_override && a.differs_by_design == b.differs_by_design;
 }
 
 // Every key once; a key declared by two variants (a shared part) must be declared alike.
@@ -118,7 +98,7 @@ std::vector<KeyDef> attention_variant_keys() { return collect_keys(attention_var
 AttentionOptions attention_defaults(const AttentionVariant& variant) {
   AttentionOptions options;
   options.variant = &variant;
-  options.settings = SettingsBox(variant.defaults());
+  options.settings = variant.defaults();
   return options;
 }
 

@@ -6,7 +6,7 @@
 // Each variant declares one beside its module, in src/models/attention/<name>.cpp
 // (llama.cpp's locality: an architecture's hyper-parameters and its graph in one file):
 //
-//   struct FooOptions : SettingsOf<FooOptions> { double alpha = 0.5; };        // foo.h: the defaults
+//   struct FooOptions { double alpha = 0.5; };                                 // foo.h: the defaults
 //   const AttentionVariant& foo_variant() {                                   // foo.cpp
 //     static const AttentionVariant v = make_variant<FooOptions>("foo", "one line for repro list",
 //         {key("model.attention.foo_alpha", &FooOptions::alpha, 0, 1, "foo: what alpha does.")});
@@ -35,19 +35,6 @@
 
 namespace repro {
 
-// ---- a variant's settings struct
-
-// The base of every variant's settings struct (derive through SettingsOf).
-struct VariantSettings {
-  virtual ~VariantSettings() = default;
-  virtual std::unique_ptr<VariantSettings> clone() const = 0;
-};
-
-template <class S>
-struct SettingsOf : VariantSettings {
-  std::unique_ptr<VariantSettings> clone() const override { return std::make_unique<S>(static_cast<const S&>(*this)); }
-};
-
 // ---- a variant, its struct erased (its keys, typed on S: Key<S>, key(), auto_key(), on_off_by_modality(),
 // keys_of_part() in spec/key_binding.h, shared with the run's own keys)
 
@@ -61,10 +48,9 @@ struct ValueClaim {
 
 struct VariantKey {
   KeyDef def;
-  std::function<void(const Config&, VariantSettings&)> read;
-  std::function<std::string(const VariantSettings&)> text_of;  // the member's value as spec text
-  AutoRule auto_rule = AutoRule::None;
-  std::string variant_default, vision_value, text_value;  // what "auto" resolves to, by the rule
+  std::function<void(const Config&, SettingsBox&)> read;
+  std::function<std::string(const SettingsBox&)> text_of;  // the member's value as spec text
+  AutoResolver resolve_auto;  // set: the default is "auto", resolved by this (spec/presets.cpp: resolve_settings)
 };
 
 struct AttentionVariant {
@@ -72,33 +58,28 @@ struct AttentionVariant {
   std::string summary;  // one line for `repro list`
   std::vector<VariantKey> keys;
   std::vector<ValueClaim> claims;
-  std::function<std::unique_ptr<VariantSettings>()> defaults;  // S{}
+  std::function<SettingsBox()> defaults;  // S{}
 
   // The settings struct from a validated, resolved Config.
-  std::unique_ptr<VariantSettings> read(const Config& config) const;
-  // Replaces "auto" in this variant's keys by their values for a vit (`vision`) or a text model.
-  void resolve_auto(Config& config, bool vision) const;
+  SettingsBox read(const Config& config) const;
 };
 
 template <class S>
 AttentionVariant make_variant(std::string name, std::string summary, std::vector<Key<S>> keys,
                               std::vector<ValueClaim> claims = {}) {
-  static_assert(std::is_base_of_v<VariantSettings, S>, "a variant's settings derive from SettingsOf<S>");
+  static_assert(std::is_copy_constructible_v<S>, "a variant's settings are a plain, copyable struct");
   AttentionVariant v;
   v.name = std::move(name);
   v.summary = std::move(summary);
   v.claims = std::move(claims);
-  v.defaults = [] { return std::unique_ptr<VariantSettings>(std::make_unique<S>()); };
+  v.defaults = [] { return SettingsBox(S{}); };
   const S defaults{};
   for (Key<S>& k : keys) {
     VariantKey vk;
     vk.def = key_def(k, defaults);
-    vk.auto_rule = k.auto_rule;
-    vk.variant_default = k.text_of(defaults);
-    vk.vision_value = k.vision_value;
-    vk.text_value = k.text_value;
-    vk.read = [read = std::move(k.read)](const Config& c, VariantSettings& s) { read(c, dynamic_cast<S&>(s)); };
-    vk.text_of = [text_of = k.text_of](const VariantSettings& s) { return text_of(dynamic_cast<const S&>(s)); };
+    vk.resolve_auto = k.resolve_auto;
+    vk.read = [read = std::move(k.read)](const Config& c, SettingsBox& s) { read(c, s.as<S>()); };
+    vk.text_of = [text_of = k.text_of](const SettingsBox& s) { return text_of(s.as<S>()); };
     v.keys.push_back(std::move(vk));
   }
   return v;

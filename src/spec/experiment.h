@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "record/run_id.h"
+
 namespace repro {
 
 struct Setting {
@@ -63,7 +65,7 @@ struct Experiment {
   std::string report_baseline;
 
   // Runs live in <out>/<folder()>: the experiment's name, plus /<profile> when one is chosen.
-  std::string folder() const { return profile.empty() ? name : name + "/" + profile; }
+  std::string folder() const { return RunId::folder_of(name, profile); }
   // Chooses a profile; throws naming the spec and the profiles it has.
   void choose_profile(const std::string& name);
   // Keeps only these datasets (after the profile's) and rows of the grid; throws naming the option, the name

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "record/run_id_fields.h"
 #include "spec/attention_variant.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -78,8 +79,8 @@ void check_axis_not_in_row(const SweepAxis& axis, const std::vector<ModelRow>& r
   for (const auto& row : rows)
     for (const auto& setting : row.settings)
       if (setting.key == axis.key)
-        throw Error(axis.where + ": model configuration '" + row.name + "' (" + setting.where + ") sets '" +
-                    axis.key + "' itself, and every value of this sweep axis would replace it (its runs would not "
+        throw Error(axis.where + ": model configuration '" + row.name + "' (" + setting.where + ") sets '" + axis.key +
+                    "' itself, and every value of this sweep axis would replace it (its runs would not "
                     "train what the row says); sweep a key the rows leave alone, or leave the row out with --rows");
 }
 
@@ -108,8 +109,7 @@ void check_distinct_folders(const std::vector<PlannedRun>& runs) {
   for (const auto& run : runs) {
     const auto [first, fresh] = owner.emplace(run.dir(), &run);
     if (!fresh)
-      throw Error(first->second->origin + " and " + run.origin + " would both train in the run folder " +
-                  run.dir() +
+      throw Error(first->second->origin + " and " + run.origin + " would both train in the run folder " + run.dir() +
                   " (model names are made folder-safe: characters other than letters, digits "
                   "and -_.=+ become '_'); give them distinct names");
   }
@@ -182,11 +182,7 @@ void check_dataset_names(const Experiment& experiment, const DatasetCatalog& cat
 
 std::string PlannedRun::resolved_yaml() const {
   std::string out = "# Resolved by repro: every key of the spec table, defaults filled in.\n";
-  out += "experiment: " + experiment + "\n";
-  if (!profile.empty()) out += "profile: " + profile + "\n";
-  out += "model_config: \"" + model_config + "\"\n";
-  out += "dataset: " + dataset + "\n";
-  out += "seed: " + std::to_string(seed) + "\n";
+  out += run_id_yaml_header(id());
   out += config.to_yaml();
   return out;
 }

@@ -6,6 +6,11 @@
 //   - the run's own keys: spec/run_keys.cpp, bound to RunOptions (spec/options.h);
 //   - each attention variant's keys: beside its module, bound to its settings struct (spec/attention_variant.h).
 // A part of a struct (a member struct) binds its keys once and keys_of_part lifts them into the outer struct.
+// Every property of a key is in its binding: besides name, member, range and doc, how its "auto" resolves
+// (auto_key, auto_by_dataset, on_off_by_modality), whether `repro eval` may set it (eval_may_override), whether
+// twins may differ in it (differs_by_design) and what runs recorded before it ran as (ran_before_as). The lists
+// that other code reads (spec/run_spec.h: eval_override_keys, setting_differences; spec/presets.cpp:
+// resolve_settings) are made from the bindings, never written beside them.
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "spec/config.h"
+#include "spec/dataset_traits.h"
 #include "spec/keys.h"
 #include "util/enum_names.h"
 #include "util/error.h"
@@ -24,20 +30,23 @@
 
 namespace repro {
 
-enum class AutoRule {
-  None,            // the key's default is the member's default in S{}
-  VariantDefault,  // default "auto", resolved to the chosen variant's S{} value (lambda_schedule: depth for diff)
-  ByModality,      // default "auto" (auto | on | off), resolved by the model kind (q_residual: on in vit)
-  ByDataset,       // default "auto", resolved per dataset before conversion (spec/presets.cpp: resolve_settings)
+// What an "auto" resolves against when the grid is expanded (spec/presets.cpp: resolve_settings, in the key
+// table's order, so model.kind is resolved before model.pool and the attention keys read it).
+struct AutoContext {
+  const DatasetTraits& dataset;
+  const Config& config;        // the preset applied, the keys before this one resolved
+  std::string member_default;  // the key's member in its settings' defaults (RunOptions{}, the variant's S{})
+  bool vision() const;         // model.kind is vit (spec/presets.cpp)
 };
+// The text an "auto" becomes; "" leaves it auto (data.augment of a dataset without a default augmentation).
+using AutoResolver = std::function<std::string(const AutoContext&)>;
 
 template <class S>
 struct Key {
   KeyDef def;                                    // its default_value is derived from S{} (key_def below)
   std::function<void(const Config&, S&)> read;   // the checked, resolved value into the member; empty: none
   std::function<std::string(const S&)> text_of;  // the member's value as spec text; empty: def's default text
-  AutoRule auto_rule = AutoRule::None;
-  std::string vision_value, text_value;  // ByModality: what auto becomes for vit / text
+  AutoResolver resolve_auto;                     // set: the default is "auto", resolved by this; empty: no auto
 };
 
 namespace binding_detail {
@@ -142,23 +151,26 @@ Key<S> pair_key(std::string name, double S::*first, double S::*second, double lo
   return k;
 }
 
-// A choice whose default is "auto": the chosen variant's own default for the member (its S{}).
+// A choice whose default is "auto": the chosen variant's own default for the member (its S{}; a part's member
+// takes the default of the variant whose settings hold the part).
 template <class S, class E>
 Key<S> auto_key(std::string name, E S::*member, std::string doc) {
   Key<S> k = key(std::move(name), member, std::move(doc));
   k.def.choices.insert(k.def.choices.begin(), "auto");
-  k.auto_rule = AutoRule::VariantDefault;
+  k.resolve_auto = [](const AutoContext& a) { return a.member_default; };
   return k;
 }
 
-// A choice or a number whose default is "auto", resolved per dataset before the conversion
-// (spec/presets.cpp). `left_auto`: what an "auto" the dataset leaves unresolved reads as (data.augment
-// of a dataset without a default augmentation: none); without it an unresolved "auto" is an internal error.
+// A choice or a number whose default is "auto", resolved per dataset before the conversion by `resolve`
+// (model.kind: vit or text by the dataset's modality). `left_auto`: what an "auto" the dataset leaves
+// unresolved reads as (data.augment of a dataset without a default augmentation: none); without it an
+// unresolved "auto" is an internal error.
 template <class S, class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
-Key<S> auto_by_dataset(std::string name, E S::*member, std::string doc, std::optional<E> left_auto = std::nullopt) {
+Key<S> auto_by_dataset(std::string name, E S::*member, std::string doc, AutoResolver resolve,
+                       std::optional<E> left_auto = std::nullopt) {
   Key<S> k = key(name, member, std::move(doc));
   k.def.choices.insert(k.def.choices.begin(), "auto");
-  k.auto_rule = AutoRule::ByDataset;
+  k.resolve_auto = std::move(resolve);
   if (left_auto)
     k.read = [name, member, value = *left_auto](const Config& c, S& s) {
       s.*member = c.text(name) == "auto" ? value : binding_detail::value_of_text<E>(c, name);
@@ -166,10 +178,11 @@ Key<S> auto_by_dataset(std::string name, E S::*member, std::string doc, std::opt
   return k;
 }
 template <class S>
-Key<S> auto_by_dataset(std::string name, double S::*member, double lo, double hi, std::string doc) {
+Key<S> auto_by_dataset(std::string name, double S::*member, double lo, double hi, std::string doc,
+                       AutoResolver resolve) {
   Key<S> k = key(std::move(name), member, lo, hi, std::move(doc));
   k.def.auto_ok = true;
-  k.auto_rule = AutoRule::ByDataset;
+  k.resolve_auto = std::move(resolve);
   return k;
 }
 
@@ -186,9 +199,9 @@ Key<S> on_off_by_modality(std::string name, bool S::*member, bool vision, bool t
                  {"auto", "on", "off"}};
   k.read = [name, member](const Config& c, S& s) { s.*member = binding_detail::resolved_text(c, name) == "on"; };
   k.text_of = [member](const S& s) { return std::string(s.*member ? "on" : "off"); };
-  k.auto_rule = AutoRule::ByModality;
-  k.vision_value = vision ? "on" : "off";
-  k.text_value = text ? "on" : "off";
+  k.resolve_auto = [vision, text](const AutoContext& a) {
+    return std::string((a.vision() ? vision : text) ? "on" : "off");
+  };
   return k;
 }
 
@@ -210,6 +223,22 @@ Key<S> ran_before_as(std::string value, Key<S> k) {
   return k;
 }
 
+// A key `repro eval` may set on a finished run (KeyDef::eval_may_override): it changes the data evaluated, never
+// the model or its training.
+template <class S>
+Key<S> eval_may_override(Key<S> k) {
+  k.def.eval_may_override = true;
+  return k;
+}
+
+// A key two trainings of one run may set differently by design (KeyDef::differs_by_design): where they ran, how
+// their data is checked, how they are logged and evaluated in batches.
+template <class S>
+Key<S> differs_by_design(Key<S> k) {
+  k.def.differs_by_design = true;
+  return k;
+}
+
 // The keys of a part of S (a struct member `part`, e.g. ModelOptions::ffn, or the differential layout
 // shared by diff and dgsa), declared once for the part and bound here to S's member.
 template <class S, class Part>
@@ -220,9 +249,7 @@ std::vector<Key<S>> keys_of_part(Part S::*part, const std::vector<Key<Part>>& pa
     k.def = pk.def;
     if (pk.read) k.read = [part, read = pk.read](const Config& c, S& s) { read(c, s.*part); };
     if (pk.text_of) k.text_of = [part, text_of = pk.text_of](const S& s) { return text_of(s.*part); };
-    k.auto_rule = pk.auto_rule;
-    k.vision_value = pk.vision_value;
-    k.text_value = pk.text_value;
+    k.resolve_auto = pk.resolve_auto;
     keys.push_back(std::move(k));
   }
   return keys;
@@ -238,7 +265,7 @@ std::vector<Key<S>> concat(std::vector<Key<S>> a, const std::vector<Key<S>>& b) 
 template <class S>
 KeyDef key_def(const Key<S>& k, const S& defaults) {
   KeyDef def = k.def;
-  if (k.auto_rule != AutoRule::None)
+  if (k.resolve_auto)
     def.default_value = "auto";
   else if (k.text_of)
     def.default_value = k.text_of(defaults);

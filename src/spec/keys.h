@@ -1,5 +1,5 @@
 #pragma once
-// The one table of spec keys: name, type, default, range and doc. The parser,
+// The one table of spec keys: name, type, default, range, doc and properties. The parser,
 // `key=value` overrides, `repro list` and docs/spec.md all read this table. It is built from the keys'
 // declarations, each with the member it fills (spec/key_binding.h): the run's own in spec/run_keys.cpp, each
 // attention variant's beside its module; a default is its member's, never written twice.
@@ -23,6 +23,9 @@ struct KeyDef {
   // What a run recorded before this key existed ran with, when that is not the default (the key came with
   // a new behaviour); empty: the default. A finished run without the key is the same run only if so.
   std::string when_absent;
+  bool eval_may_override = false;  // `repro eval` may set it on a finished run (spec/run_spec.h: eval_override_keys)
+  // Two trainings of one run may set it differently by design (spec/run_spec.h: setting_differences).
+  bool differs_by_design = false;
 };
 
 const std::vector<KeyDef>& spec_keys();

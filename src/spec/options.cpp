@@ -131,7 +131,6 @@ RunOptions read_keys(const Config& c, const std::string& prefix) {
   for (const auto* keys : {&run_keys_before_attention(), &run_keys_after_attention()})
     for (const Key<RunOptions>& key : *keys)
       if (key.read && starts_with(key.def.key, prefix)) key.read(c, options);
-  share_model_settings(options.model);
   options.data.settings_text = c.section_text({"data.", "text."});
   return options;
 }
@@ -156,14 +155,6 @@ void check_together(const RunOptions& o) {
 }
 
 }  // namespace
-
-void share_model_settings(ModelOptions& m) {
-  m.attention.dim = m.ffn.dim = m.dim;
-  m.attention.heads = m.heads;
-  m.attention.attn_dropout = m.attn_dropout;
-  m.attention.proj_dropout = m.ffn.dropout = m.dropout;
-  m.attention.init_std = m.ffn.init_std = m.init_std;
-}
 
 ModelOptions model_options(const Config& c) { return read_keys(c, "model.").model; }
 TrainOptions train_options(const Config& c) { return read_keys(c, "train.").train; }

@@ -6,8 +6,8 @@
 // key table takes its default text from RunOptions{} (spec/run_keys.cpp binds each
 // key to its member); where a key's default is "auto", the member holds what a ViT
 // resolves it to (noted at the member).
+#include <any>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,51 +83,43 @@ const EnumNames<Augment>& enum_names(Augment);
 
 // ---- attention
 
-// An attention variant's own settings (e.g. PlugOptions in models/attention/plug.h) behind one value
-// type: copies are deep. Filled from the variant's keys (spec/attention_variant.h).
-struct VariantSettings;
+// An attention variant's own settings, a plain struct (e.g. PlugOptions in models/attention/plug.h), behind
+// one value type: copies are deep, and as<S>() checks the type by std::any's own tag (no dynamic_cast, no base
+// class). Filled from the variant's keys (spec/attention_variant.h).
 struct AttentionVariant;
 
 class SettingsBox {
  public:
-  SettingsBox();
-  explicit SettingsBox(std::unique_ptr<VariantSettings> settings);
-  SettingsBox(const SettingsBox& other);
-  SettingsBox& operator=(const SettingsBox& other);
-  SettingsBox(SettingsBox&&) noexcept;
-  SettingsBox& operator=(SettingsBox&&) noexcept;
-  ~SettingsBox();
+  SettingsBox() = default;
+  explicit SettingsBox(std::any settings) : settings_(std::move(settings)) {}
 
   // The settings as the variant's struct S; an internal error when they are another variant's.
   template <class S>
   const S& as() const {
-    const S* settings = dynamic_cast<const S*>(settings_.get());
+    const S* settings = std::any_cast<S>(&settings_);
     if (!settings) wrong_type();
     return *settings;
   }
   template <class S>
   S& as() {
-    S* settings = dynamic_cast<S*>(settings_.get());
+    S* settings = std::any_cast<S>(&settings_);
     if (!settings) wrong_type();
     return *settings;
   }
 
  private:
   [[noreturn]] void wrong_type() const;
-  std::unique_ptr<VariantSettings> settings_;
+  std::any settings_;
 };
 
+// The attention's own options. Its width, heads, dropouts (on the maps: model.attn_dropout; after the output
+// projection: model.dropout) and init are the model's: a variant is built from the whole ModelOptions
+// (models/attention/attention.h), so each number has one place.
 struct AttentionOptions {
   // model.attention.kind: one of the installed variants (spec/attention_variant.h); null until
   // chosen (attention_defaults() gives a variant's defaults).
   const AttentionVariant* variant = nullptr;
-  // Copies of ModelOptions' dim, heads, attn_dropout, dropout and init_std (run_options copies them).
-  int64_t dim = 256;           // D
-  int64_t heads = 8;           // H
-  double attn_dropout = 0;     // on attention maps
-  double proj_dropout = 0.05;  // after the output projection
-  bool qkv_bias = true;        // model.attention.qkv_bias
-  double init_std = 0.02;
+  bool qkv_bias = true;  // model.attention.qkv_bias
   SettingsBox settings;  // the variant's own settings struct, e.g. PlugOptions: settings.as<PlugOptions>()
   // The fused scaled dot-product kernel where LibTorch has one (2.0+) and no maps are probed; false: the
   // explicit path always (tests compare the two on the same weights). No key: it changes no number a run reports.
@@ -138,15 +130,13 @@ struct AttentionOptions {
 
 // ---- feed-forward
 
+// The feed-forward block's own options; its width, dropout and init are the model's (models/ffn/ffn.h builds it
+// from the whole ModelOptions).
 struct FfnOptions {
   FfnKind kind = FfnKind::Mlp;
   double ratio = 4;      // expansion e
   int64_t dropouts = 2;  // 1: after the activation; 2: also after the output projection
   double inh_p = 0.1;    // gimlp
-  // Copies of ModelOptions' dim, dropout and init_std (run_options copies them).
-  int64_t dim = 256;  // D
-  double dropout = 0.05;
-  double init_std = 0.02;
 };
 
 // ---- model
@@ -156,8 +146,8 @@ struct ModelOptions {
   int64_t dim = 256, depth = 8, heads = 8;
   int64_t patch = 4;
   int64_t max_len = 0;      // 0 = exactly the positions needed
-  double dropout = 0.05;    // feed-forward and after the attention output projection (copied into ffn, attention)
-  double attn_dropout = 0;  // on attention maps (copied into attention)
+  double dropout = 0.05;    // feed-forward and after the attention output projection
+  double attn_dropout = 0;  // on attention maps
   double emb_dropout = 0;
   NormKind norm = NormKind::LayerNorm;
   NormPlacement norm_placement = NormPlacement::Pre;
@@ -165,8 +155,8 @@ struct ModelOptions {
   double norm_eps = 1e-5;
   double init_std = 0.02;
   Pool pool = Pool::Cls;       // auto resolves to cls (vit), mean (text)
-  AttentionOptions attention;  // its dim, heads, dropouts and init_std are the model's (share_model_settings)
-  FfnOptions ffn;              // its dim, dropout and init_std are the model's
+  AttentionOptions attention;  // the variant and its settings; dim, heads, dropouts and init_std are above
+  FfnOptions ffn;              // the kind and its settings; dim, dropout and init_std are above
 };
 
 // ---- training
@@ -264,12 +254,9 @@ struct RunOptions {
 };
 
 // From a validated Config whose "auto" settings are resolved (resolve_settings); an unresolved "auto" the
-// options need throws. run_options reads every key through its binding (spec/run_keys.h), copies the model's
-// shared settings into its parts (share_model_settings) and refuses settings no run can use together; the
-// others read one section's keys.
+// options need throws. run_options reads every key through its binding (spec/run_keys.h) and refuses settings
+// no run can use together; the others read one section's keys.
 RunOptions run_options(const Config& config);
-// attention and ffn's dim, heads, dropouts and init_std set from the model's own.
-void share_model_settings(ModelOptions& model);
 ModelOptions model_options(const Config& config);
 TrainOptions train_options(const Config& config);
 DataOptions data_options(const Config& config);

@@ -1,6 +1,7 @@
 #include "spec/presets.h"
 
 #include "spec/attention_variant.h"
+#include "spec/run_keys.h"
 
 namespace repro {
 
@@ -25,6 +26,20 @@ const std::vector<Preset>& preset_table() {
   return table;
 }
 
+bool AutoContext::vision() const { return config.text("model.kind") == "vit"; }
+
+namespace {
+
+// The key's "auto" replaced by what its binding resolves it to (`defaults`: its settings' defaults, for auto_key).
+template <class K, class Settings>
+void resolve_auto_key(Config& config, const DatasetTraits& dataset, const K& key, const Settings& defaults) {
+  if (!key.resolve_auto || config.text(key.def.key) != "auto") return;
+  const std::string value = key.resolve_auto(AutoContext{dataset, config, key.text_of(defaults)});
+  if (!value.empty()) config.set_implied(key.def.key, value);
+}
+
+}  // namespace
+
 void resolve_settings(Config& config, const DatasetTraits& dataset) {
   const std::string preset = config.text("model.preset");
   for (const auto& entry : preset_table()) {
@@ -32,15 +47,14 @@ void resolve_settings(Config& config, const DatasetTraits& dataset) {
     for (const auto& [key, value] : entry.values)
       if (!config.is_explicit(key)) config.set_implied(key, value);
   }
-  if (config.text("model.kind") == "auto") config.set_implied("model.kind", dataset.text ? "text" : "vit");
-  const bool vision = config.text("model.kind") == "vit";
-  if (config.text("model.pool") == "auto") config.set_implied("model.pool", vision ? "cls" : "mean");
-  // The chosen attention variant's own "auto" keys (q_residual, lambda_schedule: its file declares the rule).
-  if (const AttentionVariant* variant = find_attention_variant(config.text("model.attention.kind")))
-    variant->resolve_auto(config, vision);
-  if (config.text("data.val_fraction") == "auto") config.set_implied("data.val_fraction", dataset.text ? "0.2" : "0");
-  if (config.text("data.augment") == "auto" && !dataset.default_augment.empty())
-    config.set_implied("data.augment", dataset.default_augment);
+  const RunOptions defaults{};
+  for (const Key<RunOptions>& key : run_keys_before_attention()) resolve_auto_key(config, dataset, key, defaults);
+  // The chosen attention variant's own keys (q_residual, lambda_schedule: its file binds them).
+  if (const AttentionVariant* variant = find_attention_variant(config.text("model.attention.kind"))) {
+    const SettingsBox variant_defaults = variant->defaults();
+    for (const VariantKey& key : variant->keys) resolve_auto_key(config, dataset, key, variant_defaults);
+  }
+  for (const Key<RunOptions>& key : run_keys_after_attention()) resolve_auto_key(config, dataset, key, defaults);
 }
 
 }  // namespace repro

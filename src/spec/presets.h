@@ -7,15 +7,9 @@
 #include <vector>
 
 #include "spec/config.h"
+#include "spec/dataset_traits.h"
 
 namespace repro {
-
-// What resolving "auto" needs to know of a dataset; the data layer supplies it
-// (DatasetInfo::traits(), dataset_catalog() in data/registry.h).
-struct DatasetTraits {
-  bool text = false;            // text (token ids) rather than images
-  std::string default_augment;  // what data.augment=auto means for it ("" = leave auto)
-};
 
 struct Preset {
   const char* name;
@@ -25,8 +19,9 @@ struct Preset {
 
 const std::vector<Preset>& preset_table();
 
-// Fills the preset's values into keys the user did not set, then replaces every
-// "auto" (pool, the attention variant's own, augment) by its concrete value.
+// Fills the preset's values into keys the user did not set, then replaces every "auto" by what its key's
+// binding resolves it to (spec/key_binding.h: auto_by_dataset, auto_key, on_off_by_modality), in the key
+// table's order: the run's keys and the chosen attention variant's (another variant's keys stay as they are).
 void resolve_settings(Config& config, const DatasetTraits& dataset);
 
 }  // namespace repro

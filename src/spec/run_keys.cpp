@@ -52,7 +52,7 @@ Key<AttentionOptions> attention_kind_key() {
     const std::string& kind = c.text("model.attention.kind");
     o.variant = find_attention_variant(kind);
     if (!o.variant) throw Error("internal: spec key 'model.attention.kind' names no installed variant: " + kind);
-    o.settings = SettingsBox(o.variant->read(c));
+    o.settings = o.variant->read(c);
     check_claims(c, *o.variant);
   };
   return k;
@@ -72,7 +72,8 @@ std::vector<Key<ModelOptions>> model_keys() {
           "Model family: vit = pre-norm Vision Transformer on image patches; text = pre-norm Transformer encoder on "
           "token ids; bow = bag of words: TF-IDF of the token ids (IDF from the training split) and one linear "
           "layer, a reference floor for text tables (no attention; the model.* keys but init_std do not apply); "
-          "auto = vit or text by the dataset."),
+          "auto = vit or text by the dataset.",
+          [](const AutoContext& a) { return a.dataset.text ? "text" : "vit"; }),
       key("model.dim", &M::dim, 8, 16384, "Embedding width D."),
       key("model.depth", &M::depth, 1, 256, "Number of encoder blocks."),
       key("model.heads", &M::heads, 1, 256, "Attention heads (D must divide by it)."),
@@ -99,7 +100,8 @@ std::vector<Key<ModelOptions>> model_keys() {
           "embedding convolution keeps LibTorch's default init (Kaiming-uniform)."),
       auto_by_dataset(
           "model.pool", &M::pool,
-          "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text."),
+          "Head input: the class token (position 0), or the mean over real tokens; auto = cls for vit, mean for text.",
+          [](const AutoContext& a) { return a.vision() ? "cls" : "mean"; }),
   };
 }
 
@@ -128,13 +130,15 @@ std::vector<Key<FfnOptions>> ffn_keys() {
 std::vector<Key<DataOptions>> data_keys_before_split() {
   using D = DataOptions;
   return {
-      key("data.files", &D::files,
+      differs_by_design(key(
+          "data.files", &D::files,
           "Rename a dataset's files by role, e.g. test=test_batch.first1000.bin (comma-separated ROLE=FILE; roles in "
-          "datasets/<name>.yaml)."),
-      key("data.verify", &D::verify,
-          "Check each dataset file's size and sha256 against its manifest (and examples per class) at load: "
-          "strict = a mismatch is an error; warn = train anyway, with a note in summary.json and † in tables; "
-          "off = no check (docs/data.md)."),
+          "datasets/<name>.yaml).")),
+      differs_by_design(eval_may_override(
+          key("data.verify", &D::verify,
+              "Check each dataset file's size and sha256 against its manifest (and examples per class) at load: "
+              "strict = a mismatch is an error; warn = train anyway, with a note in summary.json and † in tables; "
+              "off = no check (docs/data.md)."))),
       key("data.newsgroups_remove", &D::newsgroups_remove,
           "20 Newsgroups: keep posts whole (none), drop their headers (headers), drop headers, the signature "
           "after the last '-- ' line and quoted lines (all), or scikit-learn's fetch_20newsgroups(remove=("
@@ -148,14 +152,16 @@ std::vector<Key<SplitOptions>> split_keys() {
   return {
       key("data.train_limit", &S::train_limit, 0, 1e12,
           "Use only this many training examples (a seeded random subset; 0 = all)."),
-      key("data.test_limit", &S::test_limit, 0, 1e12,
-          "Use only this many test examples (a seeded random subset; 0 = all)."),
-      key("data.val_limit", &S::val_limit, 0, 1e12,
-          "Use only this many validation examples (a seeded random subset of the validation split; 0 = all)."),
+      eval_may_override(key("data.test_limit", &S::test_limit, 0, 1e12,
+                            "Use only this many test examples (a seeded random subset; 0 = all).")),
+      eval_may_override(
+          key("data.val_limit", &S::val_limit, 0, 1e12,
+              "Use only this many validation examples (a seeded random subset of the validation split; 0 = all).")),
       auto_by_dataset(
           "data.val_fraction", &S::val_fraction, 0, 0.9,
           "Stratified share of the training split held out for validation; auto = 0 for images (paper A.2), "
-          "0.2 for text (paper A.2)."),
+          "0.2 for text (paper A.2).",
+          [](const AutoContext& a) { return a.dataset.text ? "0.2" : "0"; }),
       key("data.missing_train", &S::missing_train,
           "When the official training split is absent (AG News here): error, or hold out a stratified 10% of the "
           "test split as test and train on the rest (data.val_fraction of it for validation; data.split_seed), "
@@ -175,8 +181,9 @@ std::vector<Key<DataOptions>> data_keys_after_split() {
   using D = DataOptions;
   return {
       // An "auto" a dataset without a default augmentation (text) leaves is none.
-      auto_by_dataset("data.augment", &D::augment, "Training augmentation; auto = the dataset's documented default.",
-                      std::optional<Augment>(Augment::None)),
+      auto_by_dataset(
+          "data.augment", &D::augment, "Training augmentation; auto = the dataset's documented default.",
+          [](const AutoContext& a) { return a.dataset.default_augment; }, std::optional<Augment>(Augment::None)),
       key("data.crop_padding", &D::crop_padding, 0, 64, "Zero padding before random crops."),
       key("data.normalize", &D::normalize, "Normalize images with the dataset's per-channel mean and std."),
   };
@@ -185,14 +192,18 @@ std::vector<Key<DataOptions>> data_keys_after_split() {
 std::vector<Key<NoiseOptions>> noise_keys() {
   using N = NoiseOptions;
   return {
-      key("data.noise.split", &N::split,
-          "Inject noise into the training split, the test split, or both (validation stays clean); none = off."),
-      key("data.noise.kind", &N::kind,
-          "Noise kind; image kinds for image datasets, token_* and char_typo for text (levels: docs/data.md)."),
-      key("data.noise.level", &N::level, 0, 100,
-          "Noise level: std (gaussian, speckle), fraction (salt_pepper), sigma px (gaussian_blur), length px "
-          "(motion_blur), 100 - JPEG quality (jpeg), probability (text kinds)."),
-      key("data.noise.seed", &N::seed, 0, 1e12, "Seed of the noise: example i always gets the same noise for a seed."),
+      eval_may_override(
+          key("data.noise.split", &N::split,
+              "Inject noise into the training split, the test split, or both (validation stays clean); none = off.")),
+      eval_may_override(
+          key("data.noise.kind", &N::kind,
+              "Noise kind; image kinds for image datasets, token_* and char_typo for text (levels: docs/data.md).")),
+      eval_may_override(
+          key("data.noise.level", &N::level, 0, 100,
+              "Noise level: std (gaussian, speckle), fraction (salt_pepper), sigma px (gaussian_blur), length px "
+              "(motion_blur), 100 - JPEG quality (jpeg), probability (text kinds).")),
+      eval_may_override(key("data.noise.seed", &N::seed, 0, 1e12,
+                            "Seed of the noise: example i always gets the same noise for a seed.")),
   };
 }
 
@@ -278,12 +289,13 @@ std::vector<Key<TrainOptions>> train_keys() {
   std::vector<Key<TrainOptions>> keys = {
       key("train.epochs", &T::epochs, 1, 100000, "Training epochs."),
       key("train.batch_size", &T::batch_size, 1, 1e7, "Training batch size."),
-      key("train.eval_batch_size", &T::eval_batch_size, 1, 1e7,
-          "Evaluation batch size: the most examples a batch holds."),
-      key("train.eval_tokens", &T::eval_tokens, 0, 1e9,
-          "Text evaluation: the most tokens a batch holds, padded to its longest (0 = no limit). Examples are "
-          "evaluated in order of length, so that batches are padded little and stay within a memory and cache "
-          "budget; the metrics are those of any order but for float rounding."),
+      differs_by_design(key("train.eval_batch_size", &T::eval_batch_size, 1, 1e7,
+                            "Evaluation batch size: the most examples a batch holds.")),
+      differs_by_design(
+          key("train.eval_tokens", &T::eval_tokens, 0, 1e9,
+              "Text evaluation: the most tokens a batch holds, padded to its longest (0 = no limit). Examples are "
+              "evaluated in order of length, so that batches are padded little and stay within a memory and cache "
+              "budget; the metrics are those of any order but for float rounding.")),
   };
   keys = concat(std::move(keys), keys_of_part(&TrainOptions::schedule, schedule_keys()));
   keys = concat(std::move(keys), keys_of_part(&TrainOptions::optimizer, optimizer_keys()));
@@ -292,16 +304,19 @@ std::vector<Key<TrainOptions>> train_keys() {
       std::vector<Key<TrainOptions>>{
           key("train.clip_norm", &T::clip_norm, 0, 1e9, "Clip gradients to this global norm (0 = off)."),
           key("train.label_smoothing", &T::label_smoothing, 0, 0.99, "Label smoothing of the cross-entropy loss."),
-          key("train.log_every", &T::log_every, 0, 1e9,
-              "Every N optimizer steps a row of steps.csv: the training loss over those steps, the learning rate, "
-              "the gradient norm before clipping, examples/s and CUDA memory (0 = no steps.csv)."),
-          key("train.tensorboard", &T::tensorboard,
-              "Write a TensorBoard event file (events.out.tfevents.repro) in the run folder: the steps.csv "
-              "scalars, each epoch's validation and test metrics, the resolved spec as text "
-              "(`tensorboard --logdir OUT`)."),
-          key("train.precision", &T::precision,
-              "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
-              "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU."),
+          differs_by_design(
+              key("train.log_every", &T::log_every, 0, 1e9,
+                  "Every N optimizer steps a row of steps.csv: the training loss over those steps, the learning rate, "
+                  "the gradient norm before clipping, examples/s and CUDA memory (0 = no steps.csv).")),
+          differs_by_design(
+              key("train.tensorboard", &T::tensorboard,
+                  "Write a TensorBoard event file (events.out.tfevents.repro) in the run folder: the steps.csv "
+                  "scalars, each epoch's validation and test metrics, the resolved spec as text "
+                  "(`tensorboard --logdir OUT`).")),
+          differs_by_design(
+              key("train.precision", &T::precision,
+                  "Arithmetic of forward and backward: bf16 autocast with float32 master weights, or fp32. "
+                  "auto = bf16 on CUDA (with TF32 for the remaining float32 matrix products), fp32 on CPU.")),
           key("train.cuda_graphs", &T::cuda_graphs,
               "CUDA graphs: on CUDA with LibTorch >= 2.4, the training step (forward, loss, backward, clipping, the "
               "fused AdamW) and the evaluation forward are captured once per input shape and replayed; text batches "
@@ -310,9 +325,10 @@ std::vector<Key<TrainOptions>> train_keys() {
               "same mathematics either way; rounding and dropout draws differ (docs/performance.md)."),
           key("train.select", &T::select,
               "Reported epoch: best validation accuracy, or the last; auto = best_val when a validation split exists."),
-          key("train.save_model", &T::save_model,
-              "Weights a run keeps as model.pt (for repro eval and rollout): those of the reported epoch "
-              "(train.select), of the last epoch, or none."),
+          differs_by_design(
+              key("train.save_model", &T::save_model,
+                  "Weights a run keeps as model.pt (for repro eval and rollout): those of the reported epoch "
+                  "(train.select), of the last epoch, or none.")),
       });
   return keys;
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 
+#include "record/run_id_fields.h"
 #include "spec/keys.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -39,12 +40,12 @@ void flatten_yaml(const YAML::Node& node, const std::string& prefix, std::map<st
   }
 }
 
-// "key: old -> new" for every key whose resolved value differs between two spec texts.
-std::vector<std::string> changed_keys(const std::string& before, const std::string& after) {
+// Every key whose resolved value differs between two spec texts.
+std::vector<SettingChange> changed_keys(const std::string& before, const std::string& after) {
   std::map<std::string, std::string> a, b;
   flatten_yaml(YAML::Load(before), "", a);
   flatten_yaml(YAML::Load(after), "", b);
-  std::vector<std::string> changes;
+  std::vector<SettingChange> changes;
   // Keys added to repro after the existing run was planned are absent from its file; at the value the run
   // ran with (the default, or the key's when_absent) they do not change the run (its records stay valid and it
   // can be resumed or skipped).
@@ -54,39 +55,21 @@ std::vector<std::string> changed_keys(const std::string& before, const std::stri
     const auto it = a.find(key);
     const KeyDef* def = find_key(key);
     if (it == a.end() && def && !def->when_absent.empty()) {
-      if (def->when_absent != value) changes.push_back(key + ": (absent: ran as " + def->when_absent + ") -> " + value);
+      if (def->when_absent != value) changes.push_back({key, def->when_absent, value, /*before_absent=*/true});
       continue;
     }
     if (it == a.end() && defaults.count(key) && defaults.at(key) == value) continue;
     if (it == a.end())
-      changes.push_back(key + ": (absent) -> " + value);
+      changes.push_back({key, "", value, /*before_absent=*/true});
     else if (it->second != value)
-      changes.push_back(key + ": " + it->second + " -> " + value);
+      changes.push_back({key, it->second, value});
   }
   for (const auto& [key, value] : a)
-    if (!b.count(key)) changes.push_back(key + ": " + value + " -> (absent)");
+    if (!b.count(key)) changes.push_back({key, value, "", /*before_absent=*/false, /*after_absent=*/true});
   return changes;
 }
 
-
-
 bool is_noise_key(const std::string& key) { return starts_with(key, "data.noise."); }
-
-std::string unquote(const std::string& text) {
-  return text.size() >= 2 && text.front() == '"' && text.back() == '"' ? text.substr(1, text.size() - 2) : text;
-}
-
-void set_header_field(RunSpec& spec, const std::string& key, const std::string& value, const std::string& where) {
-  if (key == "experiment") spec.experiment = value;
-  if (key == "profile") spec.profile = value;
-  if (key == "model_config") spec.model_config = unquote(value);
-  if (key == "dataset") spec.dataset = value;
-  if (key == "seed") {
-    char* end = nullptr;
-    spec.seed = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0') throw Error(where + ": seed: expected a whole number, got '" + value + "'");
-  }
-}
 
 }  // namespace
 
@@ -117,7 +100,7 @@ RunSpec parse_run_spec(const std::string& text, const std::string& source) {
     if (colon == std::string::npos) throw Error(where + ": expected 'key: value'");
     const std::string leaf = body.substr(0, colon), value = trim(body.substr(colon + 1));
     if (open.empty())
-      set_header_field(spec, leaf, value, where);
+      read_run_id_line(spec, leaf, value, where);
     else if (!find_key(prefix + leaf) || spec.config.text(prefix + leaf) != value)  // defaults stay as written
       spec.config.set(prefix + leaf, value, where);
   }
@@ -126,11 +109,50 @@ RunSpec parse_run_spec(const std::string& text, const std::string& source) {
   return spec;
 }
 
+std::string SettingChange::text() const {
+  if (!problem.empty()) return problem;
+  const auto side = [](const std::string& value, bool absent) {
+    if (!absent) return value;
+    return value.empty() ? std::string("(absent)") : "(absent: ran as " + value + ")";
+  };
+  return key + ": " + side(before, before_absent) + " -> " + side(after, after_absent);
+}
+
+std::string changes_text(const std::vector<SettingChange>& changes, size_t most) {
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < changes.size() && i < most; ++i) shown.push_back(changes[i].text());
+  return join(shown, "; ");
+}
+
 const std::vector<std::string>& eval_override_keys() {
-  static const std::vector<std::string> keys = {"data.noise.split", "data.noise.kind", "data.noise.level",
-                                                "data.noise.seed",  "data.test_limit", "data.val_limit",
-                                                "data.verify"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> names;
+    for (const KeyDef& def : spec_keys())
+      if (def.eval_may_override) names.push_back(def.key);
+    return names;
+  }();
   return keys;
+}
+
+std::string eval_override_summary() {
+  const auto& keys = eval_override_keys();
+  const auto section_of = [](const std::string& key) { return key.substr(0, key.rfind('.') + 1); };
+  const auto whole_section = [&](const std::string& section) {
+    int in_table = 0;
+    for (const KeyDef& def : spec_keys())
+      if (starts_with(def.key, section)) {
+        ++in_table;
+        if (!def.eval_may_override || section_of(def.key) != section) return false;
+      }
+    return in_table > 1;
+  };
+  std::vector<std::string> shown;
+  for (const std::string& key : keys) {
+    const std::string section = section_of(key);
+    const std::string item = whole_section(section) ? section + "*" : key;
+    if (std::find(shown.begin(), shown.end(), item) == shown.end()) shown.push_back(item);
+  }
+  return join(shown, ", ");
 }
 
 void check_eval_request(EvalRequest& request) {
@@ -178,45 +200,36 @@ std::vector<std::vector<Setting>> eval_points(const EvalRequest& request) {
   return points;
 }
 
-std::vector<std::string> changed_settings(const std::string& before, const std::string& after) {
+std::vector<SettingChange> changed_settings(const std::string& before, const std::string& after) {
   try {
     return changed_keys(before, after);
   } catch (const YAML::Exception& e) {
-    return {"its spec.resolved.yaml is not valid YAML: " + e.msg};
+    SettingChange unreadable;
+    unreadable.problem = "its spec.resolved.yaml is not valid YAML: " + e.msg;
+    return {unreadable};
   }
 }
 
-bool differs_by_design(const std::string& key) {
-  static const std::vector<std::string> keys = {
-      "train.precision",   "train.eval_batch_size", "train.eval_tokens", "train.log_every",
-      "train.tensorboard", "train.save_model",      "data.verify",       "data.files"};
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
-std::vector<std::string> setting_differences(const std::string& before, const std::string& after,
-                                             bool ignore_by_design) {
-  static const std::vector<std::string> header = {"seed", "experiment", "profile", "dataset", "model_config"};
-  std::vector<std::string> out;
+std::vector<SettingChange> setting_differences(const std::string& before, const std::string& after,
+                                               bool ignore_by_design) {
+  std::vector<SettingChange> out;
   for (const auto& change : changed_settings(before, after)) {
-    const std::string key = change.substr(0, change.find(": "));
-    if (std::find(header.begin(), header.end(), key) != header.end()) continue;
-    if (ignore_by_design && differs_by_design(key)) continue;
+    if (is_run_id_field(change.key)) continue;  // the header: the run's identity, not a setting
+    const KeyDef* def = find_key(change.key);
+    if (ignore_by_design && def && def->differs_by_design) continue;
     out.push_back(change);
   }
   return out;
 }
 
-std::string keep_both_advice(const std::vector<std::string>& changes) {
+std::string keep_both_advice(const std::vector<SettingChange>& changes) {
   std::string text;
-  std::vector<std::string> axes;  // "key: old -> new" -> "--set key=new"
+  std::vector<std::string> axes;  // the new values as "--set key=new"
   bool epochs = false;
   for (const auto& change : changes) {
-    const auto colon = change.find(": "), arrow = change.find(" -> ");
-    if (colon == std::string::npos || arrow == std::string::npos || change.find("(absent)") != std::string::npos)
-      continue;
-    const std::string key = change.substr(0, colon);
-    epochs |= key == "train.epochs";
-    if (find_key(key)) axes.push_back("--set " + key + "=" + change.substr(arrow + 4));
+    if (!change.problem.empty() || (change.before_absent && change.before.empty()) || change.after_absent) continue;
+    epochs |= change.key == "train.epochs";
+    if (find_key(change.key)) axes.push_back("--set " + change.key + "=" + change.after);
   }
   if (!axes.empty())
     text += "To keep both, train the new values as rows of their own beside these: repro sweep with " +
@@ -225,10 +238,10 @@ std::string keep_both_advice(const std::vector<std::string>& changes) {
   else
     text += "Use another --out, another experiment name, or move that folder.";
   if (epochs)
-    text += " A finished run is not extended to more epochs: its learning-rate schedule and selected epoch depend "
-            "on train.epochs, so a longer run is another run.";
+    text +=
+        " A finished run is not extended to more epochs: its learning-rate schedule and selected epoch depend "
+        "on train.epochs, so a longer run is another run.";
   return text;
 }
-
 
 }  // namespace repro

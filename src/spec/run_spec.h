@@ -23,22 +23,34 @@ RunSpec read_run_spec(const std::filesystem::path& path);
 // The same from its text; `source` names it in messages ("tasks.json runs[3]").
 RunSpec parse_run_spec(const std::string& text, const std::string& source);
 
-// "key: old -> new" for every setting whose resolved value differs between two spec.resolved.yaml texts
-// (keys added to repro since `before` was written count only when not at their default); one line
-// saying so when `before` is not valid YAML (a damaged file).
-std::vector<std::string> changed_settings(const std::string& before, const std::string& after);
-// The settings two runs of one row and dataset differ in (changed_settings without the run's header: seed,
-// experiment, profile, dataset, model_config). With `ignore_by_design`, also without the keys that twins trained
-// elsewhere may set differently by design (differs_by_design).
-std::vector<std::string> setting_differences(const std::string& before, const std::string& after,
-                                             bool ignore_by_design);
-// Keys two trainings of one run may differ in by design (where they ran, how they are checked, logged and evaluated
-// in batches): train.precision, train.eval_batch_size, train.eval_tokens, train.log_every, train.tensorboard,
-// train.save_model, data.verify, data.files (where the files are).
-bool differs_by_design(const std::string& key);
+// A setting whose resolved value differs between two spec.resolved.yaml texts, `before` and `after`.
+struct SettingChange {
+  std::string key;
+  std::string before, after;  // the values as spec text
+  // The key is not in that text: `before` written before the key existed (`before` is what the run ran as,
+  // KeyDef::when_absent, or ""), or `after` without it.
+  bool before_absent = false, after_absent = false;
+  std::string problem;  // not "": the texts could not be compared, and why (a damaged file); no key then
+
+  // The one text form, for messages: "train.lr: 0.003 -> 0.0003", "key: (absent) -> v",
+  // "key: (absent: ran as v) -> w", "key: v -> (absent)", or the problem.
+  std::string text() const;
+};
+
+// Every setting whose resolved value differs between two spec.resolved.yaml texts (keys added to repro since
+// `before` was written count only when not at their default); one change naming the problem when `before` is
+// not valid YAML (a damaged file).
+std::vector<SettingChange> changed_settings(const std::string& before, const std::string& after);
+// The settings two runs of one row and dataset differ in (changed_settings without the run's identity, the
+// file's header: record/run_id_fields.h). With `ignore_by_design`, also without the keys that twins trained
+// elsewhere may set differently by design (KeyDef::differs_by_design, declared in the key's binding).
+std::vector<SettingChange> setting_differences(const std::string& before, const std::string& after,
+                                               bool ignore_by_design);
+// The first `most` changes' texts, "; " between them (a message's parenthesis).
+std::string changes_text(const std::vector<SettingChange>& changes, size_t most = 3);
 // How to keep both runs when a folder holds a run of another spec: the changed values as one-value
 // sweep axes, or another --out; and why more train.epochs is another run.
-std::string keep_both_advice(const std::vector<std::string>& changes);
+std::string keep_both_advice(const std::vector<SettingChange>& changes);
 
 struct EvalRequest {
   std::string name;                // eval/<name>.json; "" = the split's name (only without overrides)
@@ -47,8 +59,12 @@ struct EvalRequest {
   SweepAxis levels;                // --levels KEY=V1,V2,...: one evaluation per value (key "" = none)
 };
 
-// The keys an evaluation may change: data.noise.*, data.test_limit, data.val_limit, data.verify.
+// The keys an evaluation may change, in the key table's order: those bound with eval_may_override
+// (spec/run_keys.cpp).
 const std::vector<std::string>& eval_override_keys();
+// The same for a help line, a section whose every key is one of them written once: "data.verify, data.test_limit,
+// data.val_limit, data.noise.*".
+std::string eval_override_summary();
 // Checks the request (keys allowed, a name, noise only on the test split); throws naming the key.
 void check_eval_request(EvalRequest& request);
 

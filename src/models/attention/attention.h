@@ -1,8 +1,9 @@
 #pragma once
 // The one interface every attention variant implements, and the entry that lists a variant:
 // its spec side (name, keys, settings struct: spec/attention_variant.h) and its factory.
-// Each variant is built from AttentionOptions (spec/options.h; its own settings in
-// options.settings) and its block's 0-based layer index.
+// Each variant is built from the model's options (spec/options.h: its width, heads, dropouts and init
+// are ModelOptions', its attention options and own settings in model.attention) and its block's 0-based
+// layer index.
 #include <torch/torch.h>
 
 #include "spec/attention_variant.h"
@@ -28,11 +29,11 @@ using AttentionPtr = std::shared_ptr<AttentionImpl>;
 // A variant as models/attention/registry.cpp lists it: one line per variant.
 struct AttentionEntry {
   const AttentionVariant* variant;  // name, summary, keys and settings struct, declared in the variant's file
-  AttentionPtr (*make)(const AttentionOptions& options, int64_t layer_index);
+  AttentionPtr (*make)(const ModelOptions& model, int64_t layer_index);
   // The parameters one module of the variant holds, from its options alone (nothing allocated: `repro params`,
   // --dry-run and the plan's memory check); throws as `make` does on options it cannot build. tests/test_params.cpp
   // checks it against the built module of every variant.
-  int64_t (*count)(const AttentionOptions& options);
+  int64_t (*count)(const ModelOptions& model);
 };
 
 }  // namespace repro

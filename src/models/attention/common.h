@@ -33,7 +33,7 @@ torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k,
 double dot_product_flops(int64_t tokens, int64_t qk_width, int64_t v_width);
 
 // The projections of vanilla-style attention, registered on `owner` as "qkv"
-// (D -> 3D, bias as options.qkv_bias) and "out" (D -> D with bias).
+// (D -> 3D, bias as model.attention.qkv_bias) and "out" (D -> D with bias).
 struct QkvProjections {
   torch::nn::Linear qkv{nullptr}, out{nullptr};
   QkvProjections(torch::nn::Module& owner, int64_t dim, bool qkv_bias, double init_std);

@@ -21,12 +21,12 @@ namespace {
 
 class DgsaAttention : public AttentionImpl {
  public:
-  DgsaAttention(const AttentionOptions& o, int64_t layer_index)
-      : DgsaAttention(o, o.settings.as<DgsaOptions>(), layer_index) {}
+  DgsaAttention(const ModelOptions& o, int64_t layer_index)
+      : DgsaAttention(o, o.attention.settings.as<DgsaOptions>(), layer_index) {}
 
-  DgsaAttention(const AttentionOptions& o, const DgsaOptions& dgsa, int64_t layer_index)
+  DgsaAttention(const ModelOptions& o, const DgsaOptions& dgsa, int64_t layer_index)
       : core_(*this, o, dgsa.layout, layer_index, /*halve_heads=*/false),
-        proj_dropout_(o.proj_dropout),
+        proj_dropout_(o.dropout),
         q_residual_(dgsa.q_residual) {
     if (dgsa.gate_layers == 2) {
       gate_hidden_ = register_module("gate_hidden", torch::nn::Linear(o.dim, o.dim));
@@ -70,13 +70,13 @@ class DgsaAttention : public AttentionImpl {
   torch::Tensor lambda_;  // () when lambda_schedule is learnable, else undefined
 };
 
-AttentionPtr make_dgsa(const AttentionOptions& options, int64_t layer_index) {
-  return std::make_shared<DgsaAttention>(options, layer_index);
+AttentionPtr make_dgsa(const ModelOptions& model, int64_t layer_index) {
+  return std::make_shared<DgsaAttention>(model, layer_index);
 }
 
 // The differential core, gate_hidden (D -> D, gate_layers 2), gate (D -> h) and the learnable lambda (one).
-int64_t count_dgsa(const AttentionOptions& o) {
-  const DgsaOptions& dgsa = o.settings.as<DgsaOptions>();
+int64_t count_dgsa(const ModelOptions& o) {
+  const DgsaOptions& dgsa = o.attention.settings.as<DgsaOptions>();
   const int64_t h = differential_heads(o, dgsa.layout, /*halve_by_default=*/false);
   return diff_core_parameters(o, dgsa.layout, /*halve_heads=*/false) +
          (dgsa.gate_layers == 2 ? linear_parameters(o.dim, o.dim) : 0) + linear_parameters(o.dim, h) +

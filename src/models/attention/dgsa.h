@@ -5,7 +5,7 @@
 namespace repro {
 
 // dgsa's settings: the differential layout's keys (diff_core.h) and the gate's.
-struct DgsaOptions : SettingsOf<DgsaOptions> {
+struct DgsaOptions {
   DiffLayoutOptions layout{0, LambdaSchedule::Fixed};  // auto lambda_schedule = fixed (lambda_init 0.8)
   bool q_residual = true;                              // q_residual auto resolves to on for vit, off for text
   double gate_bias_init = 0;

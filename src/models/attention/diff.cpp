@@ -18,9 +18,9 @@ namespace {
 
 class DiffAttention : public AttentionImpl {
  public:
-  DiffAttention(const AttentionOptions& o, int64_t layer_index)
-      : core_(*this, o, o.settings.as<DiffOptions>().layout, layer_index, /*halve_heads=*/true),
-        proj_dropout_(o.proj_dropout) {
+  DiffAttention(const ModelOptions& o, int64_t layer_index)
+      : core_(*this, o, o.attention.settings.as<DiffOptions>().layout, layer_index, /*halve_heads=*/true),
+        proj_dropout_(o.dropout) {
     const int64_t d = core_.head_dim();
     lambda_q1_ = register_parameter("lambda_q1", torch::randn({d}) * 0.1);
     lambda_k1_ = register_parameter("lambda_k1", torch::randn({d}) * 0.1);
@@ -51,13 +51,13 @@ class DiffAttention : public AttentionImpl {
   torch::Tensor lambda_q1_, lambda_k1_, lambda_q2_, lambda_k2_;
 };
 
-AttentionPtr make_diff(const AttentionOptions& options, int64_t layer_index) {
-  return std::make_shared<DiffAttention>(options, layer_index);
+AttentionPtr make_diff(const ModelOptions& model, int64_t layer_index) {
+  return std::make_shared<DiffAttention>(model, layer_index);
 }
 
 // The differential core, then lambda_q1, lambda_k1, lambda_q2, lambda_k2 (d each).
-int64_t count_diff(const AttentionOptions& o) {
-  const DiffLayoutOptions& layout = o.settings.as<DiffOptions>().layout;
+int64_t count_diff(const ModelOptions& o) {
+  const DiffLayoutOptions& layout = o.attention.settings.as<DiffOptions>().layout;
   const int64_t d = o.dim / (2 * differential_heads(o, layout, /*halve_by_default=*/true));
   return diff_core_parameters(o, layout, /*halve_heads=*/true) + 4 * d;
 }

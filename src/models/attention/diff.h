@@ -5,7 +5,7 @@
 namespace repro {
 
 // diff's settings: the differential layout's keys (diff_core.h), its lambda_init by depth unless set.
-struct DiffOptions : SettingsOf<DiffOptions> {
+struct DiffOptions {
   DiffLayoutOptions layout{0, LambdaSchedule::Depth};  // auto lambda_schedule = depth
 };
 

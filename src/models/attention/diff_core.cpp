@@ -34,7 +34,7 @@ const std::vector<Key<DiffLayoutOptions>>& diff_layout_keys() {
 
 double depth_lambda_init(int64_t layer_index) { return 0.8 - 0.6 * std::exp(-0.3 * static_cast<double>(layer_index)); }
 
-int64_t differential_heads(const AttentionOptions& o, const DiffLayoutOptions& layout, bool halve_by_default) {
+int64_t differential_heads(const ModelOptions& o, const DiffLayoutOptions& layout, bool halve_by_default) {
   const int64_t set = layout.heads;
   const int64_t h = set > 0 ? set : halve_by_default ? std::max<int64_t>(1, o.heads / 2) : o.heads;
   if (o.dim % (2 * h) != 0)
@@ -43,7 +43,7 @@ int64_t differential_heads(const AttentionOptions& o, const DiffLayoutOptions& l
   return h;
 }
 
-int64_t diff_core_parameters(const AttentionOptions& o, const DiffLayoutOptions& layout, bool halve_heads) {
+int64_t diff_core_parameters(const ModelOptions& o, const DiffLayoutOptions& layout, bool halve_heads) {
   const int64_t h = differential_heads(o, layout, halve_heads);
   return 4 * o.dim * o.dim + 2 * (o.dim / (2 * h));
 }
@@ -62,13 +62,13 @@ torch::nn::Linear projection(int64_t in, int64_t out, double std) {
 
 }  // namespace
 
-DiffCore::DiffCore(torch::nn::Module& owner, const AttentionOptions& o, const DiffLayoutOptions& layout,
+DiffCore::DiffCore(torch::nn::Module& owner, const ModelOptions& o, const DiffLayoutOptions& layout,
                    int64_t layer_index, bool halve_heads)
     : heads_(differential_heads(o, layout, halve_heads)),
       head_dim_(o.dim / (2 * heads_)),
       lambda_init_(choose_lambda_init(layout, layer_index)),
       attn_dropout_(o.attn_dropout),
-      fused_(o.fused) {
+      fused_(o.attention.fused) {
   q_ = owner.register_module("q", projection(o.dim, o.dim, o.init_std));
   k_ = owner.register_module("k", projection(o.dim, o.dim, o.init_std));
   v_ = owner.register_module("v", projection(o.dim, o.dim, o.init_std));

@@ -50,8 +50,8 @@ class DiffCore {
   // dgsa keeps them (the reading Table 5 confirms). `layer_index` (0-based) sets
   // lambda_init under the depth schedule; under the learnable one (dgsa) lambda_init
   // is the start value of the owner's parameter.
-  DiffCore(torch::nn::Module& owner, const AttentionOptions& options, const DiffLayoutOptions& layout,
-           int64_t layer_index, bool halve_heads);
+  DiffCore(torch::nn::Module& owner, const ModelOptions& model, const DiffLayoutOptions& layout, int64_t layer_index,
+           bool halve_heads);
 
   DiffStreams project(const torch::Tensor& x);  // x: (B, N, D)
 
@@ -75,7 +75,7 @@ class DiffCore {
  private:
   int64_t heads_, head_dim_;
   double lambda_init_, attn_dropout_;
-  bool fused_;  // AttentionOptions::fused
+  bool fused_;  // AttentionOptions::fused (model.attention.fused)
   torch::nn::Linear q_{nullptr}, k_{nullptr}, v_{nullptr}, out_{nullptr};
   RMSNorm head_norm_{nullptr};
 };
@@ -85,8 +85,8 @@ double depth_lambda_init(int64_t layer_index);
 
 // h, the differential heads: layout.heads, else model.heads / 2 (`halve_by_default`, diff) or model.heads (dgsa).
 // Throws when model.dim is not divisible by 2h.
-int64_t differential_heads(const AttentionOptions& options, const DiffLayoutOptions& layout, bool halve_by_default);
+int64_t differential_heads(const ModelOptions& model, const DiffLayoutOptions& layout, bool halve_by_default);
 // The parameters DiffCore registers on its owner: W_q, W_k, W_v, W_o (D x D each) and head_norm (2d = D / h).
-int64_t diff_core_parameters(const AttentionOptions& options, const DiffLayoutOptions& layout, bool halve_heads);
+int64_t diff_core_parameters(const ModelOptions& model, const DiffLayoutOptions& layout, bool halve_heads);
 
 }  // namespace repro

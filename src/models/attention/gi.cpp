@@ -23,19 +23,19 @@ namespace {
 
 class GiAttention : public AttentionImpl {
  public:
-  explicit GiAttention(const AttentionOptions& o) : GiAttention(o, o.settings.as<GiOptions>()) {}
+  explicit GiAttention(const ModelOptions& o) : GiAttention(o, o.attention.settings.as<GiOptions>()) {}
 
-  GiAttention(const AttentionOptions& o, const GiOptions& gi)
+  GiAttention(const ModelOptions& o, const GiOptions& gi)
       : heads_(o.heads),
         dim_(o.dim),
         attn_dropout_(o.attn_dropout),
-        proj_dropout_(o.proj_dropout),
+        proj_dropout_(o.dropout),
         inh_p_(gi.inh_p),
         multiplicative_(gi.combine == GiCombine::Multiplicative),
         per_token_(gi.max == GiMax::Token),
         detach_(gi.detach),
-        fused_(o.fused),
-        proj_(*this, o.dim, o.qkv_bias, o.init_std) {
+        fused_(o.attention.fused),
+        proj_(*this, o.dim, o.attention.qkv_bias, o.init_std) {
     q_gate_ = register_module("q_gate", torch::nn::Linear(o.dim, o.dim));
     q_inhibit_ = register_module("q_inhibit", torch::nn::Linear(o.dim, o.dim));
     k_gate_ = register_module("k_gate", torch::nn::Linear(o.dim, o.dim));
@@ -77,18 +77,18 @@ class GiAttention : public AttentionImpl {
   int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_, inh_p_;
   bool multiplicative_, per_token_, detach_;
-  bool fused_;  // AttentionOptions::fused
+  bool fused_;  // AttentionOptions::fused (model.attention.fused)
   QkvProjections proj_;
   torch::nn::Linear q_gate_{nullptr}, q_inhibit_{nullptr}, k_gate_{nullptr}, k_inhibit_{nullptr};
 };
 
-AttentionPtr make_gi(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<GiAttention>(options);
+AttentionPtr make_gi(const ModelOptions& model, int64_t /*layer_index*/) {
+  return std::make_shared<GiAttention>(model);
 }
 
 // The projections, then q_gate, q_inhibit, k_gate, k_inhibit: D -> D with bias each.
-int64_t count_gi(const AttentionOptions& o) {
-  return qkv_projection_parameters(o.dim, o.qkv_bias) + 4 * linear_parameters(o.dim, o.dim);
+int64_t count_gi(const ModelOptions& o) {
+  return qkv_projection_parameters(o.dim, o.attention.qkv_bias) + 4 * linear_parameters(o.dim, o.dim);
 }
 
 }  // namespace

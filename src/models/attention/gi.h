@@ -9,7 +9,7 @@ const EnumNames<GiCombine>& enum_names(GiCombine);
 const EnumNames<GiMax>& enum_names(GiMax);
 
 // gi's settings (model.attention.inh_p, gi_*).
-struct GiOptions : SettingsOf<GiOptions> {
+struct GiOptions {
   double inh_p = 0.1;
   GiCombine combine = GiCombine::Multiplicative;
   GiMax max = GiMax::Batch;

@@ -37,29 +37,30 @@ torch::Tensor bound(const torch::Tensor& x, PlugActivation activation) {
 }
 
 // d_g: the gating width, a fraction of the head width (at least 1).
-int64_t gate_width(const AttentionOptions& o, const PlugOptions& plug) {
+int64_t gate_width(const ModelOptions& o, const PlugOptions& plug) {
   return std::max<int64_t>(1, std::llround(plug.fraction * static_cast<double>(o.dim / o.heads)));
 }
 
 class PlugAttention : public AttentionImpl {
  public:
-  explicit PlugAttention(const AttentionOptions& o) : PlugAttention(o, o.settings.as<PlugOptions>()) {}
+  explicit PlugAttention(const ModelOptions& o) : PlugAttention(o, o.attention.settings.as<PlugOptions>()) {}
 
-  PlugAttention(const AttentionOptions& o, const PlugOptions& plug)
+  PlugAttention(const ModelOptions& o, const PlugOptions& plug)
       : heads_(o.heads),
         dim_(o.dim),
         gate_dim_(gate_width(o, plug)),
         gate_heads_(plug.head_specific ? o.heads : 1),
         gml_hidden_(plug.gml == PlugGml::D ? plug.hidden : 0),
         attn_dropout_(o.attn_dropout),
-        proj_dropout_(o.proj_dropout),
+        proj_dropout_(o.dropout),
         gml_(plug.gml),
         activation_(plug.activation),
         post_(plug.position == PlugPosition::Post),
         residual_(plug.residual),
-        proj_(*this, o.dim, o.qkv_bias, o.init_std) {
+        proj_(*this, o.dim, o.attention.qkv_bias, o.init_std) {
     gate_qk_ = register_module(
-        "gate_qk", torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.qkv_bias)));
+        "gate_qk",
+        torch::nn::Linear(torch::nn::LinearOptions(o.dim, 2 * gate_heads_ * gate_dim_).bias(o.attention.qkv_bias)));
     init_linear(gate_qk_, o.init_std);
     const int64_t factors = gml_ == PlugGml::C ? 1 : 2;
     if (gml_ == PlugGml::D) {
@@ -120,21 +121,21 @@ class PlugAttention : public AttentionImpl {
   torch::nn::Linear gate_qk_{nullptr}, gml_in_{nullptr}, gml_out_{nullptr};
 };
 
-AttentionPtr make_plug(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<PlugAttention>(options);
+AttentionPtr make_plug(const ModelOptions& model, int64_t /*layer_index*/) {
+  return std::make_shared<PlugAttention>(model);
 }
 
 // The projections, gate_qk (D -> 2 Hg d_g), and the Gating Modulation Layer's weights.
-int64_t count_plug(const AttentionOptions& o) {
-  const auto& plug = o.settings.as<PlugOptions>();
+int64_t count_plug(const ModelOptions& o) {
+  const auto& plug = o.attention.settings.as<PlugOptions>();
   const int64_t gate_heads = plug.head_specific ? o.heads : 1;
   int64_t gml = 0;
   if (plug.gml == PlugGml::D)
     gml = linear_parameters(1, plug.hidden) + linear_parameters(plug.hidden, 2);
   else if (plug.gml != PlugGml::A)
     gml = linear_parameters(1, plug.gml == PlugGml::C ? 1 : 2);
-  return qkv_projection_parameters(o.dim, o.qkv_bias) +
-         linear_parameters(o.dim, 2 * gate_heads * gate_width(o, plug), o.qkv_bias) + gml;
+  return qkv_projection_parameters(o.dim, o.attention.qkv_bias) +
+         linear_parameters(o.dim, 2 * gate_heads * gate_width(o, plug), o.attention.qkv_bias) + gml;
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ const EnumNames<PlugActivation>& enum_names(PlugActivation);
 const EnumNames<PlugPosition>& enum_names(PlugPosition);
 
 // plug's settings (model.attention.plug_*).
-struct PlugOptions : SettingsOf<PlugOptions> {
+struct PlugOptions {
   double fraction = 1;  // gating width / head width
   PlugGml gml = PlugGml::E;
   int64_t hidden = 4;  // GML D's hidden width

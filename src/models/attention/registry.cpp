@@ -38,10 +38,10 @@ const AttentionEntry& attention_entry(const AttentionOptions& options) {
 
 }  // namespace
 
-AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index) {
-  return attention_entry(options).make(options, layer_index);
+AttentionPtr make_attention(const ModelOptions& model, int64_t layer_index) {
+  return attention_entry(model.attention).make(model, layer_index);
 }
 
-int64_t attention_parameters(const AttentionOptions& options) { return attention_entry(options).count(options); }
+int64_t attention_parameters(const ModelOptions& model) { return attention_entry(model.attention).count(model); }
 
 }  // namespace repro

@@ -13,9 +13,9 @@ const std::vector<AttentionEntry>& attention_table();
 // any spec is read: src/main.cpp, the tests and the fuzz targets do.
 void install_attention_variants();
 
-// The variant options.variant names, for the block at 0-based depth `layer_index`.
-AttentionPtr make_attention(const AttentionOptions& options, int64_t layer_index);
+// The variant model.attention.variant names, for the block at 0-based depth `layer_index`.
+AttentionPtr make_attention(const ModelOptions& model, int64_t layer_index);
 // The parameters of one module of that variant, without building it (AttentionEntry::count).
-int64_t attention_parameters(const AttentionOptions& options);
+int64_t attention_parameters(const ModelOptions& model);
 
 }  // namespace repro

@@ -15,13 +15,13 @@ namespace {
 
 class VanillaAttention : public AttentionImpl {
  public:
-  explicit VanillaAttention(const AttentionOptions& o)
+  explicit VanillaAttention(const ModelOptions& o)
       : heads_(o.heads),
         dim_(o.dim),
         attn_dropout_(o.attn_dropout),
-        proj_dropout_(o.proj_dropout),
-        fused_(o.fused),
-        proj_(*this, o.dim, o.qkv_bias, o.init_std) {}
+        proj_dropout_(o.dropout),
+        fused_(o.attention.fused),
+        proj_(*this, o.dim, o.attention.qkv_bias, o.init_std) {}
 
   double pairwise_flops(int64_t tokens) const override { return dot_product_flops(tokens, dim_, dim_); }
 
@@ -38,15 +38,15 @@ class VanillaAttention : public AttentionImpl {
  private:
   int64_t heads_, dim_;
   double attn_dropout_, proj_dropout_;
-  bool fused_;  // AttentionOptions::fused
+  bool fused_;  // AttentionOptions::fused (model.attention.fused)
   QkvProjections proj_;
 };
 
-AttentionPtr make_vanilla(const AttentionOptions& options, int64_t /*layer_index*/) {
-  return std::make_shared<VanillaAttention>(options);
+AttentionPtr make_vanilla(const ModelOptions& model, int64_t /*layer_index*/) {
+  return std::make_shared<VanillaAttention>(model);
 }
 
-int64_t count_vanilla(const AttentionOptions& o) { return qkv_projection_parameters(o.dim, o.qkv_bias); }
+int64_t count_vanilla(const ModelOptions& o) { return qkv_projection_parameters(o.dim, o.attention.qkv_bias); }
 
 }  // namespace
 

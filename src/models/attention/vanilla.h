@@ -4,7 +4,7 @@
 namespace repro {
 
 // vanilla has no keys of its own (model.attention.qkv_bias and the model's widths are common).
-struct VanillaOptions : SettingsOf<VanillaOptions> {};
+struct VanillaOptions {};
 
 const AttentionEntry& vanilla_attention();
 

@@ -19,7 +19,7 @@ using FeedForwardPtr = std::shared_ptr<FeedForwardImpl>;
 // fc1 (D -> first_width) ... fc2 (second_width -> D): the frame of mlp and swiglu.
 class TwoLayerFeedForward : public FeedForwardImpl {
  protected:
-  TwoLayerFeedForward(const FfnOptions& o, int64_t first_width, int64_t second_width);
+  TwoLayerFeedForward(const ModelOptions& o, int64_t first_width, int64_t second_width);
   // dropout(h) -> fc2 [-> dropout]: (B, N, second_width) -> (B, N, D)
   torch::Tensor project_out(const torch::Tensor& h);
 
@@ -31,13 +31,13 @@ class TwoLayerFeedForward : public FeedForwardImpl {
 };
 
 // e*D rounded: the hidden width of mlp and gimlp.
-inline int64_t expanded_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim)); }
+inline int64_t expanded_width(const ModelOptions& o) { return static_cast<int64_t>(std::llround(o.ffn.ratio * o.dim)); }
 
 struct FeedForwardEntry {
   FfnKind kind;
   const char* summary;  // one line for `repro list`
-  FeedForwardPtr (*make)(const FfnOptions&);
-  int64_t (*count)(const FfnOptions&);  // its parameters, without building it (tests/test_params.cpp checks it)
+  FeedForwardPtr (*make)(const ModelOptions&);
+  int64_t (*count)(const ModelOptions&);  // its parameters, without building it (tests/test_params.cpp checks it)
 };
 
 }  // namespace repro

@@ -19,7 +19,7 @@ namespace {
 
 class GiMlp : public FeedForwardImpl {
  public:
-  explicit GiMlp(const FfnOptions& o) : dropout_(o.dropout), dropouts_(o.dropouts), inh_p_(o.inh_p) {
+  explicit GiMlp(const ModelOptions& o) : dropout_(o.dropout), dropouts_(o.ffn.dropouts), inh_p_(o.ffn.inh_p) {
     const int64_t hidden = expanded_width(o);
     trunk_ = register_module("trunk", torch::nn::Linear(o.dim, hidden));
     gate_ = register_module("gate", torch::nn::Linear(o.dim, o.dim));
@@ -46,9 +46,9 @@ class GiMlp : public FeedForwardImpl {
 
 }  // namespace
 
-FeedForwardPtr make_gimlp(const FfnOptions& options) { return std::make_shared<GiMlp>(options); }
+FeedForwardPtr make_gimlp(const ModelOptions& model) { return std::make_shared<GiMlp>(model); }
 
-int64_t count_gimlp(const FfnOptions& o) {
+int64_t count_gimlp(const ModelOptions& o) {
   const int64_t hidden = expanded_width(o);
   return 2 * (o.dim * hidden + hidden) + (o.dim * o.dim + o.dim) + (hidden * o.dim + o.dim);
 }

@@ -3,9 +3,9 @@
 
 namespace repro {
 
-FeedForwardPtr make_gimlp(const FfnOptions& options);
+FeedForwardPtr make_gimlp(const ModelOptions& model);
 // Its parameters without building it: trunk (D -> e*D), gate (D -> D), inhibit (D -> e*D) and fc2 (e*D -> D), with
 // biases.
-int64_t count_gimlp(const FfnOptions& options);
+int64_t count_gimlp(const ModelOptions& model);
 
 }  // namespace repro

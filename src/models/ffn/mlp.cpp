@@ -14,7 +14,7 @@ namespace {
 
 class Mlp : public TwoLayerFeedForward {
  public:
-  explicit Mlp(const FfnOptions& o) : TwoLayerFeedForward(o, expanded_width(o), expanded_width(o)) {}
+  explicit Mlp(const ModelOptions& o) : TwoLayerFeedForward(o, expanded_width(o), expanded_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
     return project_out(repro::gelu(linear(fc1_, x)));  // (B, N, hidden) -> (B, N, D)
@@ -23,9 +23,9 @@ class Mlp : public TwoLayerFeedForward {
 
 }  // namespace
 
-FeedForwardPtr make_mlp(const FfnOptions& options) { return std::make_shared<Mlp>(options); }
+FeedForwardPtr make_mlp(const ModelOptions& model) { return std::make_shared<Mlp>(model); }
 
-int64_t count_mlp(const FfnOptions& o) {
+int64_t count_mlp(const ModelOptions& o) {
   const int64_t hidden = expanded_width(o);
   return (o.dim * hidden + hidden) + (hidden * o.dim + o.dim);
 }

@@ -9,8 +9,8 @@
 
 namespace repro {
 
-TwoLayerFeedForward::TwoLayerFeedForward(const FfnOptions& o, int64_t first_width, int64_t second_width)
-    : dropout_(o.dropout), dropouts_(o.dropouts) {
+TwoLayerFeedForward::TwoLayerFeedForward(const ModelOptions& o, int64_t first_width, int64_t second_width)
+    : dropout_(o.dropout), dropouts_(o.ffn.dropouts) {
   fc1_ = register_module("fc1", torch::nn::Linear(o.dim, first_width));
   fc2_ = register_module("fc2", torch::nn::Linear(second_width, o.dim));
   init_linear(fc1_, o.init_std);
@@ -43,8 +43,8 @@ const FeedForwardEntry& ffn_entry(const FfnOptions& options) {
 
 }  // namespace
 
-FeedForwardPtr make_ffn(const FfnOptions& options) { return ffn_entry(options).make(options); }
+FeedForwardPtr make_ffn(const ModelOptions& model) { return ffn_entry(model.ffn).make(model); }
 
-int64_t ffn_parameters(const FfnOptions& options) { return ffn_entry(options).count(options); }
+int64_t ffn_parameters(const ModelOptions& model) { return ffn_entry(model.ffn).count(model); }
 
 }  // namespace repro

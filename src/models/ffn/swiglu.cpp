@@ -14,11 +14,11 @@ namespace repro {
 
 namespace {
 
-int64_t half_width(const FfnOptions& o) { return static_cast<int64_t>(std::llround(o.ratio * o.dim / 2)); }
+int64_t half_width(const ModelOptions& o) { return static_cast<int64_t>(std::llround(o.ffn.ratio * o.dim / 2)); }
 
 class SwiGlu : public TwoLayerFeedForward {
  public:
-  explicit SwiGlu(const FfnOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
+  explicit SwiGlu(const ModelOptions& o) : TwoLayerFeedForward(o, 2 * half_width(o), half_width(o)) {}
 
   torch::Tensor forward(const torch::Tensor& x) override {
     const auto parts = linear(fc1_, x).chunk(2, -1);       // value, gate: 2 x (B, N, e*D/2)
@@ -28,9 +28,9 @@ class SwiGlu : public TwoLayerFeedForward {
 
 }  // namespace
 
-FeedForwardPtr make_swiglu(const FfnOptions& options) { return std::make_shared<SwiGlu>(options); }
+FeedForwardPtr make_swiglu(const ModelOptions& model) { return std::make_shared<SwiGlu>(model); }
 
-int64_t count_swiglu(const FfnOptions& o) {
+int64_t count_swiglu(const ModelOptions& o) {
   const int64_t half = half_width(o);
   return (o.dim * 2 * half + 2 * half) + (half * o.dim + o.dim);
 }
