@@ -7,7 +7,7 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/board.h"
+#include "report/board/board.h"
 #include "run_repro.h"
 #include "util/error.h"
 #include "util/files.h"

@@ -11,8 +11,8 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/board.h"
-#include "report/paper_file.h"
+#include "report/board/board.h"
+#include "report/claims/paper_file.h"
 #include "run_repro.h"
 #include "util/files.h"
 #include "util/strings.h"

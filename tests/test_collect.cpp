@@ -1,18 +1,18 @@
-// `repro collect FROM TO` (report/copy_records.h): finished runs' record files copied, never checkpoints, weights
-// or unfinished runs; plan.json merged with the one TO holds; every record checked as `repro report` checks it; a
-// different record in TO, runs of the same row and dataset under other settings, a link anywhere and a damaged
-// record refused one line each, the experiment then copied not at all; nothing overwritten or written through a
-// link, and collecting again changes no byte.
+// `repro collect FROM TO` (report/records/copy_records.h): finished runs' record files copied, never checkpoints,
+// weights or unfinished runs; plan.json merged with the one TO holds; every record checked as `repro report` checks it;
+// a different record in TO, runs of the same row and dataset under other settings, a link anywhere and a damaged record
+// refused one line each, the experiment then copied not at all; nothing overwritten or written through a link, and
+// collecting again changes no byte.
 #include <filesystem>
 
 #include "catch.h"
 #include "fixtures.h"
+#include "record/event_file.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
-#include "report/copy_records.h"
-#include "report/read_record.h"
-#include "record/event_file.h"
+#include "report/records/copy_records.h"
+#include "report/records/read_record.h"
 #include "run_repro.h"
 #include "util/files.h"
 

@@ -2,16 +2,16 @@
 // test metrics exactly; noisy evaluations differ and are deterministic.
 #include <fmt/format.h>
 
-#include "catch.h"
 #include <cstdlib>
 
+#include "catch.h"
 #include "data/registry.h"
 #include "fault_injector.h"
 #include "fixtures.h"
 #include "models/model.h"
-#include "report/eval_table.h"
-#include "report/stats.h"
 #include "record/eval_record.h"
+#include "report/tables/eval_table.h"
+#include "report/tables/stats.h"
 #include "run/eval_run.h"
 #include "run/model_file.h"
 #include "run/runner.h"

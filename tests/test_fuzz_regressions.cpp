@@ -3,16 +3,16 @@
 // through the same function the target calls. Each used to crash, hang, trip a
 // sanitizer or escape as an exception other than repro::Error; each test asserts
 // the outcome the fix gives.
-#include "catch.h"
 #include <cstdio>
 #include <string>
 
+#include "catch.h"
 #include "data/idx.h"
 #include "data/registry.h"
 #include "data/sources.h"
 #include "fixtures.h"
-#include "report/paper_file.h"
-#include "report/read_record.h"
+#include "report/claims/paper_file.h"
+#include "report/records/read_record.h"
 #include "spec/experiment.h"
 #include "util/error.h"
 

@@ -1,4 +1,4 @@
-// The paper files (experiments/paper/*.yaml) read by one strict reader (report/paper_file): the DGSA file reads,
+// The paper files (experiments/paper/*.yaml) read by one strict reader (report/claims/paper_file): the DGSA file reads,
 // and a table of bad inputs, each refused with FILE:LINE and what was expected (issue 49, point 5: a misspelt
 // `ledgr:` made the ledger vanish, unknown item keys were dropped, a duplicate item or one with two statuses was
 // printed both ways, a duplicate key resolved silently, an item for an unknown profile never appeared).
@@ -7,9 +7,9 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/paper_file.h"
-#include "util/files.h"
+#include "report/claims/paper_file.h"
 #include "util/error.h"
+#include "util/files.h"
 
 using namespace repro;
 using repro::test::Contains;

@@ -1,16 +1,16 @@
-// Figures of `repro report --plots` (src/report/plot*, figures*): a PNG that
+// Figures of `repro report --plots` (src/report/figures/): a PNG that
 // decodes at the chart's size and changes with the data, an SVG that is
 // well-formed XML with one series line per series, ticks, and the command end
 // to end on the smoke run.
 #include <algorithm>
-#include "catch.h"
 #include <cctype>
 #include <filesystem>
 #include <vector>
 
+#include "catch.h"
 #include "fixtures.h"
-#include "report/figures.h"
-#include "report/plot.h"
+#include "report/figures/figures.h"
+#include "report/figures/plot.h"
 #include "run_repro.h"
 #include "util/files.h"
 

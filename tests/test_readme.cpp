@@ -3,17 +3,17 @@
 // README command (1), so the README's block must equal `repro report results/quickstart` (and the table.md that
 // run wrote). A short run of the same spec must equal its committed record (tests/reference/quickstart_short),
 // so a change to training that would move the README's numbers fails here even without the 9-minute run.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/table.h"
+#include "report/tables/table.h"
 #include "run_repro.h"
 #include "util/files.h"
 #include "util/strings.h"

@@ -3,10 +3,10 @@
 
 #include "catch.h"
 #include "fixtures.h"
-#include "report/against.h"
-#include "report/paper.h"
-#include "report/stats.h"
-#include "report/table.h"
+#include "report/claims/paper.h"
+#include "report/tables/against.h"
+#include "report/tables/stats.h"
+#include "report/tables/table.h"
 #include "run_repro.h"
 
 using namespace repro;

@@ -1,16 +1,16 @@
-// repro report --select: a sweep's axes collapsed per model row on a validation metric (report/select.h), the
+// repro report --select: a sweep's axes collapsed per model row on a validation metric (report/tables/select.h), the
 // choices listed, the Welch table comparing models; and the sweep-axis figure. In memory against hand-made
 // results, then end to end on a tiny real sweep.
-#include "catch.h"
 #include <cmath>
 #include <filesystem>
 
+#include "catch.h"
 #include "fixtures.h"
 #include "record/plan_record.h"
-#include "report/figures.h"
-#include "report/select.h"
-#include "report/stats.h"
-#include "report/table.h"
+#include "report/figures/figures.h"
+#include "report/tables/select.h"
+#include "report/tables/stats.h"
+#include "report/tables/table.h"
 #include "run_repro.h"
 #include "util/error.h"
 #include "util/files.h"

@@ -4,12 +4,12 @@
 // here), which agree with the printed tables (t_0.975 at df 1, 2, 5, 10, 30:
 // 12.706, 4.303, 2.571, 2.228, 2.042) and with Wikipedia's "Welch's t-test"
 // example A1/A2 (t = -2.46, df ≈ 25.0, p = 0.021).
-#include "catch.h"
 #include <cmath>
 #include <vector>
 
-#include "report/stats.h"
-#include "report/welch.h"
+#include "catch.h"
+#include "report/tables/stats.h"
+#include "report/tables/welch.h"
 
 using namespace repro;
 

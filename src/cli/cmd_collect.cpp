@@ -1,12 +1,12 @@
 // repro collect FROM TO: the records of every finished run under an --out folder copied into a results folder for
-// committing (report/copy_records.h), plan.json merged with the one already there.
+// committing (report/records/copy_records.h), plan.json merged with the one already there.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "cli/cli.h"
-#include "report/copy_records.h"
-#include "report/read_record.h"
+#include "report/records/copy_records.h"
+#include "report/records/read_record.h"
 
 namespace repro {
 

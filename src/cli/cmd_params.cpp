@@ -10,7 +10,7 @@
 #include "data/loader.h"
 #include "data/registry.h"
 #include "models/param_count.h"
-#include "report/paper.h"
+#include "report/claims/paper.h"
 #include "run/plan.h"
 #include "spec/grid.h"
 #include "spec/options.h"

@@ -5,7 +5,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "data/registry.h"
-#include "report/run_filter.h"
+#include "report/records/run_filter.h"
 #include "run/status.h"
 #include "spec/experiment.h"
 #include "util/error.h"

@@ -11,7 +11,7 @@
 #include <iostream>
 
 #include "cli/enum_option.h"
-#include "report/table.h"
+#include "report/tables/table.h"
 #include "run/parallel.h"
 #include "run/threads.h"
 #include "util/error.h"

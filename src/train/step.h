@@ -23,11 +23,11 @@
 //   state lives in a torch::optim::AdamW all the same, so checkpoints are one format for both (before_save,
 //   after_load).
 //
-// K steps in one process (the lanes executor, run/lanes.cpp: K runs on K threads): each TrainStep owns a GraphLane
-// (its own CUDA stream, graph memory pool and graphs, captured in CUDA's thread-local capture mode) and runs on its
-// run's thread inside `lane_scope()`. Captures are serialised process-wide; replays of different lanes may overlap.
-// Every draw of a step (dropout) comes from its run's own generators (data/random.h), registered with each graph the
-// lane captures, so K lanes give each run the numbers it has alone.
+// K steps in one process (the lanes executor, run/in_process.cpp with --lanes K: K runs on K threads): each
+// TrainStep owns a GraphLane (its own CUDA stream, graph memory pool and graphs, captured in CUDA's thread-local
+// capture mode) and runs on its run's thread inside `lane_scope()`. Captures are serialised process-wide; replays
+// of different lanes may overlap. Every draw of a step (dropout) comes from its run's own generators
+// (data/random.h), registered with each graph the lane captures, so K lanes give each run the numbers it has alone.
 #include <torch/torch.h>
 
 #include <chrono>

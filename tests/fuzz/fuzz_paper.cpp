@@ -5,8 +5,8 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "report/ledger.h"
-#include "report/paper.h"
+#include "report/claims/ledger.h"
+#include "report/claims/paper.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace repro;

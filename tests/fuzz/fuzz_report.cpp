@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "report/table.h"
+#include "report/tables/table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace repro;
