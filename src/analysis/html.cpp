@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/figure.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -43,31 +44,7 @@ std::string legend() {
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(const std::string& text) { return xml_escape(text, /*apostrophe=*/true); }
 
 std::string token_strip_html(const StripFigure& figure) {
   std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(figure.heading) +

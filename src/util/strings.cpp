@@ -57,6 +57,32 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::string xml_escape(const std::string& text, bool apostrophe) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += apostrophe ? "&#39;" : "'";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

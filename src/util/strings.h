@@ -20,6 +20,9 @@ void add_unique(std::vector<std::string>& list, const std::string& item);
 size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate closest to `word` by edit distance, or "" when none is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+// `text` safe in HTML/SVG text and double-quoted attributes: & < > " as entities; with `apostrophe`, ' too
+// (&#39;, for single-quoted attributes).
+std::string xml_escape(const std::string& text, bool apostrophe = false);
 // Replaces characters unsafe in folder names with '_'.
 std::string safe_name(const std::string& text);
 // Formats a number compactly: 0.0003 -> "3e-04", 0.5 -> "0.5", 5.333333 -> "5.333333".

@@ -8,6 +8,7 @@
 #include "report/figures/palette.h"
 #include "report/figures/plot.h"
 #include "report/tables/table.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -17,29 +18,6 @@ std::string svg_fixed(double value, const char* format) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
-}
-
-std::string svg_escape(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
 }
 
 // One horizontal interval per line of a dot-and-whisker figure.
@@ -85,7 +63,7 @@ std::string whisker_svg(const std::vector<FigureLine>& lines, const std::string&
   for (size_t i = 0; i < lines.size(); ++i) {
     const double y = top + row_height * (i + 0.5);
     svg += "<text x=\"" + svg_fixed(left - 10, "%.0f") + "\" y=\"" + svg_fixed(y + 4, "%.1f") +
-           "\" text-anchor=\"end\">" + svg_escape(lines[i].label) + "</text>";
+           "\" text-anchor=\"end\">" + xml_escape(lines[i].label) + "</text>";
     const size_t count = lines[i].marks.size();
     for (size_t k = 0; k < count; ++k) {
       const Whisker& m = lines[i].marks[k];
@@ -105,7 +83,7 @@ std::string whisker_svg(const std::vector<FigureLine>& lines, const std::string&
     }
   }
   svg += "<text x=\"" + svg_fixed((left + right) / 2, "%.0f") + "\" y=\"" + svg_fixed(bottom + 38, "%.0f") +
-         "\" text-anchor=\"middle\">" + svg_escape(x_label) + "</text></svg>";
+         "\" text-anchor=\"middle\">" + xml_escape(x_label) + "</text></svg>";
   return svg;
 }
 

@@ -5,40 +5,18 @@
 
 #include "report/board/board.h"
 #include "report/board/board_page.h"
+#include "util/strings.h"
 
 namespace repro {
 
 namespace {
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
 
 // `text` escaped, with a line break allowed after each / _ + = of a long name ("table2/weight_decay:
 // Transformer+no_decay=paper"), so that a narrow screen wraps it instead of splitting a word or running off the page.
 std::string breakable(const std::string& text) {
   std::string out;
   for (const char c : text) {
-    out += html_escape(std::string(1, c));
+    out += xml_escape(std::string(1, c));
     if (c == '/' || c == '_' || c == '+' || c == '=') out += "<wbr>";
   }
   return out;
@@ -78,7 +56,7 @@ std::string inline_html(const std::string& text) {
                (end = closing(text, i + 1, "*")) != std::string::npos) {
       out += "<i>" + inline_html(text.substr(i + 1, end - i - 1)) + "</i>", i = end;
     } else if ((end = link_at(text, i, label, target)) != std::string::npos) {
-      out += "<a href=\"" + html_escape(target) + "\">" + inline_html(label) + "</a>", i = end;
+      out += "<a href=\"" + xml_escape(target) + "\">" + inline_html(label) + "</a>", i = end;
     } else {
       out += breakable(text.substr(i, 1));
     }
@@ -140,9 +118,9 @@ std::string html_block(const PageBlock& block) {
       return out + "</ul>\n";
     }
     case PageBlock::Kind::Figure:
-      return "<figure><img class=\"figure\" alt=\"" + html_escape(block.figure.caption) +
+      return "<figure><img class=\"figure\" alt=\"" + xml_escape(block.figure.caption) +
              "\" src=\"data:image/svg+xml;base64," + base64(block.figure.svg) + "\"><figcaption>" +
-             html_escape(block.figure.caption) + "</figcaption></figure>\n";
+             xml_escape(block.figure.caption) + "</figcaption></figure>\n";
   }
   return "";
 }
@@ -167,7 +145,7 @@ std::string board_html(const Board& board) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>The claims board: " +
-      html_escape(board.file->paper) + "</title><style>" + kStyle + "</style></head><body>\n";
+      xml_escape(board.file->paper) + "</title><style>" + kStyle + "</style></head><body>\n";
   for (const auto& block : board_page(board)) out += html_block(block);
   return out + "</body></html>\n";
 }
