@@ -1,6 +1,5 @@
 #include "spec/experiment.h"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "spec/config.h"
 #include "spec/keys.h"
+#include "spec/spec_yaml.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -21,6 +21,15 @@
 namespace repro {
 
 namespace {
+
+using spec_yaml::at;
+using spec_yaml::check_duplicate_keys;
+using spec_yaml::entry_of;
+using spec_yaml::key_text;
+using spec_yaml::kind_of;
+using spec_yaml::line_of;
+using spec_yaml::read_yaml;
+using spec_yaml::value_text;
 
 const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models", "sweep",
                                             "profiles",   "per_dataset", "model",    "data",  "text",   "train",
@@ -31,67 +40,6 @@ bool is_one_of(const std::string& word, const std::vector<std::string>& words) {
   for (const auto& w : words)
     if (w == word) return true;
   return false;
-}
-
-std::string line_of(const YAML::Mark& mark) { return std::to_string(mark.line + 1); }
-
-// "file:line" of a node; just the file for nodes without a position (absent or empty values).
-std::string at(const std::string& file, const YAML::Node& node) {
-  if (!node.IsDefined() || node.Mark().is_null()) return file;
-  return file + ":" + line_of(node.Mark());
-}
-
-std::string kind_of(const YAML::Node& node) {
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  if (node.IsNull()) return "no value";
-  return "'" + node.Scalar() + "'";
-}
-
-// A mapping key as text: keys must be plain names, not lists or mappings.
-std::string key_text(const std::string& file, const YAML::Node& key) {
-  if (!key.IsScalar()) throw Error(at(file, key) + ": a key must be a plain name, got " + kind_of(key));
-  return key.Scalar();
-}
-
-// A scalar value as text; a list, mapping or missing value is an error naming the key and what was expected.
-std::string value_text(const std::string& file, const YAML::Node& key_node, const YAML::Node& value,
-                       const std::string& key, const std::string& expected) {
-  if (value.IsScalar()) return value.Scalar();
-  throw Error(at(file, key_node) + ": '" + key + "': got " + kind_of(value) + ", expected " + expected);
-}
-
-// The entry of `map` named `key` as {key node, value node}; nullopt when absent.
-std::optional<std::pair<YAML::Node, YAML::Node>> entry_of(const std::string& file, const YAML::Node& map,
-                                                          const std::string& key) {
-  for (const auto& entry : map)
-    if (key_text(file, entry.first) == key) return std::make_pair(entry.first, entry.second);
-  return std::nullopt;
-}
-
-// YAML keeps both entries of a key given twice in one mapping (a second `train:` block, `dim` twice) and
-// lookups see only one of them: every mapping of the document must name each key once.
-// Aliases (*name) share their anchor's node: each list or mapping is checked once (by its position in the
-// file), so an alias bomb costs its length in the file, not its expansion (docs/reliability.md).
-void check_duplicate_keys(const std::string& file, const YAML::Node& node, const std::string& path,
-                          std::set<int>& checked) {
-  if ((node.IsSequence() || node.IsMap()) && !checked.insert(node.Mark().pos).second) return;
-  if (node.IsSequence()) {
-    for (size_t i = 0; i < node.size(); ++i)
-      check_duplicate_keys(file, node[i], path + "[" + std::to_string(i) + "]", checked);
-    return;
-  }
-  if (!node.IsMap()) return;
-  std::map<std::string, YAML::Mark> seen;
-  for (const auto& entry : node) {
-    const std::string key = key_text(file, entry.first);
-    const std::string full = path.empty() ? key : path + "." + key;
-    const auto [first, fresh] = seen.emplace(key, entry.first.Mark());
-    if (!fresh)
-      throw Error(at(file, entry.first) + ": duplicate key '" + full + "' (first at " + file + ":" +
-                  line_of(first->second) + "); give each key once");
-    check_duplicate_keys(file, entry.second, full, checked);
-  }
 }
 
 std::string scalar_text(const YAML::Node& node) {
@@ -349,33 +297,6 @@ void check_top_level(const std::string& file, const YAML::Node& root) {
   }
 }
 
-YAML::Node read_yaml(const std::string& path) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) throw Error(path + ": spec file not found");
-  if (std::filesystem::is_directory(status)) throw Error(path + ": is a directory; expected a spec file (YAML)");
-  // A FIFO, a device (/dev/zero, /dev/urandom) or a huge file is refused before a byte is read.
-  const std::string text = read_regular_file(path, kSpecBytes, "a spec file (YAML)");
-  if (const auto nul = text.find('\0'); nul != std::string::npos) {  // yaml-cpp would read past it into nonsense
-    const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n') + 1;
-    const auto line_start = text.rfind('\n', nul);
-    const auto column = nul - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
-    throw Error(path + ":" + std::to_string(line) + ": a NUL byte (\\0) at column " + std::to_string(column) +
-                "; a spec is YAML text (a binary file, or a file cut while written?)");
-  }
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::DeepRecursion& e) {
-    // yaml-cpp's mark may lie past the last line (its scanner reads ahead): the line is clamped to the file's last.
-    const auto lines = std::count(text.begin(), text.end(), '\n') + (text.empty() || text.back() == '\n' ? 0 : 1);
-    const auto line = std::min<std::ptrdiff_t>(e.mark.line + 1, std::max<std::ptrdiff_t>(lines, 1));
-    throw Error(path + ":" + std::to_string(line) + ": nested too deeply (more than " + std::to_string(e.depth()) +
-                " levels of mappings or lists, at or before this line); a spec needs a few");
-  } catch (const YAML::Exception& e) {
-    throw Error(path + ":" + line_of(e.mark) + ": invalid YAML: " + e.msg);
-  }
-}
-
 // `report: {baseline: ROW}`; ROW must name one of the rows (`models:`).
 void read_report(const std::string& path, const YAML::Node& key_node, const YAML::Node& node, Experiment& experiment) {
   if (!node.IsMap()) throw Error(at(path, key_node) + ": 'report': got " + kind_of(node) + ", expected {baseline: ROW}");
@@ -435,84 +356,6 @@ Experiment parse_experiment(const std::string& path, const YAML::Node& root) {
 
 }  // namespace
 
-std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where) {
-  if (trim(text).empty())
-    throw Error(where + ": seeds: got '" + text + "', expected at least one seed, e.g. 0-4 or 0,1,2");
-  std::vector<int64_t> seeds;
-  for (const auto& part_raw : split(text, ',')) {
-    const std::string part = trim(part_raw);
-    const auto dash = part.find('-', 1);
-    try {
-      size_t used = 0;
-      if (dash == std::string::npos) {
-        seeds.push_back(std::stoll(part, &used));
-        if (used != part.size()) throw std::invalid_argument(part);
-      } else {
-        const int64_t first = std::stoll(part.substr(0, dash));
-        const int64_t last = std::stoll(part.substr(dash + 1), &used);
-        if (used != part.size() - dash - 1 || last < first || last - first > 10000) throw std::invalid_argument(part);
-        for (int64_t s = first; s <= last; ++s) seeds.push_back(s);
-      }
-    } catch (const std::exception&) {
-      throw Error(where + ": seeds: got '" + text + "', expected a list like 0-4 or 0,1,2 of non-negative integers");
-    }
-  }
-  for (auto s : seeds)
-    if (s < 0) throw Error(where + ": seeds must be non-negative, got " + std::to_string(s));
-  return seeds;
-}
-
-namespace {
-
-// A top-level field of a spec tried as KEY=VALUE or --set KEY=...: where it goes instead.
-void refuse_spec_field(const std::string& key, const std::string& where) {
-  static const std::map<std::string, std::string> instead = {
-      {"seeds", "give seeds with repro sweep SPEC --seeds 0-4 (or the spec's or a profile's `seeds:`)"},
-      {"datasets", "choose columns with --datasets NAME,... (or the spec's or a profile's `datasets:`)"},
-      {"models", "choose rows with --rows NAME,... (or the spec's `models:`)"},
-      {"profile", "choose a profile with --profile NAME"},
-      {"experiment", "the experiment's name is the spec's `experiment:`"}};
-  if (const auto it = instead.find(key); it != instead.end())
-    throw Error(where + ": '" + key + "' is a part of the spec, not a setting: " + it->second);
-}
-
-}  // namespace
-
-Setting parse_override(const std::string& argument) {
-  const auto eq = argument.find('=');
-  const std::string where = "override '" + argument + "'";
-  if (eq == std::string::npos || eq == 0) throw Error(where + ": expected KEY=VALUE, e.g. train.epochs=5");
-  Setting setting{trim(argument.substr(0, eq)), trim(argument.substr(eq + 1)), where};
-  refuse_spec_field(setting.key, where);
-  Config probe = Config::defaults();
-  probe.set(setting.key, setting.raw, where);
-  return setting;
-}
-
-SweepAxis parse_axis(const std::string& argument) {
-  const Setting whole = [&] {
-    const auto eq = argument.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("--set '" + argument + "': expected KEY=V1,V2,..., e.g. model.ffn.ratio=2,4");
-    return Setting{trim(argument.substr(0, eq)), argument.substr(eq + 1), "--set '" + argument + "'"};
-  }();
-  SweepAxis axis{whole.key, {}, whole.where};
-  refuse_spec_field(axis.key, axis.where);
-  const KeyDef* def = find_key(axis.key);
-  if (!def) throw_unknown_key(axis.key, axis.where);
-  std::string values = trim(whole.raw);
-  // train.lr=[1e-3,3e-3]: brackets around the axis itself, as in YAML, for a key whose value is not a list.
-  if (def->type != ValueType::FloatPair && values.size() >= 2 && values.front() == '[' && values.back() == ']' &&
-      split_top_level(values, ',').size() == 1)
-    values = values.substr(1, values.size() - 2);
-  Config probe = Config::defaults();
-  for (const auto& value : split_top_level(values, ',')) {
-    probe.set(axis.key, value, axis.where);
-    axis.values.push_back(trim(value));
-  }
-  return axis;
-}
-
 Experiment load_experiment(const std::string& path) {
   const YAML::Node root = read_yaml(path);
   try {
@@ -520,66 +363,6 @@ Experiment load_experiment(const std::string& path) {
   } catch (const YAML::Exception& e) {  // anything the checks above did not name more precisely
     throw Error(path + ":" + line_of(e.mark) + ": unexpected value: " + e.msg);
   }
-}
-
-void Experiment::choose_profile(const std::string& wanted) {
-  if (wanted.empty()) return;
-  if (!profiles.count(wanted)) {
-    std::vector<std::string> names;
-    for (const auto& [n, settings] : profiles) names.push_back(n);
-    throw Error("--profile " + wanted + ": " + source_file + " defines " +
-                (names.empty() ? std::string("no profiles") : "the profiles " + join(names, ", ")));
-  }
-  profile = wanted;
-  const Profile& chosen = profiles.at(wanted);
-  if (!chosen.datasets.empty()) datasets = chosen.datasets;
-  if (!chosen.seeds.empty()) {
-    seeds = chosen.seeds;
-    seeds_where = chosen.seeds_where;
-  }
-}
-
-namespace {
-
-// The names of `given` (a comma list was split by the CLI), each checked against `known`; duplicates dropped.
-std::vector<std::string> checked_names(const std::vector<std::string>& given, const std::vector<std::string>& known,
-                                       const std::string& option, const std::string& what) {
-  std::vector<std::string> out;
-  for (const auto& raw : given) {
-    const std::string name = trim(raw);
-    if (name.empty()) throw Error(option + ": an empty name; expected " + what + ": " + join(known, ", "));
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      const std::string guess = closest_match(name, known);
-      throw Error(option + " '" + name + "': not one of " + what + " (" + join(known, ", ") + ")" +
-                  (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
-    }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  }
-  return out;
-}
-
-}  // namespace
-
-void Experiment::select(const std::vector<std::string>& wanted_datasets, const std::vector<std::string>& wanted_rows) {
-  const std::string of = "the " + folder() + " grid";
-  selected_datasets = checked_names(wanted_datasets, datasets, "--datasets", "the datasets of " + of);
-  std::vector<std::string> row_names;
-  for (const auto& row : rows) row_names.push_back(row.name);
-  selected_rows = checked_names(wanted_rows, row_names, "--rows", "the rows (model configurations) of " + of);
-}
-
-bool Experiment::dataset_selected(const std::string& dataset) const {
-  return selected_datasets.empty() ||
-         std::find(selected_datasets.begin(), selected_datasets.end(), dataset) != selected_datasets.end();
-}
-
-bool Experiment::row_selected(const std::string& row_name) const {
-  return selected_rows.empty() ||
-         std::find(selected_rows.begin(), selected_rows.end(), row_name) != selected_rows.end();
-}
-
-bool Experiment::seed_selected(int64_t seed) const {
-  return !seeds_selected || std::find(seeds.begin(), seeds.end(), seed) != seeds.end();
 }
 
 }  // namespace repro
