@@ -7,6 +7,7 @@
 // after the launch changes nothing it does (a run folder that meanwhile holds a run of another spec is refused).
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/grid.h"
@@ -54,6 +55,8 @@ std::string sbatch_script(const LaunchOptions& options, const std::filesystem::p
 
 // The cluster's MaxArraySize from `scontrol show config` (1001, SLURM's default, when it cannot be read).
 int64_t cluster_max_array_size();
+// A command's stdout and stderr, and its exit status (127 when it cannot run): scontrol, sbatch, `bash -n`.
+std::pair<int, std::string> command_output(const std::string& command);
 // `sbatch --parsable SCRIPT`: the job id; throws repro::Error with sbatch's output when it fails.
 std::string submit_sbatch(const std::filesystem::path& script);
 
