@@ -56,11 +56,6 @@ class TensorBoardLog {
   void add_epoch(const EpochRow& row, double wall_time);
   friend std::string repair_event_file(const RunFolder& folder);
 
-  struct Plan;
-  // repair_event_file of each finished run of `plan` (checked: Plan::states) under `out`, each under its run lock
-  // (one held by another process is left alone), each line a warning.
-  void repair_event_files(const Plan& plan, const std::filesystem::path& out);
-
   RunFolder folder_;
   std::filesystem::path path_;  // the file written
   std::string spec_markdown_;

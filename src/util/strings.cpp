@@ -57,6 +57,18 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::string format_double(double value, const char* format) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string fixed_digits(double value, int digits, bool sign) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, sign ? "%+.*f" : "%.*f", digits, value);
+  return buffer;
+}
+
 std::string xml_escape(const std::string& text, bool apostrophe) {
   std::string out;
   for (const char ch : text) {

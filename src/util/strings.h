@@ -25,6 +25,10 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 std::string xml_escape(const std::string& text, bool apostrophe = false);
 // Replaces characters unsafe in folder names with '_'.
 std::string safe_name(const std::string& text);
+// `value` printed with one printf conversion: format_double(0.5, "%.2f") -> "0.50".
+std::string format_double(double value, const char* format);
+// `value` with `digits` decimals ("%.*f"), signed when `sign` ("%+.*f"): fixed_digits(0.5, 2, true) -> "+0.50".
+std::string fixed_digits(double value, int digits, bool sign = false);
 // Formats a number compactly: 0.0003 -> "3e-04", 0.5 -> "0.5", 5.333333 -> "5.333333".
 std::string format_number(double value);
 

@@ -14,12 +14,6 @@ namespace repro {
 
 namespace {
 
-std::string svg_fixed(double value, const char* format) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
 // One horizontal interval per line of a dot-and-whisker figure.
 struct Whisker {
   double centre = NAN, low = NAN, high = NAN;
@@ -47,22 +41,22 @@ std::string whisker_svg(const std::vector<FigureLine>& lines, const std::string&
   const double height = top + row_height * lines.size() + 50;
   const auto px = [&](double v) { return left + (v - low) / (high - low) * (right - left); };
   std::string svg =
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1080\" height=\"" + svg_fixed(height, "%.0f") +
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1080\" height=\"" + format_double(height, "%.0f") +
       "\" font-family=\"sans-serif\" font-size=\"13\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>";
   const double bottom = top + row_height * lines.size();
   for (const double tick : nice_ticks(low, high, 8, false)) {
-    svg += "<line x1=\"" + svg_fixed(px(tick), "%.1f") + "\" y1=\"" + svg_fixed(top, "%.0f") + "\" x2=\"" +
-           svg_fixed(px(tick), "%.1f") + "\" y2=\"" + svg_fixed(bottom, "%.0f") + "\" stroke=\"#e4e4e4\"/>";
-    svg += "<text x=\"" + svg_fixed(px(tick), "%.1f") + "\" y=\"" + svg_fixed(bottom + 16, "%.0f") +
+    svg += "<line x1=\"" + format_double(px(tick), "%.1f") + "\" y1=\"" + format_double(top, "%.0f") + "\" x2=\"" +
+           format_double(px(tick), "%.1f") + "\" y2=\"" + format_double(bottom, "%.0f") + "\" stroke=\"#e4e4e4\"/>";
+    svg += "<text x=\"" + format_double(px(tick), "%.1f") + "\" y=\"" + format_double(bottom + 16, "%.0f") +
            "\" text-anchor=\"middle\">" + format_number(tick) + "</text>";
   }
   for (const auto& [value, colour] : references)
-    svg += "<line x1=\"" + svg_fixed(px(value), "%.1f") + "\" y1=\"" + svg_fixed(top - 6, "%.0f") + "\" x2=\"" +
-           svg_fixed(px(value), "%.1f") + "\" y2=\"" + svg_fixed(bottom, "%.0f") + "\" stroke=\"" + colour +
+    svg += "<line x1=\"" + format_double(px(value), "%.1f") + "\" y1=\"" + format_double(top - 6, "%.0f") + "\" x2=\"" +
+           format_double(px(value), "%.1f") + "\" y2=\"" + format_double(bottom, "%.0f") + "\" stroke=\"" + colour +
            "\" stroke-dasharray=\"5,4\"/>";
   for (size_t i = 0; i < lines.size(); ++i) {
     const double y = top + row_height * (i + 0.5);
-    svg += "<text x=\"" + svg_fixed(left - 10, "%.0f") + "\" y=\"" + svg_fixed(y + 4, "%.1f") +
+    svg += "<text x=\"" + format_double(left - 10, "%.0f") + "\" y=\"" + format_double(y + 4, "%.1f") +
            "\" text-anchor=\"end\">" + xml_escape(lines[i].label) + "</text>";
     const size_t count = lines[i].marks.size();
     for (size_t k = 0; k < count; ++k) {
@@ -70,19 +64,19 @@ std::string whisker_svg(const std::vector<FigureLine>& lines, const std::string&
       if (!std::isfinite(m.centre)) continue;
       const double yy = y + (static_cast<double>(k) - (count - 1) / 2.0) * 7;
       if (std::isfinite(m.low) && std::isfinite(m.high))
-        svg += "<line x1=\"" + svg_fixed(px(m.low), "%.1f") + "\" y1=\"" + svg_fixed(yy, "%.1f") + "\" x2=\"" +
-               svg_fixed(px(m.high), "%.1f") + "\" y2=\"" + svg_fixed(yy, "%.1f") + "\" stroke=\"" + m.colour +
+        svg += "<line x1=\"" + format_double(px(m.low), "%.1f") + "\" y1=\"" + format_double(yy, "%.1f") + "\" x2=\"" +
+               format_double(px(m.high), "%.1f") + "\" y2=\"" + format_double(yy, "%.1f") + "\" stroke=\"" + m.colour +
                "\" stroke-width=\"2\"" + (m.hollow ? " stroke-dasharray=\"4,2\"" : "") + "/>";
       const std::string fill = m.hollow ? "white" : m.colour;
       if (m.diamond)
-        svg += "<path d=\"M" + svg_fixed(px(m.centre), "%.1f") + "," + svg_fixed(yy - 5, "%.1f") +
+        svg += "<path d=\"M" + format_double(px(m.centre), "%.1f") + "," + format_double(yy - 5, "%.1f") +
                " l5,5 l-5,5 l-5,-5 z\" " + "fill=\"" + fill + "\" stroke=\"" + m.colour + "\" stroke-width=\"1.5\"/>";
       else
-        svg += "<circle cx=\"" + svg_fixed(px(m.centre), "%.1f") + "\" cy=\"" + svg_fixed(yy, "%.1f") +
+        svg += "<circle cx=\"" + format_double(px(m.centre), "%.1f") + "\" cy=\"" + format_double(yy, "%.1f") +
                "\" r=\"4\" fill=\"" + fill + "\" stroke=\"" + m.colour + "\" stroke-width=\"1.5\"/>";
     }
   }
-  svg += "<text x=\"" + svg_fixed((left + right) / 2, "%.0f") + "\" y=\"" + svg_fixed(bottom + 38, "%.0f") +
+  svg += "<text x=\"" + format_double((left + right) / 2, "%.0f") + "\" y=\"" + format_double(bottom + 38, "%.0f") +
          "\" text-anchor=\"middle\">" + xml_escape(x_label) + "</text></svg>";
   return svg;
 }

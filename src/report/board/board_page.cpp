@@ -17,20 +17,14 @@ namespace repro {
 
 namespace {
 
-std::string page_fixed(double value, const char* format) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
 // "75.57 ± 0.43 (n = 5)"; one run: "73.64 (n = 1)"; with runs not counted: "66.42 (n = 1; 1 corrupt)".
 std::string sample_text(const SampleSummary& s, const std::string& not_counted = "") {
-  return page_fixed(s.mean, "%.2f") + (s.n >= 2 ? " ± " + page_fixed(s.std, "%.2f") : "") +
+  return format_double(s.mean, "%.2f") + (s.n >= 2 ? " ± " + format_double(s.std, "%.2f") : "") +
          " (n = " + std::to_string(s.n) + (not_counted.empty() ? "" : "; " + not_counted) + ")";
 }
 
 std::string paper_text(const PaperCell& cell) {
-  return page_fixed(cell.mean, "%.2f") + " ± " + page_fixed(cell.std, "%.2f");
+  return format_double(cell.mean, "%.2f") + " ± " + format_double(cell.std, "%.2f");
 }
 
 std::string tables_named(const Board& board) {
@@ -115,7 +109,7 @@ std::vector<PageCell> claim_row(size_t index, const BoardClaim& c) {
                     "**" + verdict_name(c.verdict) + "**", final_verdict, where, verdict_name(c.paper.verdict)});
 }
 
-std::string power_text(const ComparisonVerdict& c) { return c.power ? page_fixed(100 * *c.power, "%.0f%%") : "—"; }
+std::string power_text(const ComparisonVerdict& c) { return c.power ? format_double(100 * *c.power, "%.0f%%") : "—"; }
 
 void claim_details(std::vector<PageBlock>& page, size_t index, const BoardClaim& c) {
   bool headed = false;
@@ -125,7 +119,7 @@ void claim_details(std::vector<PageBlock>& page, size_t index, const BoardClaim&
       page.push_back(page_heading(4, "Claim " + std::to_string(index + 1) + ": " + c.claim->text,
                                   "claim-" + std::to_string(index + 1)));
       page.push_back(
-          paragraph("Needs row − over > " + page_fixed(c.claim->margin, "%g") + " (" + c.claim->where + ")."));
+          paragraph("Needs row − over > " + format_double(c.claim->margin, "%g") + " (" + c.claim->where + ")."));
       add_figure(page, claim_figure(index, c));
       headed = true;
     }
@@ -143,7 +137,7 @@ void claim_details(std::vector<PageBlock>& page, size_t index, const BoardClaim&
       }
       t.rows.push_back(plain_row({pair, s.dataset, markdown_cell(r.sources[i]), comparison_text(s),
                                   verdict_name(s.verdict), power_text(s), comparison_text(l), verdict_name(l.verdict),
-                                  s.expected ? page_fixed(*s.expected, "%+.2f") : "—"}));
+                                  s.expected ? format_double(*s.expected, "%+.2f") : "—"}));
     }
     page.push_back(t);
     if (!untested.empty())
@@ -230,7 +224,7 @@ void trained_cells(std::vector<PageBlock>& page, const BoardTable& t) {
     cells.rows.push_back(
         plain_row({cell.paper->row, cell.paper->column, sample_text(s.selected, s.not_counted), sample_text(s.last),
                    paper_text(*cell.paper),
-                   page_fixed(s.selected.mean - cell.paper->mean, "%+.2f") +
+                   format_double(s.selected.mean - cell.paper->mean, "%+.2f") +
                        (cell.status == CellStatus::Outside ? " **outside**" : " within"),
                    "`" + cell.reading + "`", markdown_cell(cell_source_text(s, cell.paper->row)), ledger_marks(cell)}));
     for (const auto& other : cell.also)

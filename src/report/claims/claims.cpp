@@ -14,12 +14,6 @@ namespace repro {
 
 namespace {
 
-std::string fixed(double value, const char* format) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
 std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::string& row, const std::string& column) {
   for (const auto& cell : table.cells)
     if (cell.row == row && cell.column == column) return SampleSummary{cell.mean, cell.std, table.n};
@@ -31,8 +25,8 @@ std::optional<SampleSummary> paper_sample(const PaperTable& table, const std::st
 std::string comparison_text(const ComparisonVerdict& c) {
   if (!c.test) return "— (no runs)";
   const WelchResult& t = *c.test;
-  if (t.status != WelchStatus::Ok) return fixed(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
-  return fixed(t.difference, "%+.2f") + " [" + fixed(t.ci_low, "%+.2f") + ", " + fixed(t.ci_high, "%+.2f") + "]";
+  if (t.status != WelchStatus::Ok) return format_double(t.difference, "%+.2f") + " (" + welch_status_text(t.status) + ")";
+  return format_double(t.difference, "%+.2f") + " [" + format_double(t.ci_low, "%+.2f") + ", " + format_double(t.ci_high, "%+.2f") + "]";
 }
 
 Verdict verdict_of(const WelchResult& test, double margin, std::optional<double> expected) {
@@ -119,14 +113,14 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
            verdict_name(ours.verdict) + "**" +
            (at_last ? " (at the final epoch: " + verdict_name(at_last->verdict) + ")" : "") +
            "; the paper's own numbers (n = " + std::to_string(table->n) + "): " + verdict_name(paper.verdict) +
-           ". Needs row − over > " + fixed(claim.margin, "%g") + ".\n\n";
+           ". Needs row − over > " + format_double(claim.margin, "%g") + ".\n\n";
     out += at_last ? "  | row − over | dataset | ours: Δ [95% CI] | | power | final epoch: Δ [95% CI] | | paper: Δ "
                      "[95% CI] | |\n  |---|---|---|---|---|---|---|---|---|\n"
                    : "  | row − over | dataset | ours: Δ [95% CI] | | power | paper: Δ [95% CI] | |\n"
                      "  |---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < ours.comparisons.size(); ++i) {
       const ComparisonVerdict &o = ours.comparisons[i], &p = paper.comparisons[i];
-      const std::string power = o.power ? fixed(100 * *o.power, "%.0f%%") : "—";
+      const std::string power = o.power ? format_double(100 * *o.power, "%.0f%%") : "—";
       const std::string final_columns = at_last ? comparison_text(at_last->comparisons[i]) + " | " +
                                                       verdict_name(at_last->comparisons[i].verdict) + " | "
                                                 : "";

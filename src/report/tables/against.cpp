@@ -47,13 +47,7 @@ double seed_std(const std::map<int64_t, const RunResult*>& seeds) {
 
 std::string text_or_unknown(const std::string& text) { return text.empty() ? "?" : text; }
 
-std::string two_decimals(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
-
-std::string signed_number(double value) { return (value >= 0 ? "+" : "") + two_decimals(value); }
+std::string signed_number(double value) { return (value >= 0 ? "+" : "") + format_double(value, "%.2f"); }
 
 // The settings two twins were trained under that differ (spec/run_spec.h: keys that differ by design, such as
 // train.precision or data.files, aside); empty when they agree or were not read from folders. A spec that cannot be
@@ -125,11 +119,11 @@ std::string against_report(const std::vector<ExperimentResults>& ours, const std
       } else {
         ++unjudged;
       }
-      out += "| " + row + " | " + dataset + " | " + std::to_string(seed) + " | " + two_decimals(run->value) + " | " +
-             two_decimals(twin->second->value) + " | " + signed_number(delta) + " | " +
+      out += "| " + row + " | " + dataset + " | " + std::to_string(seed) + " | " + format_double(run->value, "%.2f") + " | " +
+             format_double(twin->second->value, "%.2f") + " | " + signed_number(delta) + " | " +
              std::to_string(run->selected_epoch) + " / " + std::to_string(twin->second->selected_epoch) + " | " +
              text_or_unknown(run->device) + " / " + text_or_unknown(twin->second->device) + " | " +
-             (std::isfinite(spread) ? two_decimals(2 * spread) : "—") + " | " + verdict + " |\n";
+             (std::isfinite(spread) ? format_double(2 * spread, "%.2f") : "—") + " | " + verdict + " |\n";
     }
   }
   for (const auto& [key, seeds] : b.by_cell)

@@ -12,12 +12,6 @@ namespace repro {
 
 namespace {
 
-std::string signed_fixed(double value, int digits) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%+.*f", digits, value);
-  return buffer;
-}
-
 // Two significant digits ("p = 0.049", "p = 0.0026"); tiny values as a bound.
 std::string p_text(double p) {
   char buffer[32];
@@ -34,9 +28,9 @@ std::string difference_text(const std::optional<SampleSummary>& row, const std::
                             int digits) {
   if (!row || !baseline) return "— (no runs)";
   const WelchResult r = welch_test(*row, *baseline);
-  if (r.status != WelchStatus::Ok) return signed_fixed(r.difference, digits) + " (" + welch_status_text(r.status) + ")";
-  const std::string text = signed_fixed(r.difference, digits) + " [" + signed_fixed(r.ci_low, digits) + ", " +
-                           signed_fixed(r.ci_high, digits) + "], " + p_text(r.p);
+  if (r.status != WelchStatus::Ok) return fixed_digits(r.difference, digits, true) + " (" + welch_status_text(r.status) + ")";
+  const std::string text = fixed_digits(r.difference, digits, true) + " [" + fixed_digits(r.ci_low, digits, true) + ", " +
+                           fixed_digits(r.ci_high, digits, true) + "], " + p_text(r.p);
   return r.p < 0.05 ? "**" + text + "**" : text;
 }
 

@@ -18,18 +18,12 @@ namespace repro {
 
 namespace {
 
-std::string fixed(double value, int digits) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
 // "77.51 ± 0.44", "77.51 ± 0.44 (n=3; 1 pending)", "— (2 failed)".
 std::string cell_text(const Cell& cell, Metric metric, size_t common_n, bool best) {
   const int digits = metric_info(metric).digits;
   const std::string others = status_text(cell, metric);
   if (cell.values.empty()) return "— (" + (others.empty() ? std::string("no runs") : others) + ")";
-  std::string text = fixed(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed(cell.std, digits));
+  std::string text = fixed_digits(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed_digits(cell.std, digits));
   if (best) text = "**" + text + "**";
   std::vector<std::string> notes;
   if (cell.values.size() != common_n) notes.push_back("n=" + std::to_string(cell.values.size()));
@@ -66,7 +60,7 @@ std::string chance_note(const ExperimentResults& results,
       all &= std::fabs(cell.mean - 100 * share) <= band;
     }
     if (any && all)
-      columns.push_back(dataset + " (" + fixed(100 * share, 1) + " %, ±" + fixed(band, 1) + " points on " +
+      columns.push_back(dataset + " (" + fixed_digits(100 * share, 1) + " %, ±" + fixed_digits(band, 1) + " points on " +
                         std::to_string(examples) + " examples)");
   }
   if (columns.empty()) return "";
@@ -188,8 +182,8 @@ std::string render_csv(const std::vector<ExperimentResults>& all) {
         const Cell cell = make_cell(results, config, dataset);
         out += csv_quoted(results.name) + "," + csv_quoted(config) + "," + csv_quoted(dataset) + "," +
                name_of(results.metric) + "," + std::to_string(cell.values.size()) + "," +
-               (std::isnan(cell.mean) ? "" : fixed(cell.mean, 6)) + "," +
-               (std::isnan(cell.std) ? "" : fixed(cell.std, 6)) + ",1," +
+               (std::isnan(cell.mean) ? "" : fixed_digits(cell.mean, 6)) + "," +
+               (std::isnan(cell.std) ? "" : fixed_digits(cell.std, 6)) + ",1," +
                csv_quoted(status_text(cell, results.metric)) + "," + (cell.partial ? "true" : "false") + "\n";
       }
   return out;
