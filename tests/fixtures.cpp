@@ -17,6 +17,7 @@
 
 #include "catch.h"
 #include "models/attention/registry.h"
+#include "util/cpu_kernels.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -31,11 +32,16 @@ const bool kAttentionVariantsInstalled = (install_attention_variants(), true);
 
 namespace {
 
-// The test binary runs the OpenBLAS kernels repro runs (src/cli/entry.cpp): where OpenBLAS would run its generic ones
-// on a CPU with AVX2, it starts again with OPENBLAS_CORETYPE set, so that a run trained here and one of the `repro`
-// it starts sum in one order. Its arguments from /proc/self/cmdline (this runs before main).
+// The test binary runs the CPU kernels repro runs (src/cli/entry.cpp, util/cpu_kernels.h): by default the portable
+// ones, so it starts again with the libraries' variables set, and a run trained here and one of the `repro` it starts
+// sum in one order. Its arguments from /proc/self/cmdline (this runs before main).
 bool run_repro_blas_kernels() {
-  if (!prefer_faster_blas()) return false;
+  bool pinned = false;
+  try {
+    pinned = pin_cpu_kernels();
+  } catch (const Error&) {  // a bad REPRO_CPU_KERNELS: the tests that start repro say so
+  }
+  if (!pinned) return false;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> words;
   for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
@@ -43,7 +49,8 @@ bool run_repro_blas_kernels() {
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
   if (!words.empty()) ::execv("/proc/self/exe", argv.data());
-  return false;  // execv failed: go on with the kernels OpenBLAS chose
+  unpin_cpu_kernels();
+  return false;  // execv failed: go on with the kernels the libraries chose
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // OpenBLAS at its pace (issue 58): where OpenBLAS falls back to its generic kernels on a CPU with AVX2 and FMA,
-// `repro run` restarts with OPENBLAS_CORETYPE=Haswell and says so in --version's words and each run's log; the
+// `repro run` restarts with OPENBLAS_CORETYPE=Haswell (in REPRO_CPU_KERNELS=native mode; the default portable mode
+// asks for Haswell everywhere, tests/test_cpu_kernels.cpp) and says so in --version's words and each run's log; the
 // records do not change within a kernel family (OpenBLAS's Zen kernels are its Haswell ones) and do across families
 // (Prescott's), so the comparisons here can fail. (SkylakeX and Cooperlake are two families: on the quick start their
 // first epochs differ, 82.76 against 82.91 % test accuracy.) A CPU OpenBLAS does not know is played by a preloaded
@@ -11,6 +12,7 @@
 #include "catch.h"
 #include "fixtures.h"
 #include "run_repro.h"
+#include "util/cpu_kernels.h"
 #include "util/files.h"
 #include "util/version.h"
 
@@ -33,12 +35,14 @@ bool cpu_has(const std::string& flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
-// `environment` (VAR=value …, or "") before repro, without the kernel choice this test binary may have inherited
-// or made itself (tests/fixtures.cpp); ASan, when repro has it, would refuse the preloaded library.
+// `environment` (VAR=value …, or "") before repro, without the BLAS kernel choice this test binary may have
+// inherited or made itself (tests/fixtures.cpp), in REPRO_CPU_KERNELS=native mode unless `environment` says
+// otherwise: OpenBLAS's own choice (util/cpu_kernels.h); ASan, when repro has it, would refuse the preloaded library.
 test::Result repro_with(const std::string& environment, const std::string& arguments) {
-  return test::run_command(std::string("env -u OPENBLAS_CORETYPE -u ") + kGenericBlasCoreVariable +
-                           " ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " + REPRO_BINARY + " " +
-                           arguments);
+  return test::run_command(std::string("env -u OPENBLAS_CORETYPE -u ") + kGenericBlasCoreVariable + " -u " +
+                           kPinnedVariables + " " +
+                           kCpuKernelsVariable + "=native ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " +
+                           REPRO_BINARY + " " + arguments);
 }
 
 std::string preloaded() { return std::string("LD_PRELOAD=") + REPRO_FAKE_OPENBLAS_CORE; }
@@ -63,11 +67,15 @@ TEST_CASE("repro runs OpenBLAS's AVX2 kernels where it would run generic ones, a
     WARN("skipped: this CPU has no AVX2 and FMA, or the BLAS is not OpenBLAS");
     return;
   }
-  // --version does not restart: it names the generic kernels, what the training commands set instead and the cost.
+  // --version restarts as a run does, and names the kernels a run gets and who chose them.
   const auto version = repro_with(preloaded(), "--version");
   REQUIRE(version.exit_code == 0);
-  CHECK_THAT(version.output, Contains("(Prescott kernels, OpenBLAS's generic ones: this CPU has AVX2; repro run, "
-                                      "sweep, bench and eval set OPENBLAS_CORETYPE=Haswell"));
+  CHECK_THAT(version.output, Contains("(Haswell kernels (OPENBLAS_CORETYPE=Haswell, set by repro: OpenBLAS alone "
+                                      "chose its generic Prescott kernels on this CPU with AVX2))"));
+  // The default mode asks for the portable kernels on every CPU with AVX2 and FMA, known to OpenBLAS or not.
+  const auto portable = repro_with(preloaded() + " REPRO_CPU_KERNELS=portable", "--version");
+  CHECK_THAT(portable.output, Contains("(Haswell kernels (OPENBLAS_CORETYPE=Haswell, set by repro: the portable "
+                                       "kernels, REPRO_CPU_KERNELS=native for this CPU's own))"));
   const auto user_set = repro_with("OPENBLAS_CORETYPE=Zen", "--version");
   CHECK_THAT(user_set.output, Contains("(Zen kernels (OPENBLAS_CORETYPE=Zen))"));
 

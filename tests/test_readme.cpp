@@ -13,6 +13,8 @@
 
 #include "catch.h"
 #include "fixtures.h"
+#include "record/metric.h"
+#include "record/run_record.h"
 #include "report/tables/table.h"
 #include "run_repro.h"
 #include "util/files.h"
@@ -48,6 +50,14 @@ std::string readme_mismatch(const std::string& readme, const fs::path& records) 
 }
 
 fs::path source(const std::string& relative) { return fs::path(REPRO_SOURCE_DIR) / relative; }
+
+// The record's last-epoch value of a metric.
+double final_value(const RunRecord& record, Metric metric) {
+  REQUIRE(record.final);
+  const auto value = record.final->metrics.at(metric);
+  REQUIRE(value);
+  return *value;
+}
 
 std::string two_decimals(double value) {
   char text[32];
@@ -99,20 +109,11 @@ TEST_CASE("a short quick-start run equals its committed record: training has not
   const std::string settings =
       " --threads 1 train.epochs=2 train.warmup_steps=8 data.train_limit=2048 data.test_limit=1000";
   test::TempDir dir("quickstart-short");
-  // The float sums' order is the BLAS kernel set's, LibTorch's and the thread count's, not the CPU model's (docs/
-  // performance.md: another CPU with the same kernels gave the quick start's epochs bit for bit): where this CPU
-  // can run the reference's kernels (OpenBLAS's Haswell set: AVX2 and FMA), the run asks for them.
-  const std::string reference_core = nlohmann::json::parse(read_file(
-      source("tests/reference/quickstart_short/fashion_mnist/ViT-tiny/seed_0/summary.json")))["environment"]["blas_core"];
-  const auto flags = cpu_flags();
-  const bool runs_haswell = std::find(flags.begin(), flags.end(), "avx2") != flags.end() &&
-                            std::find(flags.begin(), flags.end(), "fma") != flags.end();
-  const std::string kernels =
-      (reference_core == "Haswell" || reference_core == "Zen") && runs_haswell && !blas_core().empty()
-          ? "OPENBLAS_CORETYPE=" + reference_core + " "
-          : "";
+  // repro runs the portable CPU kernels by default (util/cpu_kernels.h: OpenBLAS's Haswell set, ATen's AVX2 and
+  // oneDNN's AVX2 kernels), as the reference did, so on every x86-64 CPU with AVX2 and FMA the float sums run in the
+  // reference's order (docs/performance.md, "Digits that repeat on every x86-64 CPU").
   ::setenv("REPRO_CACHE", (dir.path() / "cache").c_str(), 1);
-  const Result result = test::run_command(kernels + REPRO_BINARY + " run " +
+  const Result result = test::run_command(REPRO_BINARY + std::string(" run ") +
                                           source("experiments/quickstart.yaml").string() + " --data-root " + root +
                                           " --out " + (dir.path() / "out").string() + settings);
   ::unsetenv("REPRO_CACHE");
@@ -122,27 +123,24 @@ TEST_CASE("a short quick-start run equals its committed record: training has not
     INFO(seed);
     const fs::path run = dir.path() / "out/quickstart/fashion_mnist/ViT-tiny" / seed;
     const fs::path reference = source("tests/reference/quickstart_short/fashion_mnist/ViT-tiny") / seed;
-    const auto now = nlohmann::json::parse(read_file(run / "summary.json"));
-    const auto then = nlohmann::json::parse(read_file(reference / "summary.json"));
+    const RunRecord now = read_run_record(run / "summary.json");
+    const RunRecord then = read_run_record(reference / "summary.json");
     CHECK(read_file(run / "spec.resolved.yaml") == read_file(reference / "spec.resolved.yaml"));
-    // Bit for bit where the float sums run in the same order (the same BLAS kernels, LibTorch and threads: the
-    // records say which); elsewhere (the Debian 13 lane's LibTorch 2.6, a CPU without AVX2) loosely: another
-    // summation order moves 32 steps' results a little (the two seeds, 52.50 and 48.00, differ by 4.5 points), so
-    // there this catches only large drifts.
-    const auto& env_now = now["environment"];
-    const auto& env_then = then["environment"];
-    const bool same_order = env_now["blas_core"] == env_then["blas_core"] &&
-                            env_now["libtorch"] == env_then["libtorch"] && env_now["threads"] == env_then["threads"];
-    if (same_order) {
+    // Bit for bit where every factor of the float sums' order is the reference's (record/run_record.h: SumOrder:
+    // LibTorch, threads, OpenBLAS's kernels, ATen's capability, oneDNN's instruction set); elsewhere (the Debian 13
+    // lane's LibTorch 2.6, a CPU without AVX2 and FMA, REPRO_CPU_KERNELS=native) loosely: another order moves 32
+    // steps' results a little (the two seeds, 52.50 and 48.00, differ by 4.5 points), so there this catches only
+    // large drifts.
+    const std::string differences = sum_order_differences(now.sum_order, then.sum_order);
+    if (differences.empty()) {
       CHECK(test::metrics_without_seconds(run / "metrics.csv") ==
             test::metrics_without_seconds(reference / "metrics.csv"));
     } else {
-      WARN("other BLAS kernels, LibTorch or threads than the reference's ("
-           << env_then["blas_core"] << ", " << env_then["libtorch"] << ", " << env_then["threads"]
-           << "): compared within 1.5 points and 2% of the loss");
-      for (const char* key : {"test_acc", "train_acc"})
-        CHECK(std::abs(now["final"][key].get<double>() - then["final"][key].get<double>()) <= 1.5);
-      CHECK(now["final"]["test_loss"].get<double>() == Approx(then["final"]["test_loss"].get<double>()).epsilon(0.02));
+      WARN("the float sums run in another order than the reference's (" << differences
+                                                                         << "): compared within 1.5 points and 2% of the loss");
+      for (const Metric metric : {Metric::TestAcc, Metric::TrainAcc})
+        CHECK(std::abs(final_value(now, metric) - final_value(then, metric)) <= 1.5);
+      CHECK(final_value(now, Metric::TestLoss) == Approx(final_value(then, Metric::TestLoss)).epsilon(0.02));
     }
   }
 }

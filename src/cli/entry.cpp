@@ -1,12 +1,15 @@
 // The program around the command line: the process set-up of repro and repro-faults (cli/cli.h: repro_main).
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "cli/cli.h"
 #include "models/attention/registry.h"
+#include "util/cpu_kernels.h"
+#include "util/error.h"
 #include "util/memory.h"
 #include "util/version.h"
 
@@ -25,20 +28,35 @@ bool trains(int argc, char** argv) {
   return false;
 }
 
+// The commands whose numbers depend on the kernels: `--version` too, so that it names the kernels a run gets.
+bool prepares_kernels(int argc, char** argv) {
+  if (trains(argc, argv)) return true;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--version") == 0) return true;
+  return false;
+}
+
 // What the libraries read when they load, set for the subcommands that train or evaluate; then the binary starts
-// again, once, with it. OpenBLAS too picks its kernels when it is loaded, from the CPU model; on a model it does
-// not know it falls back to generic ones (Debian 12's 0.3.21 on Intel's family 6 model 207: "Prescott", SSE3
-// only), about 1.7x slower a training step than its AVX2 ones on a CPU that has AVX2 (docs/performance.md). There
-// OPENBLAS_CORETYPE=Haswell is set for the restart (util/version.h: prefer_faster_blas), and each run's log says who
-// chose the kernels. A value the user set is kept: OPENBLAS_CORETYPE=Prescott repeats records made with the generic
-// kernels.
+// again, once, with it. The CPU kernels too (util/cpu_kernels.h): by default the portable ones, the same on every
+// x86-64 CPU with AVX2 and FMA, so that the float sums run in one order there; OpenBLAS reads its variable only
+// when it is loaded. With REPRO_CPU_KERNELS=native, OpenBLAS's own choice, except its generic kernels on a CPU
+// with AVX2 (Debian 12's 0.3.21 on Intel's family 6 model 207: "Prescott", about 1.7x slower a step): there
+// OPENBLAS_CORETYPE=Haswell (util/version.h: prefer_faster_blas). Each run's log says who chose the kernels. A value
+// the user set is kept: OPENBLAS_CORETYPE=Prescott repeats records made with the generic kernels.
 void prepare_environment(int argc, char** argv) {
-  if (!trains(argc, argv)) return;
-  bool restart = std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
-  const bool blas = repro::prefer_faster_blas();
-  if (!restart && !blas) return;
+  if (!prepares_kernels(argc, argv)) return;
+  bool restart = trains(argc, argv) && std::getenv("OMP_WAIT_POLICY") == nullptr &&
+                 ::setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+  bool kernels = false;
+  try {
+    kernels = repro::pin_cpu_kernels();
+  } catch (const repro::Error& e) {
+    std::fprintf(stderr, "repro: error: %s\n", e.what());
+    std::exit(2);
+  }
+  if (!restart && !kernels) return;
   ::execv("/proc/self/exe", argv);  // returns only on failure: go on as the libraries started
-  if (blas) ::unsetenv("OPENBLAS_CORETYPE"), ::unsetenv(repro::kGenericBlasCoreVariable);
+  if (kernels) repro::unpin_cpu_kernels();
 }
 
 }  // namespace

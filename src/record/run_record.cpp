@@ -6,6 +6,7 @@
 #include "record/json_fields.h"
 #include "record/run_id_fields.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace repro {
 
@@ -120,6 +121,54 @@ DeviceIdentity read_device_identity(const json& environment, const std::filesyst
   return d;
 }
 
+bool SumOrder::operator==(const SumOrder& o) const {
+  return device == o.device && libtorch == o.libtorch && threads == o.threads && blas_core == o.blas_core &&
+         aten_capability == o.aten_capability && onednn_isa == o.onednn_isa;
+}
+
+namespace {
+
+std::string or_unknown(const std::optional<std::string>& value) { return value ? *value : "?"; }
+
+}  // namespace
+
+std::string sum_order_text(const SumOrder& o) {
+  const std::string threads = o.threads ? std::to_string(*o.threads) + (*o.threads == 1 ? " thread" : " threads")
+                                        : std::string("? threads");
+  return or_unknown(o.device) + ", LibTorch " + or_unknown(o.libtorch) + ", " + threads + ", OpenBLAS " +
+         or_unknown(o.blas_core) + ", ATen " + or_unknown(o.aten_capability) + ", oneDNN " + or_unknown(o.onednn_isa);
+}
+
+std::string sum_order_differences(const SumOrder& a, const SumOrder& b) {
+  std::vector<std::string> parts;
+  const auto compare = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
+    if (x != y) parts.push_back(std::string(what) + " " + or_unknown(x) + " against " + or_unknown(y));
+  };
+  compare("device", a.device, b.device);
+  compare("LibTorch", a.libtorch, b.libtorch);
+  if (a.threads != b.threads)
+    parts.push_back("threads " + (a.threads ? std::to_string(*a.threads) : std::string("?")) + " against " +
+                    (b.threads ? std::to_string(*b.threads) : std::string("?")));
+  compare("OpenBLAS kernels", a.blas_core, b.blas_core);
+  compare("ATen capability", a.aten_capability, b.aten_capability);
+  compare("oneDNN instruction set", a.onednn_isa, b.onednn_isa);
+  return join(parts, "; ");
+}
+
+SumOrder read_sum_order(const json& environment, const std::filesystem::path& file) {
+  SumOrder o;
+  if (!environment.is_object()) return o;
+  const JsonFields e(environment, file, "environment.");
+  o.device = e.optional_text("device");
+  o.libtorch = e.optional_text("libtorch");
+  o.threads = e.optional_integer("threads");
+  o.blas_core = e.optional_text("blas_core");
+  if (o.blas_core && o.blas_core->empty()) o.blas_core.reset();  // not OpenBLAS
+  o.aten_capability = e.optional_text("aten_capability");
+  o.onednn_isa = e.optional_text("onednn_isa");
+  return o;
+}
+
 std::string environment_summary(const RunRecord& record) {
   const auto text = [&](const char* key) {
     const auto it = record.environment.find(key);
@@ -142,6 +191,7 @@ RunRecord read_run_record(const std::filesystem::path& summary_path) {
   r.row_index = s.has("row_index") && s.raw().at("row_index").is_number_integer() ? s.integer("row_index") : 0;
   r.environment = s.has("environment") ? s.raw().at("environment") : json();
   r.device = read_device_identity(r.environment, summary_path);
+  r.sum_order = read_sum_order(r.environment, summary_path);
   r.git_commit = s.has("git_commit") && s.raw().at("git_commit").is_string() ? s.text("git_commit") : "";
   read_training(s, r);
   return r;

@@ -61,6 +61,26 @@ nlohmann::json device_identity_json(const DeviceIdentity& identity);
 // field of the wrong type or a precision other than bf16 and fp32.
 DeviceIdentity read_device_identity(const nlohmann::json& environment, const std::filesystem::path& file);
 
+// What orders a run's float sums on the CPU (util/cpu_kernels.h), as its environment records it: two runs of one
+// spec, seed and settings give the same numbers bit for bit where all of these are equal (and the device is the
+// CPU). Fields a record lacks are nullopt: records before 0.8.0 name neither ATen's capability nor oneDNN's
+// instruction set, so they compare equal to no new one.
+struct SumOrder {
+  std::optional<std::string> device;           // "cpu"
+  std::optional<std::string> libtorch;         // "1.13.0"
+  std::optional<int64_t> threads;              // LibTorch's threads
+  std::optional<std::string> blas_core;        // OpenBLAS's kernel set: "Haswell"
+  std::optional<std::string> aten_capability;  // "AVX2"
+  std::optional<std::string> onednn_isa;       // "avx2"; null where oneDNN is not visible (PyTorch's own LibTorch)
+  bool operator==(const SumOrder& other) const;
+  bool operator!=(const SumOrder& other) const { return !(*this == other); }
+};
+// "cpu, LibTorch 1.13.0, 1 thread, OpenBLAS Haswell, ATen AVX2, oneDNN avx2" ("?" for what it lacks).
+std::string sum_order_text(const SumOrder& order);
+// The fields where `a` and `b` differ, "ATen capability AVX512 against AVX2; …" ("" when equal).
+std::string sum_order_differences(const SumOrder& a, const SumOrder& b);
+SumOrder read_sum_order(const nlohmann::json& environment, const std::filesystem::path& file);
+
 // The run's identity (record/run_id.h) is its base: summary.json's experiment, profile, model_config, row, sweep,
 // dataset and seed.
 struct RunRecord : RunId {
@@ -70,6 +90,7 @@ struct RunRecord : RunId {
   int64_t row_index = 0;
   nlohmann::json environment;  // run/device's environment record: shown, not interpreted
   DeviceIdentity device;       // written into the environment; read from it
+  SumOrder sum_order;          // read from the environment (run/device.cpp writes it)
   std::string git_commit;
   // What training produced; a failed run's record has none of these (`trained` false).
   bool trained = false;

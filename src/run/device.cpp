@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "models/cpu_ops.h"
+#include "util/cpu_kernels.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/memory.h"
@@ -152,6 +153,7 @@ DeviceIdentity device_identity(torch::Device device) {
 nlohmann::json environment_record(torch::Device device, int lanes) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
+  const CpuKernels kernels = cpu_kernels_in_force();
   nlohmann::json environment = {{"device", device.str()},
           {"gpu", gpu_description(device)},  // the CUDA device's name and memory; null on the CPU
           {"threads", torch::get_num_threads()},
@@ -160,6 +162,14 @@ nlohmann::json environment_record(torch::Device device, int lanes) {
           {"blas", blas_in_use()},
           {"blas_threads", blas_threads()},
           {"blas_core", blas_core()},  // OpenBLAS's kernels for this CPU: runs repeat bit for bit on one kernel set
+          // ATen's CPU capability and oneDNN's instruction set order sums too (util/cpu_kernels.h; record/run_record.h:
+          // SumOrder), and who chose each of the three: the library for this CPU, the user's variable, or repro.
+          {"aten_capability", kernels.aten.name},
+          {"onednn_isa", kernels.onednn.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(kernels.onednn.name)},
+          {"kernels_chosen_by",
+           {{"blas", name_of(kernels.blas.chooser)},
+            {"aten", name_of(kernels.aten.chooser)},
+            {"onednn", name_of(kernels.onednn.chooser)}}},
           {"cpu", cpu_model()},
           {"libtorch", torch_version()},
           {"cuda_available", cuda_available()},

@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/sha256.h"
+#include "util/cpu_kernels.h"
 #include "util/version.h"
 
 namespace repro {
@@ -99,6 +100,7 @@ RunState train_run(const RunAt& at, CommandState& command, Progress& progress) {
   spdlog::info("run {}: {} on {}, seed {} -> {}", at.position + 1, run.model_config, run.dataset, run.seed,
                folder.dir().string());
   if (command.device.is_cpu() && !blas_kernels_text().empty()) spdlog::info("BLAS: OpenBLAS {}", blas_kernels_text());
+  if (command.device.is_cpu()) spdlog::info("CPU kernels: {}", aten_onednn_text(cpu_kernels_in_force()));
   command.with_said(
       [&](std::set<std::string>& said) { warn_if_cpu_bf16_slower(run.options.train.precision, command.device, said); });
   const std::shared_ptr<const RunData> data = command.data.run_data(run.dataset, run.options);

@@ -1,8 +1,11 @@
 #include "util/version.h"
 
+#include "util/cpu_kernels.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <sched.h>
+#include <ATen/Version.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -143,6 +146,9 @@ std::string blas_kernels_text() {
   if (set && *set && generic && *generic)
     return core + " kernels (OPENBLAS_CORETYPE=" + set + ", set by repro: OpenBLAS alone chose its generic " + generic +
            " kernels on this CPU with AVX2)";
+  if (set && *set && cpu_kernels_in_force().blas.chooser == KernelChooser::Repro)
+    return core + " kernels (OPENBLAS_CORETYPE=" + set + ", set by repro: the portable kernels, " + kCpuKernelsVariable +
+           "=native for this CPU's own)";
   if (set && *set) return core + " kernels (OPENBLAS_CORETYPE=" + set + ")";
   const std::string faster = faster_blas_core(core, cpu_flags());
   if (!faster.empty())
@@ -151,6 +157,16 @@ std::string blas_kernels_text() {
            "OPENBLAS_CORETYPE=" +
            faster + " (about 1.7x faster a step, docs/performance.md)";
   return core + " kernels";
+}
+
+std::string aten_cpu_capability() {
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  const auto at = config.find(key);
+  if (at == std::string::npos) return "";
+  const auto start = at + key.size();
+  const std::string capability = config.substr(start, config.find('\n', start) - start);
+  return capability == "NO AVX" ? "DEFAULT" : capability;
 }
 
 std::string cpu_model() {
@@ -175,6 +191,7 @@ std::string version_report() {
   report += "LibTorch: " + torch_version() + "\n";
   report += "CUDA available: " + std::string(cuda_available() ? "yes" : "no") + "\n";
   report += "BLAS: " + blas_in_use() + (blas_core().empty() ? "" : " (" + blas_kernels_text() + ")") + "\n";
+  report += "CPU kernels: " + aten_onednn_text(cpu_kernels_in_force()) + "\n";
   if (!cpu_model().empty()) report += "CPU: " + cpu_model() + "\n";
   report +=
       "threads: LibTorch " + std::to_string(torch::get_num_threads()) + ", OpenBLAS " + std::to_string(blas_threads());

@@ -24,6 +24,9 @@ int blas_threads();  // OpenBLAS's thread count, or -1 when not OpenBLAS
 // "SkylakeX", "Zen"), or "" when the BLAS is not OpenBLAS. Float sums in other kernels
 // run in another order: CPU runs repeat bit for bit on one machine, not across kernels.
 std::string blas_core();
+// ATen's CPU capability in force, as LibTorch's own configuration report says it: "AVX2", "AVX512", "DEFAULT"
+// (its scalar kernels; LibTorch 1.13 says "NO AVX"); "" when the report does not say. util/cpu_kernels.h says why.
+std::string aten_cpu_capability();
 // The CPU as /proc/cpuinfo names it: "AMD EPYC (family 26, model 2, stepping 1)"; "" elsewhere.
 std::string cpu_model();
 // Its feature flags as /proc/cpuinfo lists them ("avx2", "fma", "avx512f", …); empty elsewhere.
