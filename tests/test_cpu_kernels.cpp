@@ -135,6 +135,11 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
   const RunRecord record = read_run_record(pinned / "summary.json");
   CHECK(record.sum_order.aten_capability == std::optional<std::string>("AVX2"));
   CHECK(record.sum_order.threads == std::optional<int64_t>(1));
+  // `repro report --runs` shows them, one column each.
+  const auto runs = clean_repro("", "report " + (dir.path() / "pinned").string() + " --runs --format csv");
+  REQUIRE(runs.exit_code == 0);
+  CHECK_THAT(runs.output, Contains(",threads,blas_core,aten_capability,onednn_isa,"));
+  CHECK_THAT(runs.output, Contains(",1," + environment["blas_core"].get<std::string>() + ",AVX2,"));
   // The same variables set by hand give the same numbers; only who chose differs.
   const fs::path by_hand = run_in("OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2", "hand");
   CHECK(test::metrics_without_seconds(by_hand / "metrics.csv") == test::metrics_without_seconds(pinned / "metrics.csv"));

@@ -50,7 +50,7 @@ size_t runs_column(const std::vector<std::string>& header, const std::string& na
 }
 
 const std::vector<std::string> kRunsColumns = {
-    "experiment", "profile", "dataset", "row", "model_config", "seed", "state", "device", "gpu", "precision",
+    "experiment", "profile", "dataset", "row", "model_config", "seed", "state", "device", "gpu", "precision", "threads", "blas_core", "aten_capability", "onednn_isa",
     "selected_epoch", "final_epoch", "selected_train_loss", "selected_train_acc", "selected_val_loss",
     "selected_val_acc", "selected_test_loss", "selected_test_acc", "final_train_loss", "final_train_acc",
     "final_val_loss", "final_val_acc", "final_test_loss", "final_test_acc", "wall_seconds", "git_commit", "path",
@@ -88,6 +88,13 @@ TEST_CASE("report --runs --format csv: one row per run of results/table2/paper, 
                                   json["environment"]["libtorch"].get<std::string>());
     CHECK(column("gpu").empty());  // CPU records
     CHECK(column("precision").empty());
+    // What ordered the sums, as recorded: these records predate ATen's capability and oneDNN's set (empty).
+    CHECK(std::stoll(column("threads")) == json["environment"]["threads"].get<int64_t>());
+    const auto& environment = json["environment"];
+    CHECK(column("blas_core") ==
+          (environment.contains("blas_core") ? environment["blas_core"].get<std::string>() : std::string()));
+    CHECK(column("aten_capability").empty());
+    CHECK(column("onednn_isa").empty());
     CHECK(std::stoll(column("seed")) == json["seed"].get<int64_t>());
     CHECK(std::stod(column("wall_seconds")) == Approx(json["wall_seconds"].get<double>()).epsilon(1e-5));
     for (const std::string epoch : {"selected", "final"}) {

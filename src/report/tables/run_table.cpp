@@ -86,7 +86,8 @@ std::string runs_csv(const std::vector<ExperimentResults>& all) {
   const std::vector<std::string> axes = sweep_axes(rows);
   std::vector<std::string> header = {"experiment", "profile", "dataset", "row", "model_config"};
   for (const auto& axis : axes) header.push_back("sweep." + axis);
-  for (const char* column : {"seed", "state", "device", "gpu", "precision", "selected_epoch", "final_epoch"})
+  for (const char* column : {"seed", "state", "device", "gpu", "precision", "threads", "blas_core", "aten_capability",
+                             "onednn_isa", "selected_epoch", "final_epoch"})
     header.push_back(column);
   for (const char* at : {"selected_", "final_"})
     for (const Metric metric : epoch_metrics()) header.push_back(at + name_of(metric));
@@ -102,6 +103,12 @@ std::string runs_csv(const std::vector<ExperimentResults>& all) {
     fields.push_back(record ? run.device : "");
     fields.push_back(record ? optional_text(record->device.gpu_name) : "");
     fields.push_back(record ? optional_text(record->device.precision) : "");
+    // What ordered the float sums on the CPU (record/run_record.h: SumOrder); empty where the record does not say.
+    const auto threads = record ? record->sum_order.threads : std::nullopt;
+    fields.push_back(threads ? std::to_string(*threads) : "");
+    fields.push_back(record ? optional_text(record->sum_order.blas_core) : "");
+    fields.push_back(record ? optional_text(record->sum_order.aten_capability) : "");
+    fields.push_back(record ? optional_text(record->sum_order.onednn_isa) : "");
     fields.push_back(record ? epoch_text(record->selected) : "");
     fields.push_back(record ? epoch_text(record->final) : "");
     for (const auto epoch : {&RunRecord::selected, &RunRecord::final})
@@ -139,7 +146,7 @@ std::string runs_markdown(const std::vector<ExperimentResults>& all, Metric metr
   for (const auto& row : rows) with_record += row.record ? 1 : 0;
   out += "\n" + std::to_string(rows.size()) + " runs, " + std::to_string(with_record) +
          " with a record. `--format csv` gives every column (each metric at both epochs, sweep values, GPU, "
-         "precision, commit, folder).\n";
+         "precision, the CPU kernels, commit, folder).\n";
   return out;
 }
 
