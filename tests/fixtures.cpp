@@ -56,6 +56,7 @@ bool run_repro_blas_kernels() {
 }  // namespace
 
 const bool kBlasKernelsAsRepro = run_repro_blas_kernels();
+const bool kCpuKernelsAsRepro = (apply_cpu_kernels(), true);  // oneDNN off where repro turns it off
 
 RunOptions input_options(const Config& config) {
   RunOptions options;

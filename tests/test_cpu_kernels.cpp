@@ -1,5 +1,5 @@
-// The CPU kernels that order a run's float sums (issue 63, util/cpu_kernels.h): repro pins OpenBLAS's kernel set,
-// ATen's CPU capability and oneDNN's instruction set to the portable ones by default, records each with who chose
+// The CPU kernels that order a run's float sums (issue 63, util/cpu_kernels.h): repro pins OpenBLAS's kernel set and
+// ATen's CPU capability to the portable ones by default and turns LibTorch's oneDNN off, records each with who chose
 // it, and reads them back as the record's SumOrder (record/run_record.h), which decides where two runs must be
 // equal bit for bit (tests/test_readme.cpp).
 #include <filesystem>
@@ -91,14 +91,17 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
   const auto version = clean_repro("", "--version");
   REQUIRE(version.exit_code == 0);
   CHECK_THAT(version.output,
-             Contains("CPU kernels: ATen AVX2 (ATEN_CPU_CAPABILITY=avx2, set by repro), oneDNN avx2 "
-                      "(ONEDNN_MAX_CPU_ISA=AVX2, set by repro)"));
+             Contains("CPU kernels: ATen AVX2 (ATEN_CPU_CAPABILITY=avx2, set by repro), oneDNN off (set by repro: "
+                      "ATen's and OpenBLAS's kernels instead)"));
   if (!blas_core().empty())
     CHECK_THAT(version.output, Contains("(Haswell kernels (OPENBLAS_CORETYPE=Haswell, set by repro: the portable "
                                         "kernels, REPRO_CPU_KERNELS=native for this CPU's own))"));
   // A value the user set is kept and named as theirs.
   const auto user = clean_repro("ATEN_CPU_CAPABILITY=default", "--version");
-  CHECK_THAT(user.output, Contains("CPU kernels: ATen DEFAULT (ATEN_CPU_CAPABILITY=default), oneDNN avx2"));
+  CHECK_THAT(user.output, Contains("CPU kernels: ATen DEFAULT (ATEN_CPU_CAPABILITY=default), oneDNN off"));
+  // oneDNN's variable keeps it on, at that instruction set (where its API is visible: Debian's LibTorch).
+  const auto onednn = clean_repro("ONEDNN_MAX_CPU_ISA=AVX2", "--version");
+  CHECK_THAT(onednn.output, Contains("oneDNN avx2 (ONEDNN_MAX_CPU_ISA=AVX2)") || Contains("oneDNN not visible"));
   // Native: the libraries' own choice.
   const auto native = clean_repro("REPRO_CPU_KERNELS=native", "--version");
   CHECK_THAT(native.output, Contains("CPU kernels: ATen "));
@@ -123,10 +126,8 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
   const auto environment = nlohmann::json::parse(read_file(pinned / "summary.json"))["environment"];
   CHECK(environment["aten_capability"] == "AVX2");
   CHECK(environment["kernels_chosen_by"]["aten"] == "repro");
-  if (!environment["onednn_isa"].is_null()) {  // oneDNN's API is visible (Debian's LibTorch)
-    CHECK(environment["onednn_isa"] == "avx2");
-    CHECK(environment["kernels_chosen_by"]["onednn"] == "repro");
-  }
+  CHECK(environment["onednn_isa"] == "off");
+  CHECK(environment["kernels_chosen_by"]["onednn"] == "repro");
   if (!blas_core().empty()) {
     CHECK(environment["blas_core"] == "Haswell");
     CHECK(environment["kernels_chosen_by"]["blas"] == "repro");
@@ -139,9 +140,9 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
   const auto runs = clean_repro("", "report " + (dir.path() / "pinned").string() + " --runs --format csv");
   REQUIRE(runs.exit_code == 0);
   CHECK_THAT(runs.output, Contains(",threads,blas_core,aten_capability,onednn_isa,"));
-  CHECK_THAT(runs.output, Contains(",1," + environment["blas_core"].get<std::string>() + ",AVX2,"));
+  CHECK_THAT(runs.output, Contains(",1," + environment["blas_core"].get<std::string>() + ",AVX2,off,"));
   // The same variables set by hand give the same numbers; only who chose differs.
-  const fs::path by_hand = run_in("OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2", "hand");
+  const fs::path by_hand = run_in("OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2", "hand");
   CHECK(test::metrics_without_seconds(by_hand / "metrics.csv") == test::metrics_without_seconds(pinned / "metrics.csv"));
   const auto by_hand_environment = nlohmann::json::parse(read_file(by_hand / "summary.json"))["environment"];
   CHECK(by_hand_environment["kernels_chosen_by"]["aten"] == "user");
@@ -151,4 +152,9 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
   const RunRecord scalar_record = read_run_record(scalar / "summary.json");
   CHECK(scalar_record.sum_order.aten_capability == std::optional<std::string>("DEFAULT"));
   CHECK(sum_order_differences(scalar_record.sum_order, record.sum_order) == "ATen capability DEFAULT against AVX2");
+  // oneDNN on (its variable set) is another order, named too.
+  const fs::path onednn_on = run_in("ONEDNN_MAX_CPU_ISA=AVX2", "onednn");
+  const RunRecord onednn_record = read_run_record(onednn_on / "summary.json");
+  CHECK(onednn_record.sum_order.onednn_isa != std::optional<std::string>("off"));
+  CHECK_THAT(sum_order_differences(onednn_record.sum_order, record.sum_order), Contains("oneDNN instruction set"));
 }

@@ -65,6 +65,7 @@ namespace repro {
 
 int repro_main(int argc, char** argv, RunExtension* extension) {
   prepare_environment(argc, argv);
+  apply_cpu_kernels();  // portable mode: LibTorch's oneDNN off (util/cpu_kernels.h)
   if (trains(argc, argv)) keep_freed_memory();  // src/util/memory.h
   install_attention_variants();                 // their keys, before any spec is read
   return cli_main(argc, argv, extension);

@@ -20,11 +20,11 @@ struct Pin {
   const char* variable;
   const char* value;  // the portable kernels: what every x86-64 CPU with AVX2 and FMA runs
 };
-// OpenBLAS's Haswell set is also the one it runs itself on AMD's Zen CPUs; ONEDNN_MAX_CPU_ISA is oneDNN's name
-// since 2.5 (DNNL_MAX_CPU_ISA before; both are read).
+// OpenBLAS's Haswell set is also the one it runs itself on AMD's Zen CPUs.
 constexpr Pin kBlasPin{"OPENBLAS_CORETYPE", "Haswell"};
 constexpr Pin kAtenPin{"ATEN_CPU_CAPABILITY", "avx2"};
-constexpr Pin kOnednnPin{"ONEDNN_MAX_CPU_ISA", "AVX2"};
+// oneDNN's variables (ONEDNN_ since 2.5, DNNL_ before; both are read): one the user set keeps oneDNN on.
+constexpr const char* kOnednnVariable = "ONEDNN_MAX_CPU_ISA";
 constexpr const char* kOnednnOldVariable = "DNNL_MAX_CPU_ISA";
 
 bool is_set(const char* variable) {
@@ -39,6 +39,11 @@ std::string value_of(const char* variable) {
 
 bool has(const std::vector<std::string>& flags, const char* flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+bool has_portable_kernels() {
+  const auto flags = cpu_flags();
+  return has(flags, "avx2") && has(flags, "fma");
 }
 
 std::vector<std::string> pinned_by_repro() { return split(value_of(kPinnedVariables), ','); }
@@ -98,15 +103,13 @@ CpuKernelsMode cpu_kernels_mode() {
 
 bool pin_cpu_kernels() {
   if (cpu_kernels_mode() == CpuKernelsMode::Native) return prefer_faster_blas();
-  const auto flags = cpu_flags();
-  if (!has(flags, "avx2") || !has(flags, "fma")) return false;  // no portable set here: the libraries choose
+  if (!has_portable_kernels()) return false;  // no portable set here: the libraries choose
   bool restart = false;
   std::vector<std::string> set;  // what repro set: here, or in the repro (or test binary) that started this one
-  for (const Pin& pin : {kBlasPin, kAtenPin, kOnednnPin}) {
+  for (const Pin& pin : {kBlasPin, kAtenPin}) {
     if (pinned(pin.variable) && value_of(pin.variable) == pin.value) set.emplace_back(pin.variable);
     if (is_set(pin.variable)) continue;  // the user's choice is kept
     const std::string variable = pin.variable;
-    if (variable == kOnednnPin.variable && is_set(kOnednnOldVariable)) continue;
     if (variable == kBlasPin.variable && blas_core().empty()) continue;  // not OpenBLAS
     if (::setenv(pin.variable, pin.value, 1) == 0) set.emplace_back(pin.variable), restart = true;
   }
@@ -121,11 +124,23 @@ void unpin_cpu_kernels() {
   if (is_set(kGenericBlasCoreVariable)) ::unsetenv("OPENBLAS_CORETYPE"), ::unsetenv(kGenericBlasCoreVariable);
 }
 
+bool onednn_off_by_repro() {
+  try {
+    if (cpu_kernels_mode() != CpuKernelsMode::Portable) return false;
+  } catch (const Error&) {
+    return false;  // refused where the process starts (cli/entry.cpp)
+  }
+  return has_portable_kernels() && !is_set(kOnednnVariable) && !is_set(kOnednnOldVariable);
+}
+
 CpuKernels cpu_kernels_in_force() {
   CpuKernels kernels;
   kernels.blas = {blas_core(), is_set(kGenericBlasCoreVariable) ? KernelChooser::Repro : chooser_of(kBlasPin.variable)};
   kernels.aten = {aten_cpu_capability(), chooser_of(kAtenPin.variable)};
-  kernels.onednn = {onednn_isa(), chooser_of(kOnednnPin.variable, kOnednnOldVariable)};
+  if (!onednn_enabled_in_libtorch())
+    kernels.onednn = {"off", onednn_off_by_repro() ? KernelChooser::Repro : KernelChooser::User};
+  else
+    kernels.onednn = {onednn_isa(), chooser_of(kOnednnVariable, kOnednnOldVariable)};
   return kernels;
 }
 
@@ -133,8 +148,12 @@ std::string aten_onednn_text(const CpuKernels& kernels) {
   std::string text = "ATen " + (kernels.aten.name.empty() ? std::string("?") : kernels.aten.name) + " (" +
                      why(kernels.aten, kAtenPin.variable) + ")";
   const std::string onednn_variable =
-      is_set(kOnednnOldVariable) && !is_set(kOnednnPin.variable) ? kOnednnOldVariable : kOnednnPin.variable;
-  if (!kernels.onednn.name.empty())
+      is_set(kOnednnOldVariable) && !is_set(kOnednnVariable) ? kOnednnOldVariable : kOnednnVariable;
+  if (kernels.onednn.name == "off")
+    text += ", oneDNN off (" +
+            std::string(kernels.onednn.chooser == KernelChooser::Repro ? "set by repro: " : "") +
+            "ATen's and OpenBLAS's kernels instead)";
+  else if (!kernels.onednn.name.empty())
     text += ", oneDNN " + kernels.onednn.name + " (" + why(kernels.onednn, onednn_variable) + ")";
   else
     text += ", oneDNN not visible to repro" +

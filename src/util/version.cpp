@@ -169,6 +169,14 @@ std::string aten_cpu_capability() {
   return capability == "NO AVX" ? "DEFAULT" : capability;
 }
 
+bool onednn_enabled_in_libtorch() { return at::globalContext().userEnabledMkldnn(); }
+
+void set_onednn_in_libtorch(bool enabled) { at::globalContext().setUserEnabledMkldnn(enabled); }
+
+void apply_cpu_kernels() {
+  if (onednn_off_by_repro()) set_onednn_in_libtorch(false);
+}
+
 std::string cpu_model() {
   auto fields = cpuinfo_fields();
   if (!fields.count("model name")) return "";

@@ -27,6 +27,9 @@ std::string blas_core();
 // ATen's CPU capability in force, as LibTorch's own configuration report says it: "AVX2", "AVX512", "DEFAULT"
 // (its scalar kernels; LibTorch 1.13 says "NO AVX"); "" when the report does not say. util/cpu_kernels.h says why.
 std::string aten_cpu_capability();
+// Whether LibTorch may use oneDNN (MKL-DNN) for its CPU kernels (at::Context's user flag), and setting it.
+bool onednn_enabled_in_libtorch();
+void set_onednn_in_libtorch(bool enabled);
 // The CPU as /proc/cpuinfo names it: "AMD EPYC (family 26, model 2, stepping 1)"; "" elsewhere.
 std::string cpu_model();
 // Its feature flags as /proc/cpuinfo lists them ("avx2", "fma", "avx512f", …); empty elsewhere.
