@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kSpec = R"(experiment: kernels
+const char* kKernelsSpec = R"(experiment: kernels
 datasets: [fashion_mnist]
 seeds: [0]
 model: {dim: 32, depth: 1, heads: 2, patch: 7, dropout: 0.0, ffn: {ratio: 2}}
@@ -28,7 +28,7 @@ data: {verify: off}
 train: {epochs: 1, batch_size: 16, lr: 2e-3, warmup_steps: 2}
 )";
 
-bool cpu_has(const std::string& flag) {
+bool has_cpu_flag(const std::string& flag) {
   const auto flags = cpu_flags();
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
@@ -84,7 +84,7 @@ TEST_CASE("a run's sum order is read from its environment; a field either side l
 }
 
 TEST_CASE("repro pins the portable CPU kernels by default, says so, and records who chose each", "[cli]") {
-  if (!cpu_has("avx2") || !cpu_has("fma")) {
+  if (!has_cpu_flag("avx2") || !has_cpu_flag("fma")) {
     WARN("skipped: this CPU has no AVX2 and FMA, so there are no portable kernels to pin");
     return;
   }
@@ -114,7 +114,7 @@ TEST_CASE("repro pins the portable CPU kernels by default, says so, and records 
         "kernels on every x86-64 CPU with AVX2 and FMA) or native\n");
 
   test::TempDir dir("cpu-kernels");
-  const std::string common = test::fashion_cli(dir, "kernels.yaml", kSpec, " --threads 1");
+  const std::string common = test::fashion_cli(dir, "kernels.yaml", kKernelsSpec, " --threads 1");
   const auto run_in = [&](const std::string& environment, const std::string& out) {
     const auto run = clean_repro(environment, "run " + common + (dir.path() / out).string());
     INFO(run.output);
