@@ -16,6 +16,9 @@ TEST_CASE("committed records of an earlier version are recognised as finished an
   const std::filesystem::path source = std::filesystem::path(REPRO_SOURCE_DIR) / "results/probes/dgt_init";
   REQUIRE(std::filesystem::exists(source / "plan.json"));
   REQUIRE_THAT(read_file(source / "newsgroups/DGT_x4__as_Table_2_/seed_0/spec.resolved.yaml"), !Contains("verify"));
+  // It also lists keys its run does not read (another variant's: plug_gml), which spec.resolved.yaml leaves out
+  // since 0.8.0 (issue 65): the records compare on the keys both read.
+  REQUIRE_THAT(read_file(source / "newsgroups/DGT_x4__as_Table_2_/seed_0/spec.resolved.yaml"), Contains("plug_gml"));
   test::TempDir dir("compat");
   std::filesystem::create_directories(dir.path() / "out");
   std::filesystem::copy(source, dir.path() / "out/dgt_init", std::filesystem::copy_options::recursive);

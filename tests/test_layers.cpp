@@ -100,7 +100,8 @@ TEST_CASE("report/'s rooms include only the rooms before them", "[spec]") {
 // Settings are converted once, in src/spec/ (run_options when the grid is expanded), and passed down as typed
 // options: no file below spec/ holds a string literal that is a spec key (a look-up such as
 // config.text("data.verify") needs one). The exceptions name a key without reading a setting: an attention
-// variant's file declares its own keys (spec/attention_variant.h: spec/ reads them), and the two below.
+// variant's file declares its own keys and the shared ones it reads (spec/attention_variant.h: spec/ reads them),
+// and the two below.
 TEST_CASE("below src/spec no code names a spec key: settings arrive as typed options", "[spec]") {
   const std::filesystem::path src = std::filesystem::path(REPRO_SOURCE_DIR) / "src";
   const std::set<std::string> allowed = {
@@ -125,7 +126,8 @@ TEST_CASE("below src/spec no code names a spec key: settings arrive as typed opt
       for (std::sregex_iterator it(line.begin(), line.end(), literal), end; it != end; ++it) {
         const std::string key = (*it)[1];
         if (repro::find_key(key) && !allowed.count(relative + ": " + key) &&
-            !(repro::starts_with(relative, "models/attention/") && variant_keys.count(key)))
+            !(repro::starts_with(relative, "models/attention/") &&
+              (variant_keys.count(key) || repro::is_shared_attention_key(key))))
           found.push_back(relative + ":" + std::to_string(number) + ": " + line);
       }
   }

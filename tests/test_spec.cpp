@@ -8,6 +8,7 @@
 #include "run/plan.h"
 #include "spec/experiment.h"
 #include "spec/grid.h"
+#include "spec/keys.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -278,4 +279,53 @@ TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without th
   std::filesystem::copy_file(tasks, copied);
   CHECK_THROWS_WITH(plan_of_task(copied, 0, dir.path() / "runs"), Contains("not below"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
+}
+
+TEST_CASE("spec.resolved.yaml lists the keys the run reads: no other variant's or feed-forward's (issue 65)", "[spec]") {
+  test::TempDir dir("spec-resolved-reads");
+  const Experiment e = load_experiment(spec_file(dir, R"(experiment: reads
+datasets: [fashion_mnist]
+seeds: [0]
+model: {dim: 32, heads: 2, depth: 1}
+models:
+  - name: plain
+  - name: differential
+    model: {attention: {kind: diff}}
+  - name: gated
+    model: {attention: {kind: gi}, ffn: {kind: gimlp, inh_p: 0.2}}
+  - name: words
+    model: {kind: bow}
+)"));
+  const auto runs = expand_grid(e, dataset_catalog());
+  REQUIRE(runs.size() == 4);
+  const std::string plain = runs[0].resolved_yaml(), diff = runs[1].resolved_yaml(), gated = runs[2].resolved_yaml(),
+                    words = runs[3].resolved_yaml();
+  // Every run lists the shared keys; each its own variant's and feed-forward's.
+  for (const std::string* yaml : {&plain, &diff, &gated, &words}) {
+    CHECK_THAT(*yaml, Contains("  lr: ") && Contains("  dim: 32") && Contains("  kind: "));
+    CHECK_THAT(*yaml, Contains("# Resolved by repro: every key this run reads"));
+  }
+  CHECK_THAT(plain, Contains("qkv_bias: true"));
+  CHECK_THAT(diff, Contains("lambda_init: 0.8") && !Contains("qkv_bias"));
+  CHECK_THAT(gated, Contains("gi_combine: ") && Contains("qkv_bias: true") && Contains("    inh_p: 0.2"));
+  // No key of another variant, and the gate-with-inhibition feed-forward's key only with it.
+  for (const char* other : {"diff_heads", "lambda_init", "gate_layers", "gi_combine", "plug_gml", "q_residual"})
+    CHECK_THAT(plain, !Contains(std::string(other) + ":"));
+  for (const char* other : {"gi_combine", "plug_gml", "gate_layers"}) CHECK_THAT(diff, !Contains(std::string(other) + ":"));
+  for (const std::string* yaml : {&plain, &diff}) CHECK_THAT(*yaml, Contains("    ratio: ") && !Contains("    inh_p: "));
+  // The bag of words has no attention or feed-forward block.
+  CHECK_THAT(words, !Contains("attention:") && !Contains("ffn:") && !Contains("preset:"));
+  // Read back, each equals its run's settings: the keys left out are at their defaults.
+  for (const auto& run : runs) {
+    INFO(run.model_config);
+    CHECK(setting_differences(run.resolved_yaml(), run.config.to_yaml(), false).empty());
+  }
+}
+
+TEST_CASE("the fuzz target's spec dictionary holds every key of the key table (tests/fuzz/make_seeds.py)", "[spec]") {
+  const std::string dictionary = read_file(std::filesystem::path(REPRO_SOURCE_DIR) / "tests/fuzz/spec.dict");
+  for (const auto& def : spec_keys()) {
+    INFO(def.key << ": run python3 tests/fuzz/make_seeds.py again");
+    CHECK_THAT(dictionary, Contains("\"" + def.key + "\"\n"));
+  }
 }

@@ -4,6 +4,7 @@
 #include "models/attention/registry.h"
 #include "models/ffn/registry.h"
 #include "models/model.h"
+#include "spec/grid.h"
 #include "spec/keys.h"
 #include "spec/presets.h"
 
@@ -25,6 +26,12 @@ std::string table_cell(const std::string& text) {
   return out;
 }
 
+// The key's doc, and who reads it where not every run does (spec/grid.h: readers_text, from the registry).
+std::string key_doc(const KeyDef& def) {
+  const std::string readers = readers_text(def.key);
+  return readers.empty() ? def.doc : def.doc + " (" + readers + ")";
+}
+
 }  // namespace
 
 std::string listing_text() {
@@ -44,7 +51,7 @@ std::string listing_text() {
   }
   out += "\nSpec keys (KEY: type = default; doc):\n";
   for (const auto& def : spec_keys())
-    out += "  " + def.key + ": " + type_name(def) + " = " + def.default_value + "\n      " + def.doc + "\n";
+    out += "  " + def.key + ": " + type_name(def) + " = " + def.default_value + "\n      " + key_doc(def) + "\n";
   return out;
 }
 
@@ -67,7 +74,7 @@ std::string spec_markdown() {
       "| key | type | default | meaning |\n|---|---|---|---|\n";
   for (const auto& def : spec_keys())
     out += "| `" + def.key + "` | " + table_cell(type_name(def)) + " | `" + def.default_value + "` | " +
-           table_cell(def.doc) + " |\n";
+           table_cell(key_doc(def)) + " |\n";
   out += "\n## Model kinds\n\n";
   for (const auto& e : model_kind_table()) out += "- `" + name_of(e.kind) + "`: " + e.summary + "\n";
   out += "\n## Attention variants\n\n";

@@ -94,7 +94,12 @@ RunState train_run(const RunAt& at, CommandState& command, Progress& progress) {
   const PlannedRun& run = at.run;
   const RunFolder& folder = at.folder;
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
-  write_file_atomic(folder.spec_path(), run.resolved_yaml());
+  // Written when the run starts; a resume keeps the file it started with (the plan check found its settings equal
+  // to this plan's: older repro versions listed keys the run does not read), and model.pt names that file's sha256.
+  // (A link in its place is replaced by the file, as every record file is.)
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(folder.spec_path(), ec)))
+    write_file_atomic(folder.spec_path(), run.resolved_yaml());
   RunLog log(folder.log_path(), at.label);
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", at.position + 1, run.model_config, run.dataset, run.seed,
@@ -122,7 +127,7 @@ RunState train_run(const RunAt& at, CommandState& command, Progress& progress) {
                        command.options.observer,
                        command.options.checkpoint_seconds};
   const TrainOptions& train_settings = run.options.train;
-  const ModelFileInfo owner{0, "", run.key(), sha256_hex(run.resolved_yaml())};
+  const ModelFileInfo owner{0, "", run.key(), sha256_file(folder.spec_path())};
   context.hooks.model_changed = keep_model_hook(model_file_path(folder.dir()), train_settings.save_model,
                                                 train_settings.select, data->val.size() > 0, owner);
   const TrainOutcome outcome = train(*model, context);

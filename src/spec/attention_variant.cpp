@@ -95,6 +95,14 @@ const AttentionVariant* find_attention_variant(const std::string& name) {
 
 std::vector<KeyDef> attention_variant_keys() { return collect_keys(attention_variants()); }
 
+bool is_shared_attention_key(const std::string& key) {
+  if (!starts_with(key, "model.attention.") || key == "model.attention.kind") return false;
+  for (const AttentionVariant* variant : attention_variants())
+    for (const auto& own : variant->keys)
+      if (own.def.key == key) return false;
+  return true;
+}
+
 AttentionOptions attention_defaults(const AttentionVariant& variant) {
   AttentionOptions options;
   options.variant = &variant;

@@ -58,6 +58,9 @@ struct AttentionVariant {
   std::string summary;  // one line for `repro list`
   std::vector<VariantKey> keys;
   std::vector<ValueClaim> claims;
+  // The attention keys shared by several variants that this one reads (model.attention.qkv_bias); a variant that
+  // does not list one refuses it when set, and its runs' spec.resolved.yaml leaves it out (spec/grid.h).
+  std::vector<std::string> shared_keys_read;
   std::function<SettingsBox()> defaults;  // S{}
 
   // The settings struct from a validated, resolved Config.
@@ -84,6 +87,16 @@ AttentionVariant make_variant(std::string name, std::string summary, std::vector
   }
   return v;
 }
+
+// `variant` reading the shared attention keys `keys` (AttentionVariant::shared_keys_read).
+inline AttentionVariant reading_shared_keys(AttentionVariant variant, std::vector<std::string> keys) {
+  variant.shared_keys_read = std::move(keys);
+  return variant;
+}
+
+// The shared attention keys: model.attention.* keys of the run's own table that some variants read and others
+// do not (model.attention.qkv_bias; not model.attention.kind, which every run reads).
+bool is_shared_attention_key(const std::string& key);
 
 // ---- the installed variants
 

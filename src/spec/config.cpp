@@ -68,10 +68,15 @@ std::string Config::section_text(const std::vector<std::string>& prefixes) const
 }
 
 std::string Config::to_yaml(int indent) const {
+  return to_yaml(indent, [](const std::string&) { return true; });
+}
+
+std::string Config::to_yaml(int indent, const std::function<bool(const std::string&)>& keep) const {
   // Keys are sorted, so a dotted prefix's members are contiguous.
   std::string out;
   std::vector<std::string> open;  // the section path currently open
   for (const auto& [key, value] : values_) {
+    if (!keep(key)) continue;
     auto parts = split(key, '.');
     const std::string leaf = parts.back();
     parts.pop_back();

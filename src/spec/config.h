@@ -2,6 +2,7 @@
 // A fully resolved set of spec values: every key of the table, each held as its
 // validated canonical text, with typed getters.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -35,6 +36,8 @@ class Config {
   std::string section_text(const std::vector<std::string>& prefixes) const;
   // Nested YAML of every key (sections model/data/train) at `indent` spaces.
   std::string to_yaml(int indent = 0) const;
+  // Only the keys `keep` accepts.
+  std::string to_yaml(int indent, const std::function<bool(const std::string&)>& keep) const;
 
  private:
   std::map<std::string, std::string> values_;

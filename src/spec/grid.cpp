@@ -115,29 +115,18 @@ void check_distinct_folders(const std::vector<PlannedRun>& runs) {
   }
 }
 
-// The attention variants that read `key` (none: not a variant's key).
+// The attention variants that read `key`: its owners for a variant's own key, the variants listing it for a shared
+// one (none: not an attention key).
 std::vector<std::string> variants_reading(const std::string& key) {
-  std::vector<std::string> owners;
-  for (const AttentionVariant* variant : attention_variants())
+  std::vector<std::string> readers;
+  const bool shared = is_shared_attention_key(key);
+  for (const AttentionVariant* variant : attention_variants()) {
+    const auto& read = variant->shared_keys_read;
+    if (shared && std::find(read.begin(), read.end(), key) != read.end()) readers.push_back(variant->name);
     for (const auto& k : variant->keys)
-      if (k.def.key == key) owners.push_back(variant->name);
-  return owners;
-}
-
-// Why the run's model does not read `key`, or "" when it does: a variant's key on another variant (a vanilla run
-// with model.attention.lambda_init), an attention, feed-forward or preset key on the bag of words.
-std::string unread_because(const std::string& key, const Config& resolved) {
-  if (resolved.text("model.kind") == "bow") {
-    if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
-      return "model.kind=bow has no attention or feed-forward block: docs/models.md";
-    return "";
+      if (k.def.key == key) readers.push_back(variant->name);
   }
-  const std::string kind = resolved.text("model.attention.kind");
-  const AttentionVariant* chosen = find_attention_variant(kind);
-  if (!chosen) return "";  // check_claims names an unknown variant
-  const auto owners = variants_reading(key);
-  if (owners.empty() || std::find(owners.begin(), owners.end(), kind) != owners.end()) return "";
-  return "only model.attention.kind=" + join(owners, " | ") + " reads it; its attention is " + kind;
+  return readers;
 }
 
 // A key the run's model does not read would train as if it were absent, yet enter the run's identity: refused
@@ -180,10 +169,40 @@ void check_dataset_names(const Experiment& experiment, const DatasetCatalog& cat
 
 }  // namespace
 
+std::string unread_because(const std::string& key, const Config& resolved) {
+  if (resolved.text("model.kind") == "bow") {
+    if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
+      return "model.kind=bow has no attention or feed-forward block: docs/models.md";
+    return "";
+  }
+  if (const KeyDef* def = find_key(key); def && !def->read_only_when_key.empty()) {
+    const std::string& value = resolved.text(def->read_only_when_key);
+    const auto& values = def->read_only_when_values;
+    if (std::find(values.begin(), values.end(), value) == values.end())
+      return "only " + def->read_only_when_key + "=" + join(values, " | ") + " reads it; it is " + value;
+  }
+  const std::string kind = resolved.text("model.attention.kind");
+  const AttentionVariant* chosen = find_attention_variant(kind);
+  if (!chosen) return "";  // check_claims names an unknown variant
+  const auto readers = variants_reading(key);
+  const bool attention_key = !readers.empty() || is_shared_attention_key(key);
+  if (!attention_key || std::find(readers.begin(), readers.end(), kind) != readers.end()) return "";
+  if (readers.empty()) return "no attention variant reads it; its attention is " + kind;
+  return "only model.attention.kind=" + join(readers, " | ") + " reads it; its attention is " + kind;
+}
+
+std::string readers_text(const std::string& key) {
+  if (const KeyDef* def = find_key(key); def && !def->read_only_when_key.empty())
+    return "read with " + def->read_only_when_key + " = " + join(def->read_only_when_values, " | ");
+  if (!is_shared_attention_key(key)) return "";
+  const auto readers = variants_reading(key);
+  return readers.empty() ? "read by no attention variant" : "read by model.attention.kind = " + join(readers, " | ");
+}
+
 std::string PlannedRun::resolved_yaml() const {
-  std::string out = "# Resolved by repro: every key of the spec table, defaults filled in.\n";
+  std::string out = "# Resolved by repro: every key this run reads, defaults filled in.\n";
   out += run_id_yaml_header(id());
-  out += config.to_yaml();
+  out += config.to_yaml(0, [this](const std::string& key) { return unread_because(key, config).empty(); });
   return out;
 }
 

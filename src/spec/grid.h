@@ -45,6 +45,16 @@ struct DatasetCatalog {
 // throws naming both sources before anything is trained.
 std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetCatalog& catalog);
 
+// Why a run with these resolved settings does not read `key`, or "" when it does: another attention variant's key
+// (a vanilla run with model.attention.lambda_init), a shared attention key its variant does not list
+// (model.attention.qkv_bias in diff), a key read only for another value of a key (model.ffn.inh_p without the gimlp
+// feed-forward), an attention, feed-forward or preset key on the bag of words. Such a key is refused where a spec
+// sets it, and spec.resolved.yaml leaves it out, so that a new variant's key changes no other run's record.
+std::string unread_because(const std::string& key, const Config& resolved);
+// Who reads `key` where not every run does, for `repro list` and docs/spec.md, from the registry and the key's
+// binding: "read by model.attention.kind = vanilla | plug | gi", "read with model.ffn.kind = gimlp"; "" otherwise.
+std::string readers_text(const std::string& key);
+
 // The first run (seed) of each (dataset, model configuration), in grid order: what
 // `repro params` and `repro bench` look at.
 std::vector<PlannedRun> one_per_configuration(const std::vector<PlannedRun>& runs);

@@ -231,6 +231,15 @@ Key<S> eval_may_override(Key<S> k) {
   return k;
 }
 
+// A key read only where `key` holds one of `values` (KeyDef::read_only_when_key): model.ffn.inh_p, read by the
+// gimlp feed-forward only.
+template <class S>
+Key<S> read_only_when(std::string key, std::vector<std::string> values, Key<S> k) {
+  k.def.read_only_when_key = std::move(key);
+  k.def.read_only_when_values = std::move(values);
+  return k;
+}
+
 // A key two trainings of one run may set differently by design (KeyDef::differs_by_design): where they ran, how
 // their data is checked, how they are logged and evaluated in batches.
 template <class S>

@@ -26,6 +26,11 @@ struct KeyDef {
   bool eval_may_override = false;  // `repro eval` may set it on a finished run (spec/run_spec.h: eval_override_keys)
   // Two trainings of one run may set it differently by design (spec/run_spec.h: setting_differences).
   bool differs_by_design = false;
+  // Read only where another key holds one of these values (model.ffn.inh_p: where model.ffn.kind is gimlp);
+  // elsewhere setting it is refused and spec.resolved.yaml leaves it out (spec/grid.h: unread_because). Empty:
+  // read wherever its part of the model is.
+  std::string read_only_when_key;
+  std::vector<std::string> read_only_when_values;
 };
 
 const std::vector<KeyDef>& spec_keys();

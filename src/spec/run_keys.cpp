@@ -108,8 +108,7 @@ std::vector<Key<ModelOptions>> model_keys() {
 std::vector<Key<AttentionOptions>> attention_keys() {
   return {attention_kind_key(),
           key("model.attention.qkv_bias", &AttentionOptions::qkv_bias,
-              "Bias on the query/key/value projections (vanilla, plug, gi; diff and dgsa follow the official DIFF "
-              "code: no biases).")};
+              "Bias on the query/key/value projections.")};
 }
 
 std::vector<Key<FfnOptions>> ffn_keys() {
@@ -121,7 +120,8 @@ std::vector<Key<FfnOptions>> ffn_keys() {
           "split into value and gate halves; gimlp hidden = e*D."),
       key("model.ffn.dropouts", &F::dropouts, 1, 2,
           "1: dropout after the activation; 2: also after the output projection (Table 1's drop x1 / x2)."),
-      key("model.ffn.inh_p", &F::inh_p, 0, 0.99, "gimlp: inhibition level of the feed-forward gate."),
+      read_only_when("model.ffn.kind", {"gimlp"},
+                     key("model.ffn.inh_p", &F::inh_p, 0, 0.99, "Inhibition level of the feed-forward gate.")),
   };
 }
 

@@ -64,8 +64,11 @@ std::vector<SettingChange> changed_keys(const std::string& before, const std::st
     else if (it->second != value)
       changes.push_back({key, it->second, value});
   }
+  // A key of the table absent after is one that run does not read (spec.resolved.yaml lists only those since
+  // 0.8.0, spec/grid.h: unread_because): whatever an earlier record says of it did not change its training. A key
+  // the table no longer has is a change.
   for (const auto& [key, value] : a)
-    if (!b.count(key)) changes.push_back({key, value, "", /*before_absent=*/false, /*after_absent=*/true});
+    if (!b.count(key) && !find_key(key)) changes.push_back({key, value, "", /*before_absent=*/false, /*after_absent=*/true});
   return changes;
 }
 

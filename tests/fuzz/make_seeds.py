@@ -149,9 +149,15 @@ def report_seeds():
 
 
 def spec_dictionary():
-    """tests/fuzz/spec.dict: YAML syntax, top-level words and every key of the key table."""
+    """tests/fuzz/spec.dict: YAML syntax, top-level words and every key of the key table.
+
+    The keys come from docs/spec.md, which is `repro list --format md` (tests/test_spec.cpp keeps it equal to the
+    binary's output): the key table as the binary has it, wherever the keys are declared. tests/test_spec.cpp fails
+    when spec.dict lacks a key of the table (run this script again)."""
     import re
-    keys = re.findall(r'"((?:model|data|text|train)\.[a-z0-9_.]+)"', (ROOT / "src/spec/keys.cpp").read_text())
+    keys = re.findall(r'^\| `((?:model|data|text|train)\.[a-z0-9_.]+)` \|', (ROOT / "docs/spec.md").read_text(), re.M)
+    if not keys:
+        raise SystemExit("make_seeds.py: no key found in docs/spec.md: its table's format changed")
     words = ["experiment", "description", "datasets", "seeds", "models", "sweep", "profiles", "per_dataset",
              "name", "model", "data", "text", "train", "auto", "true", "null", "fashion_mnist", "cifar10",
              "imdb", "newsgroups", ": ", "\n  ", "- ", "[", "]", "{", "}", ", ", "&a", "*a", "<<: ", "!!str",

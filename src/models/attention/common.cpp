@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "models/attention/map_probe.h"
 #include "models/cpu_ops.h"
 
 namespace repro {
@@ -28,9 +29,24 @@ torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::Scalar
   return mask.masked_fill(padding_mask, -std::numeric_limits<double>::infinity()).unsqueeze(1).unsqueeze(1);
 }
 
+torch::Tensor attention_logits(const torch::Tensor& q, const torch::Tensor& k, double scale) {
+  return batched_matmul(q, k.transpose(-2, -1)) * scale;  // (B, H, N, N)
+}
+
+torch::Tensor without_padded_keys(const torch::Tensor& maps, const torch::Tensor& padding_mask) {
+  if (!padding_mask.defined()) return maps;
+  return maps.masked_fill(padding_mask.unsqueeze(1).unsqueeze(1), 0.0);  // (B, 1, 1, N) over (B, H, N, N)
+}
+
+torch::Tensor map_times_values(const torch::Tensor& maps, const torch::Tensor& v, double dropout, bool training) {
+  record_map(maps);  // only under an AttentionMapProbe
+  const double p = training ? dropout : 0.0;
+  return batched_matmul(p > 0 ? repro::dropout(maps, p, true) : maps, v);
+}
+
 torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& padding_mask,
                              double scale) {
-  auto logits = batched_matmul(q, k.transpose(-2, -1)) * scale;  // (B, H, N, N)
+  auto logits = attention_logits(q, k, scale);  // (B, H, N, N)
   if (padding_mask.defined()) logits = logits + additive_key_mask(padding_mask, logits.scalar_type());
   return torch::softmax(logits, -1);
 }

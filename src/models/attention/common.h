@@ -15,6 +15,18 @@ torch::Tensor merge_heads(const torch::Tensor& x);
 // (B, N) bool, true = padding  ->  (B, 1, 1, N) additive float mask (0 or -inf), or undefined.
 torch::Tensor additive_key_mask(const torch::Tensor& padding_mask, torch::ScalarType dtype);
 
+// The pieces of the explicit path, for any map (CONTRIBUTING.md: a variant whose map is not a softmax builds it
+// from these, and the shared tests' demands hold: padded keys inert, the map recorded for rollout):
+// q k^T * scale: q, k (B, H, N, d) -> (B, H, N, N).
+torch::Tensor attention_logits(const torch::Tensor& q, const torch::Tensor& k, double scale);
+// A map with its padded keys' columns set to 0: maps (B, H, N, N), padding_mask (B, N) true = padding (undefined:
+// none). A softmax needs the -inf logits of additive_key_mask instead; a sigmoid, a difference or a product of maps
+// takes this after it is formed.
+torch::Tensor without_padded_keys(const torch::Tensor& maps, const torch::Tensor& padding_mask);
+// maps (B, H, N, N) times v (B, H, N, dv) -> (B, H, N, dv), with dropout on the maps from the run's generator when
+// training; under an AttentionMapProbe (repro rollout) it records the maps as they are before dropout.
+torch::Tensor map_times_values(const torch::Tensor& maps, const torch::Tensor& v, double dropout, bool training);
+
 // Row-softmax attention maps softmax(q k^T * scale + mask): q, k (B, H, N, d) -> (B, H, N, N).
 torch::Tensor attention_maps(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& padding_mask,
                              double scale);

@@ -105,7 +105,7 @@ const EnumNames<GiMax>& enum_names(GiMax) {
 
 const AttentionEntry& gi_attention() {
   using O = GiOptions;
-  static const AttentionVariant variant = make_variant<O>(
+  static const AttentionVariant variant = reading_shared_keys(make_variant<O>(
       "gi", "gate with inhibition on Q and K: K * (GELU(S - inh_p max S) + 1) (giTransformer)",
       {
           key("model.attention.inh_p", &O::inh_p, 0, 0.99,
@@ -118,7 +118,8 @@ const AttentionEntry& gi_attention() {
               "token's features."),
           key("model.attention.gi_detach", &O::detach,
               "gi: stop gradients through the threshold max(S) (the code does not)."),
-      });
+      }),
+      {"model.attention.qkv_bias"});
   static const AttentionEntry entry{&variant, make_gi, count_gi};
   return entry;
 }

@@ -159,7 +159,7 @@ const EnumNames<PlugPosition>& enum_names(PlugPosition) {
 
 const AttentionEntry& plug_attention() {
   using O = PlugOptions;
-  static const AttentionVariant variant = make_variant<O>(
+  static const AttentionVariant variant = reading_shared_keys(make_variant<O>(
       "plug", "pairwise logit gating softmax(A * (1 + G)), G from a head-shared gating path (PLuG)",
       {
           key("model.attention.plug_fraction", &O::fraction, 0.0625, 4,
@@ -175,7 +175,8 @@ const AttentionEntry& plug_attention() {
               "plug: gate the logits before softmax, or the maps after it (PLuG Table 10)."),
           key("model.attention.plug_residual", &O::residual,
               "plug: multiply by (1 + G) rather than G (PLuG Table 11)."),
-      });
+      }),
+      {"model.attention.qkv_bias"});
   static const AttentionEntry entry{&variant, make_plug, count_plug};
   return entry;
 }

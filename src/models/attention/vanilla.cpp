@@ -52,7 +52,9 @@ int64_t count_vanilla(const ModelOptions& o) { return qkv_projection_parameters(
 
 const AttentionEntry& vanilla_attention() {
   static const AttentionVariant variant =
-      make_variant<VanillaOptions>("vanilla", "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V", {});
+      reading_shared_keys(make_variant<VanillaOptions>(
+                              "vanilla", "multi-head scaled dot-product attention softmax(QK^T/sqrt(d))V", {}),
+                          {"model.attention.qkv_bias"});
   static const AttentionEntry entry{&variant, make_vanilla, count_vanilla};
   return entry;
 }
