@@ -165,7 +165,7 @@ std::string board_note(const ExperimentResults& results, const PaperTable& table
            ") are not among them, so its verdicts are not this report's.\n";
   return board + ", each comparison from the folder with the most runs of its cells: where another folder holds runs " +
          "this one lacks (" + std::to_string(untested) + (untested == 1 ? " comparison" : " comparisons") +
-         " not tested here) or more runs of a cell, its verdict differs from this report's.\n";
+         " not tested here) or more runs of a cell, its verdict may differ from this report's.\n";
 }
 
 }  // namespace
@@ -186,7 +186,7 @@ std::string claims_report(const ExperimentResults& results, const std::vector<Pa
   for (const auto& entry : verdict_table())
     meanings += std::string(meanings.empty() ? "" : "; ") + "*" + entry.name + "*: " + entry.meaning;
   return "### Claims about " + (results.heading.empty() ? results.name : results.heading) +
-         "\n\nEach comparison is judged from the Welch 95% confidence interval of row − over: " + meanings +
+         "\n\nEach comparison gets one verdict, in the claims board's words and by its rule: " + meanings +
          ". A claim is supported when all its comparisons are, contradicted when any is, else effect not reproduced "
          "when any is, else inconclusive; not tested when none of its comparisons is. Power: the chance that our "
          "seeds, with our spread, would have found the claim supported had the paper's Δ been the true difference "
