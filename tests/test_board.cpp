@@ -2,6 +2,9 @@
 // every results folder below RESULTS, one verdict per claim, and writes Markdown and one self-contained HTML page
 // (tests/test_board_page.cpp; its --into files: tests/test_board_into.cpp). Built on the committed results/ (read
 // only) and on copies of them changed in a temporary folder.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -317,4 +320,150 @@ TEST_CASE("report --compare judges each claim at the final epoch beside the sele
                             "-1.77 [-2.37, -1.17] | contradicted |"));
   const std::string one = claims_report(selected[0], file.tables, file.claims);
   CHECK(one.find("final epoch") == std::string::npos);
+}
+
+// Issue 64, item 1: report --compare folded "no runs" into inconclusive where the board said not tested; both now judge
+// by evaluate_claim's one rule and name verdicts from one table.
+TEST_CASE("report --compare and the board judge a claim by one rule, in one vocabulary", "[report][cli]") {
+  const PaperFile file = read_paper_file(kPaper);
+  const Board board = build_board(file, kResults, "repro report results --board experiments/paper/dgsa.yaml");
+  const auto selected = collect_results(kResults / "table2/paper", Metric::TestAcc, RecordEpoch::Selected);
+  const auto last = collect_results(kResults / "table2/paper", Metric::TestAcc, RecordEpoch::Final);
+  REQUIRE(selected.size() == 1);
+  const std::string paper = claims_report(selected[0], file.tables, file.claims, &last[0]);
+  // Claim 6 under `paper`: its Rotten Tomatoes runs are table2/paper's, on the board as in the folder's report; IMDB
+  // and AG News have no runs: not tested in both.
+  const ReadingVerdict& rotten = board.claims[5].readings[0];
+  REQUIRE(rotten.reading == "paper");
+  int untested = 0;
+  for (size_t i = 0; i < rotten.selected.comparisons.size(); ++i) {
+    const ComparisonVerdict& c = rotten.selected.comparisons[i];
+    untested += c.verdict == Verdict::NotTested;
+    CHECK_THAT(paper, Contains("| " + c.pair.row + " − " + c.pair.over + " | " + c.dataset + " | " +
+                               comparison_text(c) + " | " + name_of(c.verdict) + " |"));
+  }
+  CHECK(untested == 6);
+  // Claim 4 has no run here (the board judges it on table2/gpu: contradicted): not tested, and the report says the
+  // board reads more folders.
+  CHECK_THAT(paper, Contains("(§5.2, Table 2): ours **not tested** (at the final epoch: not tested)"));
+  CHECK(board.claims[3].verdict == Verdict::Contradicted);
+  CHECK_THAT(paper, Contains("The claims board (`repro report RESULTS --board PAPER.yaml`, results/README.md) reads "
+                             "every results folder") &&
+                        Contains("(`paper`, `paper_table6`)") && Contains("(15 comparisons not tested here)"));
+  CHECK(paper.find("inconclusive (also with fewer than 2 seeds on a side or no runs)") == std::string::npos);
+  // table2/gpu: claim 6 has no run of its datasets there.
+  const auto gpu = collect_results(kResults / "table2/gpu", Metric::TestAcc);
+  CHECK_THAT(claims_report(gpu[0], file.tables, file.claims),
+             Contains("DGT improves on the Transformer on Rotten Tomatoes, IMDB and AG News** (§5.2: 'a modest "
+                      "improvement of 1-2% on the Rotten Tomatoes, IMDB, and AG News datasets'): ours **not tested**"));
+  // A folder whose profile is no reading of the paper's protocol: the board does not judge its runs, and says so.
+  const auto short_runs = collect_results(kResults / "table2/short", Metric::TestAcc);
+  CHECK_THAT(claims_report(short_runs[0], file.tables, file.claims),
+             Contains("these runs (profile `short`) are not among them, so its verdicts are not this report's"));
+  // Every verdict with its meaning, from the one table, in `repro report --help`.
+  const auto help = test::run_repro("report --help");
+  CHECK(help.exit_code == 0);
+  REQUIRE(verdict_table().size() == 5);
+  for (const auto& entry : verdict_table()) {
+    CHECK(name_of(entry.verdict) == entry.name);
+    CHECK_THAT(help.output, Contains(std::string(entry.name) + ": " + entry.meaning));
+  }
+}
+
+// Issue 64, item 2: `repro report results` refused, since seed 0 of two table2 rows on 20 Newsgroups is in table2/gpu
+// and in table2/cpu_newsgroups, even with --rows selecting a row without a duplicate.
+TEST_CASE("repro report of several results folders counts one folder per cell, by the board's rule", "[report][cli]") {
+  const auto all = test::run_repro("report " + kResults.string());
+  INFO(all.output.substr(0, 3000));
+  REQUIRE(all.exit_code == 0);
+  const std::string gpu = (kResults / "table2/gpu").generic_string(),
+                    cpu = (kResults / "table2/cpu_newsgroups").generic_string();
+  CHECK_THAT(all.output, Contains("### table2 (profile paper): test_acc"));
+  CHECK_THAT(all.output, Contains("Cells that several results folders hold (one cell, one folder: the one with the "
+                                  "most complete runs of it, then by name, as the claims board takes a cell"));
+  CHECK_THAT(all.output, Contains("- Transformer on newsgroups: counted from " + gpu + " (5 complete); not from " +
+                                  cpu + " (1 complete); seed 0 in both\n"));
+  CHECK_THAT(all.output, Contains("- DGT x16/3 on newsgroups: counted from " + gpu + " (5 complete)"));
+  // The board takes the same folder for that cell.
+  const PaperFile file = read_paper_file(kPaper);
+  const Board board = build_board(file, kResults, "repro report results --board experiments/paper/dgsa.yaml");
+  const BoardCell cell = cell_of(board.tables[1], "Transformer", "newsgroups");
+  REQUIRE(cell.source);
+  CHECK(cell.source->folder->name == "table2/gpu");
+  // DIFF x16/3 on 20 Newsgroups: only cpu_newsgroups holds a record (gpu's plan lists its five seeds, none trained).
+  CHECK_THAT(all.output, Contains("- DIFF Transformer x16/3 on newsgroups: counted from " + cpu +
+                                  " (1 complete); not "
+                                  "from " +
+                                  gpu + " (5 pending); seed 0 in both\n"));
+  // The selectors apply first: a row without a duplicate, in a folder of folders.
+  const auto diff = test::run_repro("report " + (kResults / "table2").string() +
+                                    " --rows 'DIFF Transformer x16/3' "
+                                    "--datasets newsgroups");
+  INFO(diff.output);
+  CHECK(diff.exit_code == 0);
+  CHECK_THAT(diff.output, Contains("| DIFF Transformer x16/3 | 66.42 ± n/a |"));
+  CHECK_THAT(diff.output, Contains("counted from " + cpu + " (1 complete); not from " + gpu + " (5 pending)"));
+  CHECK(diff.output.find("Transformer on newsgroups") == std::string::npos);  // left out by the selectors
+}
+
+// Issue 64, item 4: both seeds of a row corrupt made the cell "not trained" and the claim "no reading trained".
+TEST_CASE("a cell none of whose records is counted says n = 0 and why; its claim names them", "[report]") {
+  test::TempDir dir("board-all-corrupt");
+  const fs::path root = dir.path() / "results";
+  copy_results("table2/gpu", root);
+  const fs::path runs = root / "table2/gpu/newsgroups/Transformer";
+  for (int seed = 0; seed < 5; ++seed)
+    test::write_text(runs / ("seed_" + std::to_string(seed)) / "summary.json", "{\"status\": \"compl");
+  const PaperFile file = read_paper_file(kPaper);
+  const Board board = build_board(file, root, "repro report … --board …");
+  const BoardCell cell = cell_of(board.tables[1], "Transformer", "newsgroups");
+  CHECK_FALSE(cell.source);
+  REQUIRE(cell.uncounted);
+  CHECK(cell.uncounted->bad_records.size() == 5);
+  CHECK(cell.status == CellStatus::NotTrained);  // nothing to hold against the paper's band
+  const std::string markdown = board_markdown(board);
+  CHECK_THAT(markdown, Contains("| — (n = 0; 5 corrupt)<br>paper 51.54 ± 0.49"));
+  CHECK_THAT(markdown, Contains("(1 of them with records none of which is counted)"));
+  const BoardClaim& newsgroups = board.claims[3];
+  CHECK(newsgroups.verdict == Verdict::NotTested);
+  const std::string named = "Transformer on newsgroups in table2/gpu: 5 corrupt, none counted (" +
+                            (runs / "seed_0").string() + ", " + (runs / "seed_1").string();
+  CHECK_THAT(markdown, Contains("| **not tested** | — | not judged: records not counted: " + named));
+  CHECK_THAT(markdown, Contains("Not judged under `paper`: DGT x2 − Transformer on newsgroups; DGT x4 − Transformer "
+                                "on newsgroups; DGT x16/3 − Transformer on newsgroups: records not counted: " +
+                                named));
+  CHECK(markdown.find("| **not tested** | — | no reading trained | supported |\n| 5") == std::string::npos);
+}
+
+// Issue 64, item 5: what a killed `repro collect` leaves inside TO (`.collect.tmp-PID`, a staged copy of records) was
+// read by report as results, by status as an experiment and by the board as a folder.
+TEST_CASE("a collect's staging folder is never records: report, status and the board skip it and name it",
+          "[report][cli]") {
+  test::TempDir dir("board-staging");
+  const fs::path root = dir.path() / "results";
+  copy_results("table2/gpu", root);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);  // a pid no process has: the collect that was killed
+  const fs::path staging = root / (".collect.tmp-" + std::to_string(child));
+  copy_results("table2/gpu", staging);
+  const auto report = test::run_repro("report " + root.string());
+  INFO(report.output.substr(0, 2000));
+  CHECK(report.exit_code == 0);
+  CHECK_THAT(report.output, Contains(staging.string() + ": skipped, not records: a temporary folder left by process " +
+                                     std::to_string(child) +
+                                     ", which is gone (a repro collect that was killed): "
+                                     "the next repro collect into " +
+                                     root.string() + " removes it"));
+  CHECK(test::count_of(report.output, "skipped, not records") == 1);          // once, though the command reads twice
+  CHECK_THAT(report.output, Contains("| Transformer | **66.24 ± 0.37** |"));  // table2/gpu's five runs, once
+  const auto status = test::run_repro("status " + root.string());
+  INFO(status.output);
+  CHECK(status.exit_code == 0);
+  CHECK(status.output.find(".collect.tmp-" + std::to_string(child) + "/table2") == std::string::npos);
+  CHECK_THAT(status.output, Contains("table2/gpu (") && Contains("skipped, not records"));
+  const PaperFile file = read_paper_file(kPaper);
+  const Board board = build_board(file, root, "repro report … --board …");
+  REQUIRE(board.folders.size() == 1);
+  CHECK(board.folders[0].name == "table2/gpu");
 }

@@ -124,3 +124,34 @@ TEST_CASE("repro report --board writes board.md, board.html and the markers of e
   CHECK(alone.exit_code != 0);
   CHECK_THAT(alone.output, Contains("--board"));
 }
+
+// Issue 64, item 6: with a second --into file that cannot be written, the command exited 2 after writing board.md,
+// board.html and the first --into file. Every file is now written to its temporary sibling first and renamed into
+// place only when all are written.
+TEST_CASE("repro report --board whose last --into file cannot be written writes no file", "[report][cli]") {
+  test::TempDir dir("board-cli-unwritable");
+  const fs::path good = dir.path() / "good.md", blocked = dir.path() / "blocked.md";
+  test::write_text(good, kBegin + "old\n" + kEnd);
+  test::write_text(blocked, kBegin + "old\n" + kEnd);
+  // blocked.md's temporary sibling (blocked.md.tmp-<pid>) is a folder that holds a file: it cannot be created, as in a
+  // read-only folder (which root may write to). `exec` keeps the shell's pid for repro.
+  const std::string command = "mkdir -p " + blocked.string() + ".tmp-$$/x && exec " + std::string(REPRO_BINARY) + " " +
+                              board_command(dir.path(), " --into " + good.string() + " --into " + blocked.string());
+  const auto refused = test::run_command(command);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains("cannot write " + blocked.string()) && Contains("nothing was written"));
+  CHECK(read_file(good) == kBegin + "old\n" + kEnd);
+  CHECK(read_file(blocked) == kBegin + "old\n" + kEnd);
+  CHECK(!fs::exists(dir.path() / "board.md"));
+  CHECK(!fs::exists(dir.path() / "board.html"));
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 3);  // no temporary file left
+  // --html naming a folder: refused before anything is written.
+  fs::create_directory(dir.path() / "page");
+  const auto folder = test::run_repro(
+      board_command(dir.path(), " --html " + (dir.path() / "page").string() + " --into " + good.string()));
+  CHECK(folder.exit_code == 2);
+  CHECK_THAT(folder.output, Contains((dir.path() / "page").string()) && Contains("it is a folder"));
+  CHECK(read_file(good) == kBegin + "old\n" + kEnd);
+  CHECK(!fs::exists(dir.path() / "board.md"));
+}

@@ -108,9 +108,12 @@ uint32_t png_width(const fs::path& png) {
 const char* kProbe =
     "<script>window.addEventListener('load',function(){var images=Array.prototype.slice.call(document.images);"
     "var loaded=images.filter(function(i){return i.complete&&i.naturalWidth>0;}).length;"
+    "var split=Array.prototype.slice.call(document.querySelectorAll('.ci')).filter(function(s){"
+    "return s.getClientRects().length>1;}).length;"
     "var text=document.body.innerText;var probe=document.createElement('pre');probe.id='probe';"
     "probe.textContent='figures: '+loaded+' of '+images.length+'\\nwidth: '+document.documentElement.scrollWidth+"
-    "' of '+window.innerWidth+'\\n'+text;document.body.appendChild(probe);});</script>";
+    "' of '+window.innerWidth+'\\nintervals split: '+split+' of '+document.querySelectorAll('.ci').length+"
+    "'\\n'+text;document.body.appendChild(probe);});</script>";
 
 }  // namespace
 
@@ -182,6 +185,10 @@ TEST_CASE("the claims board's page in headless Chromium: figures, board.md's fac
   std::smatch width;
   REQUIRE(std::regex_search(seen, width, std::regex("width: ([0-9]+) of ([0-9]+)")));
   CHECK(std::stoi(width[1]) <= std::stoi(width[2]));  // nothing runs off an 800 px window
+  std::smatch split;                                  // issue 64: "[-0.74, +" / "2.09]" at 800 px
+  REQUIRE(std::regex_search(seen, split, std::regex("intervals split: ([0-9]+) of ([0-9]+)")));
+  CHECK(split[1] == "0");
+  CHECK(std::stoi(split[2]) >= 10);  // the claims' comparisons with a test
   const auto missing = missing_facts(markdown, collapsed(seen));
   INFO("facts of board.md the browser does not show: " << join(missing, " || "));
   CHECK(missing.empty());
@@ -198,4 +205,30 @@ TEST_CASE("the claims board's page in headless Chromium: figures, board.md's fac
     CHECK(png_width(shot) == static_cast<uint32_t>(px));
     CHECK(fs::file_size(shot) > 100000);
   }
+}
+
+// Issue 64, item 7: at 800 px and in print an interval's "+" wrapped away from its number ("[-0.74, +" / "2.09]"): the
+// page allowed a line break after every "+". An interval is one unbreakable piece; a sign stays with its number.
+TEST_CASE("board.html keeps each confidence interval whole", "[report]") {
+  const PaperFile file = read_paper_file(kPagePaper);
+  const std::string html = board_html(committed_board(file));
+  CHECK_THAT(html, Contains("<span class=\"ci\">[-0.74, +2.09]</span>"));
+  CHECK_THAT(html, Contains(".ci{white-space:nowrap}"));
+  CHECK(html.find("+<wbr>2") == std::string::npos);
+  CHECK(html.find("+<wbr>0") == std::string::npos);
+  CHECK_THAT(html, Contains("Transformer+<wbr>no_<wbr>decay=<wbr>paper"));  // a long name still wraps
+}
+
+// Issue 64, item 8: the "Not trained under …" line of a claim that lists exactly one untested comparison could be
+// dropped (a mutant of `if (!untested.empty())`) with every test passing.
+TEST_CASE("a claim with exactly one untested comparison says so, in board.md and on the page", "[report]") {
+  PaperFile file = read_paper_file(kPagePaper);
+  Claim& rotten = file.claims[5];  // DGT improves on the Transformer: here on Rotten Tomatoes (trained) and IMDB (not)
+  rotten.pairs = {{"DGT x2", "Transformer"}};
+  rotten.datasets = {"rotten_tomatoes", "imdb"};
+  const Board board = committed_board(file);
+  const std::string line = "Not trained under `paper`: DGT x2 − Transformer on imdb.";
+  const std::string markdown = board_markdown(board);
+  CHECK_THAT(markdown, Contains("\n" + line + "\n"));
+  CHECK_THAT(page_text(board_html(board)), Contains("Not trained under paper: DGT x2 − Transformer on imdb."));
 }

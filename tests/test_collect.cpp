@@ -3,6 +3,9 @@
 // a different record in TO, runs of the same row and dataset under other settings, a link anywhere and a damaged record
 // refused one line each, the experiment then copied not at all; nothing overwritten or written through a link, and
 // collecting again changes no byte.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "catch.h"
@@ -117,7 +120,7 @@ TEST_CASE("collect copies finished runs' records and merges plan.json; a second 
   const CollectTally again = collect_records(out, results, record_problem);
   CHECK(again.copied == 0);
   CHECK(again.unchanged == 1);
-  CHECK(again.plans == 0);             // the merged plan is what TO holds: not rewritten
+  CHECK(again.plans == 0);                             // the merged plan is what TO holds: not rewritten
   const bool unchanged = snapshot(results) == before;  // no byte, and no file's time, changed (plan.json included)
   CHECK(unchanged);
   CHECK(describe_tally(again) ==
@@ -336,4 +339,31 @@ TEST_CASE("collect checks a finished run's event file as status does: a damaged 
              Contains(run.events_path().string() + ": a damaged record at byte ") && Contains("not copied"));
   CHECK(tally.copied == 0);
   CHECK_FALSE(fs::exists(results / "grid"));
+}
+
+// Issue 64, item 5: a killed collect leaves its staging folder (`.collect.tmp-PID`) inside TO. The next collect into
+// TO removes it when its process is gone (never a live collect's), and a staging folder found below FROM (a results
+// folder collected from) is no records: skipped and named, never copied.
+TEST_CASE("collect removes its own stale staging folders from TO, never a live one's, and copies none from FROM",
+          "[cli]") {
+  test::TempDir dir("collect-stale");
+  const fs::path out = dir.path() / "out", results = dir.path() / "results";
+  finished_run(out, 0, 71.5);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);                                                               // a pid no process has
+  const std::string dead = ".collect.tmp-" + std::to_string(child), live = ".collect.tmp-1";  // pid 1 is alive
+  finished_run(results / dead, 3, 50.0);
+  finished_run(results / live, 4, 50.0);
+  finished_run(out / dead, 5, 55.0);  // FROM holds a staging folder too
+  const test::Result collected = test::run_repro("collect " + out.string() + " " + results.string());
+  INFO(collected.output);
+  CHECK(collected.exit_code == 0);
+  CHECK_THAT(collected.output, Contains("repro collect: 1 finished run(s) copied"));
+  CHECK_THAT(collected.output, Contains((out / dead).string() + ": skipped, not records"));
+  CHECK_FALSE(fs::exists(results / dead));  // TO's own leftover, its process gone: removed
+  CHECK(fs::exists(RunFolder(results / live / "grid/fashion_mnist/a/seed_4").summary_path()));  // a live one's: kept
+  CHECK(fs::exists(RunFolder(results / "grid/fashion_mnist/a/seed_0").summary_path()));
+  CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_5"));
+  CHECK_FALSE(fs::exists(results / dead / "grid"));
 }

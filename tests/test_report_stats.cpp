@@ -175,10 +175,11 @@ TEST_CASE("a claim's verdict: CI beyond the margin, on the other side, or neithe
   CHECK(verdict_on(clear, cifar10_claim(0)) == Verdict::Supported);
   CHECK(verdict_on(clear, cifar10_claim(2)) == Verdict::Inconclusive);
   CHECK(verdict_on(clear, cifar10_claim(7)) == Verdict::Contradicted);
-  // DGViT clearly below ViT contradicts "DGViT beats ViT"; one seed, or no runs, is inconclusive.
+  // DGViT clearly below ViT contradicts "DGViT beats ViT"; one seed is inconclusive; no runs on a side is not tested
+  // (issue 64: report --compare said inconclusive there, the board not tested).
   CHECK(verdict_on(two_rows({80, 80.5, 81}, {75, 75.5, 76}), cifar10_claim(0)) == Verdict::Contradicted);
   CHECK(verdict_on(two_rows({75}, {80}), cifar10_claim(0)) == Verdict::Inconclusive);
-  CHECK(verdict_on(two_rows({75, 76}, {}), cifar10_claim(0)) == Verdict::Inconclusive);
+  CHECK(verdict_on(two_rows({75, 76}, {}), cifar10_claim(0)) == Verdict::NotTested);
   // A claim over two datasets: one contradicted comparison contradicts it.
   ExperimentResults both = two_rows({75, 76, 77}, {79, 80, 81});
   both.datasets.push_back("svhn");
@@ -201,7 +202,7 @@ TEST_CASE("effect not reproduced: our CI below the paper's effect, and the power
   CHECK(verdict_of(w, 3, 2.5) == Verdict::Contradicted);
   w.ci_low = 0.1;
   CHECK(verdict_of(w, 0, 2.22) == Verdict::Supported);  // beyond the margin wins whatever the paper's size
-  CHECK(verdict_name(Verdict::NotReproduced) == "effect not reproduced");
+  CHECK(name_of(Verdict::NotReproduced) == "effect not reproduced");
 
   // Power with SE 1 and df 8: no effect -> the test's own 2.5% one-sided rate; an effect of exactly the
   // critical t -> one half; a huge one -> 1; no test (n < 2) -> none.
@@ -226,7 +227,8 @@ TEST_CASE("effect not reproduced: our CI below the paper's effect, and the power
   CHECK_THAT(text, Contains("ours **effect not reproduced**") &&
                        Contains("| DGViT x4 drop x2 − ViT | cifar10 | +0.50 [-0.65, +1.65] | effect not reproduced | "
                                 "96% | +2.16 [+1.66, +2.66] | supported |"));
-  CHECK_THAT(text, Contains("\"effect not reproduced\" when entirely below the paper's own Δ"));
+  CHECK_THAT(text, Contains("*effect not reproduced*: the interval is not below the margin but lies entirely below "
+                            "the paper's own Δ"));
 }
 
 TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the same rule", "[report]") {
@@ -239,11 +241,10 @@ TEST_CASE("the DGSA claims load, and the paper's own numbers are judged by the s
   // Table 1, CIFAR-10: DGViT x4 drop x2 − ViT = 2.16, CI [1.66, 2.66] (mpmath): beyond 0, not beyond 2.
   const ExperimentResults none = two_rows({}, {});
   const std::string text = claims_report(none, tables, claims);
-  CHECK_THAT(text,
-             Contains("DGViT beats ViT on CIFAR-10 by more than 2 points") &&
-                 Contains("ours **inconclusive**; the paper's own numbers (n = 5): inconclusive") &&
-                 Contains("| DGViT x4 drop x2 − ViT | cifar10 | — (no runs) | inconclusive | — | +2.16 [+1.66, "
-                          "+2.66] | inconclusive |"));
+  CHECK_THAT(text, Contains("DGViT beats ViT on CIFAR-10 by more than 2 points") &&
+                       Contains("ours **not tested**; the paper's own numbers (n = 5): inconclusive") &&
+                       Contains("| DGViT x4 drop x2 − ViT | cifar10 | — (no runs) | not tested | — | +2.16 [+1.66, "
+                                "+2.66] | inconclusive |"));
   CHECK_THAT(text, Contains("at least as good as ViT on every vision set**") &&
                        Contains("the paper's own numbers (n = 5): supported"));
   CHECK_THAT(text, !Contains("Newsgroups"));  // table2's claims are not about table1's runs
@@ -273,9 +274,10 @@ TEST_CASE("the protocol ledger loads from the paper file and prints under the ex
 
   test::TempDir dir("ledger");
   const auto file = dir.path() / "p.yaml";
-  test::write_text(file, "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
-                         "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n"
-                         "ledger:\n  - {experiment: table1, item: 'a | b', paper: x, ours: y, status: paper}\n");
+  test::write_text(file,
+                   "tables:\n  - table: 1\n    experiment: table1\n    n: 5\n    cells:\n"
+                   "      - {row: ViT, column: cifar10, mean: 75, std: 1}\n"
+                   "ledger:\n  - {experiment: table1, item: 'a | b', paper: x, ours: y, status: paper}\n");
   CHECK_THAT(ledger_report("table1", "", "table1", read_paper_file(file).ledger, file),
              Contains("| a \\| b | x | y | *paper* |"));
 }

@@ -105,3 +105,22 @@ TEST_CASE("repro status shows a running run's epoch and last step, from its fold
   CHECK_THAT(test::run_repro("status " + (s.dir.path() / "runs").string()).output,
              Contains("epoch 2 of 3, step 4 of about 15"));
 }
+
+// Issue 64, item 3: `repro status results` left out table2/cpu_newsgroups, whose runs (started with --index by a
+// binary before 0.7.1) have no plan.json, though docs/commands.md says it lists every committed experiment.
+TEST_CASE("repro status lists a folder of records without a plan.json, from its records", "[cli]") {
+  const fs::path results = fs::path(REPRO_SOURCE_DIR) / "results";
+  const test::Result status = test::run_repro("status " + results.string());
+  INFO(status.output);
+  CHECK(status.exit_code == 0);
+  CHECK_THAT(status.output, Contains("table2/cpu_newsgroups (" + (results / "table2/cpu_newsgroups").string() +
+                                     "): 3 runs: 3 complete, 0 running") &&
+                                Contains("  no plan.json: the runs its records show"));
+  CHECK_THAT(status.output, Contains("table2/gpu (") && Contains("table2/paper ("));
+  // Its selectors reach those runs too.
+  const test::Result diff = test::run_repro("status " + results.string() + " --rows 'DIFF Transformer x16/3'");
+  INFO(diff.output);
+  CHECK(diff.exit_code == 0);
+  CHECK_THAT(diff.output, Contains("table2/cpu_newsgroups (" + (results / "table2/cpu_newsgroups").string() +
+                                   "): 1 runs: 1 complete"));
+}

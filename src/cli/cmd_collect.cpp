@@ -20,6 +20,7 @@ void add_collect_command(CLI::App& app, int& exit_code) {
   command->add_option("to", *to, "The results folder (e.g. results/table2/paper); created when absent")->required();
   command->callback([from, to, &exit_code] {
     const CollectTally tally = collect_records(*from, *to, record_problem);  // every record checked as report does
+    for (const auto& line : tally.skipped) spdlog::warn("{}", line);
     for (const auto& line : tally.refused) spdlog::error("{}", line);
     std::cout << "repro collect: " << describe_tally(tally) << " (" << *from << " -> " << *to << ")\n";
     exit_code = tally.refused.empty() ? 0 : 1;

@@ -58,12 +58,12 @@ struct Collected {
 };
 
 Collected collect(const ReportCommand& c) {
-  Collected out{filter_runs(collect_results(c.dir, c.options.metric, c.epoch), c.filter), {}};
+  Collected out{collect_results(c.dir, c.options.metric, c.epoch, c.filter), {}};
   if (c.select.empty()) {
     out.tables = out.swept;
     return out;
   }
-  const auto by = filter_runs(collect_results(c.dir, c.selection.by, c.epoch), c.filter);
+  const auto by = collect_results(c.dir, c.selection.by, c.epoch, c.filter);
   for (const auto& results : out.swept) {
     const auto match = std::find_if(by.begin(), by.end(), [&](const ExperimentResults& b) {
       return b.name == results.name && b.profile == results.profile;
@@ -82,7 +82,7 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
   // epoch. Not with --select (it chooses on the selected epoch) nor with --epoch final (that is the table already).
   std::vector<ExperimentResults> last;
   if (c.epoch == RecordEpoch::Selected && !c.select_given)
-    last = filter_runs(collect_results(c.dir, c.options.metric, RecordEpoch::Final), c.filter);
+    last = collect_results(c.dir, c.options.metric, RecordEpoch::Final, c.filter);
   std::string text;
   for (const auto& results : tables) {
     const auto twin = std::find_if(last.begin(), last.end(), [&](const ExperimentResults& l) {
@@ -94,8 +94,7 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
         const std::string note = paper_significance(table);
         if (!note.empty()) text += note + "\n";
       }
-    const std::string verdicts =
-        claims_report(results, paper, file.claims, twin == last.end() ? nullptr : &*twin);
+    const std::string verdicts = claims_report(results, paper, file.claims, twin == last.end() ? nullptr : &*twin);
     if (!verdicts.empty()) text += verdicts;
     text += ledger_report(results.name, results.profile, results.heading.empty() ? results.name : results.heading,
                           file.ledger, c.compare);
@@ -113,11 +112,10 @@ void run_board(const ReportCommand& c) {
   const fs::path markdown = c.output.empty() ? fs::path(c.dir) / "board.md" : fs::path(c.output);
   const fs::path html = c.html.empty() ? markdown.parent_path() / "board.html" : fs::path(c.html);
   const std::string text = board_markdown(board);
-  std::vector<std::pair<fs::path, std::string>> intos;  // every --into file checked before any file is written
-  for (const auto& into : c.into) intos.emplace_back(into, board_into_text(into, text, board_coverage(board)));
-  write_file_atomic(markdown, text);
-  write_file_atomic(html, board_html(board));
-  for (const auto& [into, into_text] : intos) write_file_atomic(into, into_text);
+  // Every --into file checked, then every file written all or none (a target that cannot be written: none is).
+  std::vector<std::pair<fs::path, std::string>> files = {{markdown, text}, {html, board_html(board)}};
+  for (const auto& into : c.into) files.emplace_back(into, board_into_text(into, text, board_coverage(board)));
+  write_files_atomic(files);
   spdlog::info("wrote {} and {}{}", markdown.string(), html.string(),
                c.into.empty() ? "" : " and the board's markers in " + join(c.into, ", "));
 }
@@ -126,12 +124,14 @@ void run_board(const ReportCommand& c) {
 void run_runs_table(const ReportCommand& c) {
   if (!c.board.empty() || c.plots || c.stats || c.no_stats || !c.compare.empty() || !c.against.empty() ||
       !c.eval.empty() || c.select_given || c.epoch != RecordEpoch::Selected)
-    throw Error("--runs: one row per run with every metric at the selected and the last epoch; not with --board, "
-                "--plots, --stats, --compare, --against, --eval, --select or --epoch (give --format csv for every "
-                "column)");
-  const auto all = filter_runs(collect_results(c.dir, c.options.metric), c.filter);
-  const std::string text =
-      c.options.format == ReportFormat::Csv ? runs_csv(all) : runs_markdown(all, c.options.metric);
+    throw Error(
+        "--runs: one row per run with every metric at the selected and the last epoch; not with --board, "
+        "--plots, --stats, --compare, --against, --eval, --select or --epoch (give --format csv for every "
+        "column)");
+  const auto all = collect_results(c.dir, c.options.metric, RecordEpoch::Selected, c.filter);
+  for (const auto& results : all)  // the runs of a cell another folder holds too: not in the table, named
+    for (const auto& line : results.other_folders) spdlog::warn("a cell in several results folders: {}", line);
+  const std::string text = c.options.format == ReportFormat::Csv ? runs_csv(all) : runs_markdown(all, c.options.metric);
   if (c.output.empty())
     std::cout << text;
   else
@@ -184,7 +184,7 @@ void run_report(ReportCommand c) {
     if (c.options.format != ReportFormat::Markdown)  // never a markdown table inside CSV output
       throw Error("--against " + c.against + ": its pairs are a markdown table; use it with --format md");
     if (!fs::is_directory(c.against)) throw Error("--against " + c.against + ": no such folder of run records");
-    const auto others = filter_runs(collect_results(c.against, c.options.metric, c.epoch), c.filter);
+    const auto others = collect_results(c.against, c.options.metric, c.epoch, c.filter);
     text += against_report(collected.tables, others, c.dir, c.against, c.options.metric);
     for (const auto& mine : collected.tables)
       for (const auto& other : others)
@@ -201,10 +201,11 @@ void run_report(ReportCommand c) {
     // A report written to another name than report.md names its figures after itself (never overwriting those).
     const std::string stem = fs::path(c.output).stem().string();
     const std::string prefix = stem == "report" ? "" : safe_name(stem) + "_";
-    text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures,
-                                                   prefix, overlays)
-                                   : write_figures(filter_runs(collect_results(c.dir, c.options.metric), c.filter), {}, folder,
-                                                   markdown_dir, figures, prefix));
+    text +=
+        "\n" + (c.eval.empty()
+                    ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures, prefix, overlays)
+                    : write_figures(collect_results(c.dir, c.options.metric, RecordEpoch::Selected, c.filter), {},
+                                    folder, markdown_dir, figures, prefix));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
   if (c.output.empty())
@@ -217,8 +218,10 @@ void run_report(ReportCommand c) {
 
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("report", "Aggregate run records into mean ± std tables");
+  command->footer(verdicts_help());
   auto c = std::make_shared<ReportCommand>();
-  command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
+  command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")
+      ->required();
   command
       ->add_option_function<std::string>(
           "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
@@ -228,7 +231,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
                       "A paper's numbers and claims (e.g. experiments/paper/dgsa.yaml): ours | paper | Δ, the paper's "
-                      "own differences tested, each claim supported / contradicted / inconclusive");
+                      "own differences tested, each claim judged (the verdicts: below)");
   command->add_flag("--stats", c->stats,
                     "Welch table under each table: each row − the baseline row, 95% CI, p (default: on when every "
                     "cell has n >= 2)");
@@ -259,7 +262,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
                       "The claims board: judge this paper file's tables and claims on every results folder below "
                       "RUNS (their profiles that a table lists under readings:); writes board.md (or -o) and "
                       "board.html beside it");
-  command->add_option("--html", c->html, "With --board: the HTML page's path (default: board.html beside the markdown)");
+  command->add_option("--html", c->html,
+                      "With --board: the HTML page's path (default: board.html beside the markdown)");
   command->add_option("--into", c->into,
                       "With --board: a file whose '<!-- repro board: begin -->' … '<!-- repro board: end -->' "
                       "(the board) or '<!-- repro board: coverage -->' … '<!-- repro board: coverage end -->' (the "

@@ -1,14 +1,18 @@
 #include "run/status.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
+#include "record/event_file.h"
 #include "record/folder.h"
 #include "record/plan_record.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
-#include "record/event_file.h"
 #include "run/lock.h"
 #include "run/plan.h"
 #include "run/steps_file.h"
@@ -61,10 +65,10 @@ std::vector<std::string> launches_in(const std::filesystem::path& folder) {
       const std::string jobs = std::filesystem::exists(jobs_file)
                                    ? join(split_lines(read_regular_file(jobs_file, kRecordBytes, "a jobs.txt")), ",")
                                    : "";
-      launches.push_back("slurm/" + entry.path().filename().string() + ": " + std::to_string(tasks.runs.size()) +
-                         " runs in " + std::to_string(tasks.tasks()) + " array task(s), " +
-                         (jobs.empty() ? "not submitted (written by --dry-run, or sbatch refused it)"
-                                       : "submitted as job " + jobs));
+      launches.push_back(
+          "slurm/" + entry.path().filename().string() + ": " + std::to_string(tasks.runs.size()) + " runs in " +
+          std::to_string(tasks.tasks()) + " array task(s), " +
+          (jobs.empty() ? "not submitted (written by --dry-run, or sbatch refused it)" : "submitted as job " + jobs));
     } catch (const Error& e) {
       launches.push_back(e.what());
     }
@@ -182,35 +186,101 @@ ExperimentStatus experiment_status(const std::string& name, const std::filesyste
 
 namespace {
 
-std::vector<std::filesystem::path> plan_files_under(const std::filesystem::path& out) {
-  if (!std::filesystem::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
-  std::vector<std::filesystem::path> plans;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(out))
-    if (entry.path().filename() == kPlanFile) plans.push_back(entry.path());
-  if (plans.empty()) throw Error(out.string() + ": no plan.json below it (not a --out folder of repro run?)");
-  std::sort(plans.begin(), plans.end());
-  return plans;
+namespace fs = std::filesystem;
+
+// What lies below an --out or results folder: each plan.json, and the run folders of the summary.json files that no
+// plan lists, by the folder of their experiment (a folder the plans do not name: records written by `repro run
+// --index` before 0.7.1, or copied without their plan). Temporary folders are skipped and named.
+struct FoundBelow {
+  std::vector<fs::path> plans;
+  std::map<fs::path, std::vector<std::string>> unplanned;  // experiment folder -> its run folders, relative to it
+};
+
+FoundBelow found_below(const fs::path& out) {
+  if (!fs::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
+  FoundBelow found;
+  std::vector<fs::path> summaries;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code kind;
+    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
+      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() == kPlanFile) found.plans.push_back(it->path());
+    if (it->path().filename() == kSummaryFile) summaries.push_back(it->path());
+  }
+  if (ec) throw Error("cannot list " + out.string() + ": " + ec.message());
+  std::sort(found.plans.begin(), found.plans.end());
+  std::set<fs::path> planned;  // run folders the plans list
+  for (const auto& plan_path : found.plans) {
+    try {
+      for (const auto& run : read_plan_record(plan_path).runs)
+        planned.insert((plan_path.parent_path() / run.dir_in_plan()).lexically_normal());
+    } catch (const std::exception&) {  // read again, and refused, with the experiments' status
+    }
+  }
+  std::sort(summaries.begin(), summaries.end());
+  for (const auto& summary : summaries) {
+    const fs::path run = summary.parent_path().lexically_normal();
+    if (planned.count(run)) continue;
+    const fs::path experiment = run.parent_path().parent_path().parent_path();
+    found.unplanned[experiment].push_back(run.lexically_relative(experiment).generic_string());
+  }
+  if (found.plans.empty() && found.unplanned.empty())
+    throw Error(out.string() + ": no plan.json or summary.json below it (not a --out folder of repro run?)");
+  return found;
+}
+
+// The identity of an unplanned run, from its record (nullopt when it cannot be read: kept whatever the selectors).
+std::optional<RunId> recorded_id(const fs::path& run_folder) {
+  try {
+    if (const auto record = read_run_record_if_any(RunFolder(run_folder).summary_path())) return RunId(*record);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 std::vector<RunId> runs_planned_under(const std::filesystem::path& out) {
+  const FoundBelow found = found_below(out);
   std::vector<RunId> runs;
-  for (const auto& plan_path : plan_files_under(out))
+  for (const auto& plan_path : found.plans)
     for (const auto& run : read_plan_record(plan_path).runs) runs.push_back(run);
+  for (const auto& [experiment, dirs] : found.unplanned)
+    for (const auto& dir : dirs)
+      if (const auto id = recorded_id(experiment / dir)) runs.push_back(*id);
   return runs;
 }
 
 std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
                                             const std::function<bool(const RunId&)>& keep) {
+  const FoundBelow found = found_below(out);
   std::vector<ExperimentStatus> experiments;
-  for (const auto& plan_path : plan_files_under(out)) {
+  for (const auto& plan_path : found.plans) {
     std::vector<std::string> dirs;
     for (const auto& run : read_plan_record(plan_path).runs)
       if (!keep || keep(run)) dirs.push_back(run.dir_in_plan());
     const std::string name = std::filesystem::relative(plan_path.parent_path(), out).string();
     experiments.push_back(experiment_status(name, plan_path.parent_path(), dirs));
   }
+  for (const auto& [folder, all] : found.unplanned) {
+    std::vector<std::string> dirs;
+    for (const auto& dir : all) {
+      const auto id = recorded_id(folder / dir);
+      if (!keep || !id || keep(*id)) dirs.push_back(dir);
+    }
+    if (dirs.empty()) continue;
+    ExperimentStatus status = experiment_status(fs::relative(folder, out).string(), folder, dirs);
+    status.note =
+        "no plan.json: the runs its records show (written by `repro run --index` before 0.7.1, or "
+        "copied without their plan); runs planned but never started are not known";
+    experiments.push_back(status);
+  }
+  std::sort(experiments.begin(), experiments.end(),
+            [](const ExperimentStatus& a, const ExperimentStatus& b) { return fs::path(a.name) < fs::path(b.name); });
   return experiments;
 }
 

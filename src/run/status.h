@@ -15,7 +15,7 @@
 namespace repro {
 
 struct RunStanding {
-  std::string dir;  // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
+  std::string dir;                     // relative to the experiment's folder: <dataset>/<model_config>/seed_<k>
   RunState state = RunState::Pending;  // its recorded state when finished or failed, else what its folder shows
   std::string detail;  // progress and holder, checkpoint position, failure message or what is wrong with it
 };
@@ -41,11 +41,14 @@ ExperimentStatus experiment_status(const std::string& name, const std::filesyste
 // holding a run of another spec (what repro run refuses) is Inconsistent, naming the settings that differ.
 ExperimentStatus experiment_status(const std::string& name, const std::filesystem::path& folder,
                                    const std::vector<PlannedRun>& runs);
-// Every run the plan.json files under `out` list (status' selectors are checked against them); throws
-// repro::Error when `out` is no folder or holds no plan.json.
+// Every run the plan.json files under `out` list, and the runs of the records no plan lists (status' selectors are
+// checked against them); throws repro::Error when `out` is no folder or holds neither. Temporary folders
+// (`*.tmp-<pid>`: repro collect's staging) are skipped, and named once on stderr.
 std::vector<RunId> runs_planned_under(const std::filesystem::path& out);
-// Every experiment under `out` (each folder holding a plan.json), with the runs `keep` keeps (all when empty;
-// status --datasets/--rows/--seeds). Throws repro::Error when there is none.
+// Every experiment under `out`, with the runs `keep` keeps (all when empty; status --datasets/--rows/--seeds): each
+// folder holding a plan.json, and each folder of records that no plan lists (listed from its records, with a note
+// saying so: written by `repro run --index` before 0.7.1, or copied without their plan). Throws
+// repro::Error when there is none.
 std::vector<ExperimentStatus> status_of_out(const std::filesystem::path& out,
                                             const std::function<bool(const RunId&)>& keep = {});
 // The runs plan.json in `folder` lists beyond `run_dirs` that `keep` keeps (a sweep written into the folder, seeds

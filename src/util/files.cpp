@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "util/error.h"
@@ -91,6 +93,24 @@ bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 
 }  // namespace
 
+bool is_temp_name(const std::string& name) { return temp_file_pid(name) > 0; }
+
+std::string skipped_temp_note(const fs::path& folder) {
+  static std::mutex mutex;
+  static std::set<fs::path> named;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!named.insert(folder.lexically_normal()).second) return "";
+  const pid_t pid = temp_file_pid(folder.filename().string());
+  const std::string whose = process_alive(pid) ? "of process " + std::to_string(pid) +
+                                                     ", still running (a repro "
+                                                     "collect in progress)"
+                                               : "left by process " + std::to_string(pid) +
+                                                     ", which is gone (a repro "
+                                                     "collect that was killed): the next repro collect into " +
+                                                     folder.parent_path().string() + " removes it";
+  return folder.string() + ": skipped, not records: a temporary folder " + whose;
+}
+
 fs::path temp_sibling(const fs::path& path) { return fs::path(path.string() + ".tmp-" + std::to_string(::getpid())); }
 
 void commit_file(const fs::path& from, const fs::path& to) {
@@ -99,8 +119,8 @@ void commit_file(const fs::path& from, const fs::path& to) {
   if (rename_error) {
     std::error_code ignored;  // the cleanup's own error must not replace the rename's reason
     fs::remove(from, ignored);
-    throw WriteError(to.string(), "renaming " + from.filename().string() + " onto it failed (" +
-                                      rename_error.message() + ")");
+    throw WriteError(to.string(),
+                     "renaming " + from.filename().string() + " onto it failed (" + rename_error.message() + ")");
   }
 }
 
@@ -114,6 +134,41 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
   }
   commit_file(tmp, path);
   sync_folder(path.parent_path());
+}
+
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::vector<fs::path> written;  // the temporary siblings written so far
+  const auto undo = [&] {
+    std::error_code ignored;
+    for (const auto& tmp : written) fs::remove(tmp, ignored);
+  };
+  for (const auto& [path, content] : files) {
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(path, ec))) {
+      undo();
+      throw WriteError(path.string(), "it is a folder, not a file (nothing was written)");
+    }
+  }
+  for (const auto& [path, content] : files) {
+    const fs::path tmp = temp_sibling(path);
+    try {
+      create_parent(path);
+    } catch (const std::exception&) {
+      undo();
+      throw;
+    }
+    if (const int error_number = write_and_close(tmp, O_EXCL, content); error_number != 0) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      undo();
+      throw WriteError(path.string(), std::string(std::strerror(error_number)) + " (nothing was written)");
+    }
+    written.push_back(tmp);
+  }
+  for (const auto& [path, content] : files) {
+    commit_file(temp_sibling(path), path);
+    sync_folder(path.parent_path());
+  }
 }
 
 void append_file(const fs::path& path, const std::string& text) {
@@ -185,8 +240,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::write(const char* data, size_t size) {
-  if (const int error_number = write_all(fd_, data, size); error_number != 0)
-    fail_write(path_, error_number);
+  if (const int error_number = write_all(fd_, data, size); error_number != 0) fail_write(path_, error_number);
 }
 
 namespace {

@@ -10,6 +10,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace repro {
 
@@ -20,6 +22,11 @@ namespace fs = std::filesystem;
 // checked: a failure (disk full, read-only folder, quota, file-size limit)
 // throws repro::Error "cannot write PATH: REASON" and removes the temporary file.
 void write_file_atomic(const fs::path& path, const std::string& content);
+
+// Writes several files as write_file_atomic writes one, all or none: each is written to its temporary sibling
+// first, and only when every one is written are they renamed into place. A target that is a folder, or a write that
+// fails (a read-only folder, a full disk), throws WriteError naming it before any target is touched.
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files);
 
 // Appends `text` to `path` (created when absent), checked like write_file_atomic;
 // a symbolic link at `path` is refused (WriteError), never followed.
@@ -94,6 +101,14 @@ std::string read_file(const fs::path& path);
 
 // A temporary sibling path for atomic writes: `path.tmp-<pid>`.
 fs::path temp_sibling(const fs::path& path);
+
+// Whether `name` is a temporary sibling's, `*.tmp-<pid>` (a write in progress, or left by a process that was killed):
+// repro collect's staging folder `.collect.tmp-<pid>` among them. Never records: report, status, the board and
+// collect skip such folders.
+bool is_temp_name(const std::string& name);
+// The one line that names such a folder, found among records and skipped; "" when this process named it already
+// (a command reads a folder more than once).
+std::string skipped_temp_note(const fs::path& folder);
 
 // Renames `from` onto `to` (atomic on one file system); throws naming both.
 void commit_file(const fs::path& from, const fs::path& to);

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <tuple>
 
 #include "record/folder.h"
 #include "record/run_record.h"
 #include "report/claims/paper.h"
+#include "report/records/cell_folder.h"
 #include "report/tables/table.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
@@ -22,11 +22,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every folder below `root` holding <dataset>/<model>/seed_<n>/summary.json, by its name relative to the root.
+// Every folder below `root` holding <dataset>/<model>/seed_<n>/summary.json, by its name relative to the root;
+// temporary folders (repro collect's staging) skipped and named.
 std::vector<fs::path> results_folders(const fs::path& root) {
   std::set<fs::path> folders;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code kind;
+    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
+      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
+      it.disable_recursion_pending();
+      continue;
+    }
     if (it->path().filename() != kSummaryFile) continue;
     const fs::path folder = it->path().parent_path().parent_path().parent_path().parent_path();
     if (folder.lexically_relative(root).empty() || starts_with(folder.lexically_relative(root).string(), ".."))
@@ -42,11 +49,13 @@ SampleSummary summary_of(const Cell& cell) { return {cell.mean, cell.std, static
 // The spec row of a run: plan.json names it; a record found without a plan is its own row.
 const std::string& row_of(const RunResult& run) { return run.row.empty() ? run.model_config : run.row; }
 
-// The sources of (row, column) in `folder`: each model configuration of that row with counted runs there.
+// The sources of (row, column) in `folder`: each model configuration of that row with counted runs there, or with
+// records none of which can be counted (n = 0: corrupt, inconsistent, links; named, never judged).
 std::vector<CellSource> sources_in(const BoardFolder& folder, const std::string& row, const std::string& column) {
   std::vector<std::string> configs;
   for (const auto& run : folder.selected.runs)
-    if (row_of(run) == row && run.dataset == column && is_counted(run)) add_unique(configs, run.model_config);
+    if (row_of(run) == row && run.dataset == column && (is_counted(run) || is_bad_record(run)))
+      add_unique(configs, run.model_config);
   std::vector<CellSource> sources;
   for (const auto& config : configs) {
     CellSource s;
@@ -56,17 +65,19 @@ std::vector<CellSource> sources_in(const BoardFolder& folder, const std::string&
     s.last = summary_of(make_cell(folder.last, config, column));
     s.not_counted = status_text(selected, folder.selected.metric);
     std::vector<std::string> devices;
-    for (const auto& run : folder.selected.runs)
-      if (run.model_config == config && run.dataset == column && is_counted(run))
-        add_unique(devices, short_device(run.device));
+    for (const auto& run : folder.selected.runs) {
+      if (run.model_config != config || run.dataset != column) continue;
+      if (is_counted(run)) add_unique(devices, short_device(run.device));
+      if (is_bad_record(run)) s.bad_records.push_back(run.path);
+    }
     s.devices = join(devices, " + ");
     sources.push_back(s);
   }
   return sources;
 }
 
-// The cell's sources under `readings`, best first: the paper's row itself before a swept configuration of it,
-// then the most runs, then the readings' order, then the folder's name.
+// The cell's sources under `readings`, best first (report/records/cell_folder.h): the paper's row itself before a
+// swept configuration of it, then the most runs, then the readings' order, then the folder's name.
 std::vector<CellSource> cell_sources(const std::vector<BoardFolder>& folders, const PaperTable& table,
                                      const std::vector<std::string>& readings, const std::string& row,
                                      const std::string& column) {
@@ -76,11 +87,13 @@ std::vector<CellSource> cell_sources(const std::vector<BoardFolder>& folders, co
     if (std::find(readings.begin(), readings.end(), folder.selected.profile) == readings.end()) continue;
     for (auto& s : sources_in(folder, row, column)) all.push_back(s);
   }
-  const auto rank = [&](const CellSource& s) {
+  const auto holder = [&](const CellSource& s) {  // one cell, one folder: the rule report uses too
     const auto reading = std::find(readings.begin(), readings.end(), s.folder->selected.profile) - readings.begin();
-    return std::make_tuple(s.model_config != row, -s.selected.n, reading, s.folder->name);
+    return CellHolder{s.folder->name, s.selected.n, s.model_config != row, static_cast<size_t>(reading)};
   };
-  std::stable_sort(all.begin(), all.end(), [&](const CellSource& a, const CellSource& b) { return rank(a) < rank(b); });
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const CellSource& a, const CellSource& b) { return held_before(holder(a), holder(b)); });
+  std::stable_partition(all.begin(), all.end(), [](const CellSource& s) { return s.selected.n > 0; });
   return all;
 }
 
@@ -107,7 +120,10 @@ BoardTable board_table(const PaperFile& file, const PaperTable& table, const std
     BoardCell cell;
     cell.paper = &paper_cell;
     auto sources = cell_sources(folders, table, readings, paper_cell.row, paper_cell.column);
-    if (!sources.empty()) {
+    if (!sources.empty() && sources.front().selected.n == 0) {  // records, none counted
+      cell.uncounted = sources.front();
+      cell.also.assign(sources.begin() + 1, sources.end());
+    } else if (!sources.empty()) {
       cell.source = sources.front();
       cell.reading = sources.front().folder->selected.profile;
       cell.also.assign(sources.begin() + 1, sources.end());
@@ -135,7 +151,9 @@ ExperimentResults validation_of(const fs::path& root, const BoardFolder& folder)
 // in the folder's order on a tie); its source, and how many there were.
 std::optional<BoardReference> reference_in(const fs::path& root, const BoardFolder& folder, const ReferenceRow& row,
                                            const std::string& column) {
-  const auto sources = sources_in(folder, row.row, column);
+  auto sources = sources_in(folder, row.row, column);
+  sources.erase(std::remove_if(sources.begin(), sources.end(), [](const CellSource& s) { return s.selected.n == 0; }),
+                sources.end());  // a configuration none of whose records is counted is no candidate
   if (sources.empty()) return std::nullopt;
   BoardReference out;
   out.reference = &row, out.column = column, out.source = sources.front();
@@ -190,23 +208,16 @@ std::optional<SampleSummary> printed_sample(const PaperTable& table, const std::
   return std::nullopt;
 }
 
-// A comparison without runs on a side is not tested; a claim none of whose comparisons is tested likewise.
-void mark_untested(ClaimVerdict& verdict) {
-  bool any_tested = false;
-  for (auto& c : verdict.comparisons) {
-    if (!c.test) c.verdict = Verdict::NotTested;
-    any_tested |= c.test.has_value();
-  }
-  if (!any_tested) verdict.verdict = Verdict::NotTested;
-}
-
 ReadingVerdict judge_reading(const Claim& claim, const PaperTable& table, const std::string& reading,
                              const std::vector<BoardFolder>& folders) {
   ReadingVerdict out;
   out.reading = reading;
+  const auto sources_of = [&](const std::string& row, const std::string& dataset) {
+    return cell_sources(folders, table, {reading}, row, dataset);
+  };
   const auto source = [&](const std::string& row, const std::string& dataset) -> std::optional<CellSource> {
-    auto sources = cell_sources(folders, table, {reading}, row, dataset);
-    if (sources.empty()) return std::nullopt;
+    auto sources = sources_of(row, dataset);
+    if (sources.empty() || sources.front().selected.n == 0) return std::nullopt;
     return sources.front();
   };
   const EffectOf paper_effect = [&](const ClaimPair& pair, const std::string& dataset) -> std::optional<double> {
@@ -223,13 +234,15 @@ ReadingVerdict judge_reading(const Claim& claim, const PaperTable& table, const 
   };
   out.selected = evaluate_claim(claim, at(false), paper_effect);
   out.last = evaluate_claim(claim, at(true), paper_effect);
-  mark_untested(out.selected);
-  mark_untested(out.last);
   for (const auto& c : out.selected.comparisons) {
-    std::vector<std::string> where;
-    for (const auto& row : {c.pair.row, c.pair.over})
+    std::vector<std::string> where, uncounted;
+    for (const auto& row : {c.pair.row, c.pair.over}) {
       if (const auto s = source(row, c.dataset)) add_unique(where, cell_source_text(*s, row));
+      const auto all = sources_of(row, c.dataset);
+      if (!all.empty() && all.front().selected.n == 0) add_unique(uncounted, uncounted_text(all.front(), c.dataset));
+    }
     out.sources.push_back(join(where, "; "));
+    out.uncounted.push_back(join(uncounted, "; "));
   }
   return out;
 }
@@ -280,6 +293,11 @@ std::string cell_source_text(const CellSource& s, const std::string& row) {
   return s.folder->name + (s.model_config == row ? "" : ": " + s.model_config) + " (" + s.devices + ")";
 }
 
+std::string uncounted_text(const CellSource& s, const std::string& dataset) {
+  return s.model_config + " on " + dataset + " in " + s.folder->name + ": " + s.not_counted + ", none counted (" +
+         join(s.bad_records, ", ") + ")";
+}
+
 Board build_board(const PaperFile& file, const fs::path& root, const std::string& command) {
   if (!fs::is_directory(root)) throw Error("--board: " + root.string() + " is not a folder of results");
   std::set<Metric> metrics;  // the accuracy tables' (parameter counts are repro params --compare's)
@@ -322,6 +340,7 @@ BoardCounts board_counts(const Board& board) {
       counts.trained += cell.status != CellStatus::NotTrained;
       counts.within += cell.status == CellStatus::Within;
       counts.outside += cell.status == CellStatus::Outside;
+      counts.uncounted += cell.uncounted.has_value();
     }
   for (const auto& claim : board.claims) {
     ++counts.claims;

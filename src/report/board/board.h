@@ -32,19 +32,24 @@ struct CellSource {
   SampleSummary selected, last;  // mean, sample std, n of the counted runs at each epoch
   std::string not_counted;       // the cell's runs there that are not counted, as tables say it: "1 corrupt" ("")
   std::string devices;           // "NVIDIA H200 + NVIDIA H100", "CPU"
+  std::vector<std::string> bad_records;  // the run folders of its records that cannot be counted (corrupt, …)
 };
 
 // "table2/gpu (NVIDIA H200 + NVIDIA H100)", with the configuration when it is not the paper's `row`.
 std::string cell_source_text(const CellSource& source, const std::string& row);
+// A source none of whose records is counted (n = 0), named with them: "Transformer on newsgroups in table2/gpu:
+// 2 corrupt, none counted (PATH, PATH)".
+std::string uncounted_text(const CellSource& source, const std::string& dataset);
 
 enum class CellStatus { NotTrained, Within, Outside };
 
 struct BoardCell {
   const PaperCell* paper = nullptr;
-  std::string reading;               // the profile of the chosen source ("" when not trained)
-  std::optional<CellSource> source;  // the chosen source; nullopt when no reading trained it
-  std::vector<CellSource> also;      // the cell's other sources under the table's readings
-  std::vector<size_t> ledger;        // indexes into PaperFile::ledger of the differs items touching it
+  std::string reading;                  // the profile of the chosen source ("" when not trained)
+  std::optional<CellSource> source;     // the chosen source; nullopt when no reading trained it
+  std::optional<CellSource> uncounted;  // without a source: one whose records are all not counted (n = 0: corrupt…)
+  std::vector<CellSource> also;         // the cell's other sources under the table's readings
+  std::vector<size_t> ledger;           // indexes into PaperFile::ledger of the differs items touching it
   CellStatus status = CellStatus::NotTrained;
 };
 
@@ -73,7 +78,8 @@ struct BoardTable {
 struct ReadingVerdict {
   std::string reading;
   ClaimVerdict selected, last;
-  std::vector<std::string> sources;  // per comparison: "table2/gpu (NVIDIA H200 + NVIDIA H100)", "" = no runs
+  std::vector<std::string> sources;    // per comparison: "table2/gpu (NVIDIA H200 + NVIDIA H100)", "" = no runs
+  std::vector<std::string> uncounted;  // per comparison: a side whose records are none counted (uncounted_text), ""
 };
 
 struct BoardClaim {
@@ -132,6 +138,7 @@ bool is_board_table(const PaperTable& table);
 // How many cells there are, trained, within the paper's band; and the claims' headline verdicts.
 struct BoardCounts {
   int cells = 0, trained = 0, within = 0, outside = 0;
+  int uncounted = 0;  // of the cells not trained: those with records, none counted (corrupt, …)
   int claims = 0;
   std::map<Verdict, int> verdicts;
 };

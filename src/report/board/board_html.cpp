@@ -1,7 +1,9 @@
 // The claims board's blocks as one self-contained HTML page: the same text as the Markdown (inline Markdown turned
 // into tags), the ledger marks linked to their lines under each table, and the SVG figures embedded as data:
 // images. No script, nothing from the network; it reads at a phone's width and prints.
+#include <cctype>
 #include <cstdio>
+#include <regex>
 
 #include "report/board/board.h"
 #include "report/board/board_page.h"
@@ -11,15 +13,33 @@ namespace repro {
 
 namespace {
 
+// Whether text[i] is a + or = just before a digit: the sign of a number ("+2.09"), or a value's ("=0.01").
+bool is_sign(const std::string& text, size_t i) {
+  return (text[i] == '+' || text[i] == '=') && i + 1 < text.size() &&
+         std::isdigit(static_cast<unsigned char>(text[i + 1]));
+}
+
 // `text` escaped, with a line break allowed after each / _ + = of a long name ("table2/weight_decay:
-// Transformer+no_decay=paper"), so that a narrow screen wraps it instead of splitting a word or running off the page.
+// Transformer+no_decay=paper"), so that a narrow screen wraps it instead of splitting a word or running off the page;
+// never after a sign (is_sign): "+" / "2.09" was a line break at 800 px.
 std::string breakable(const std::string& text) {
   std::string out;
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     out += xml_escape(std::string(1, c));
-    if (c == '/' || c == '_' || c == '+' || c == '=') out += "<wbr>";
+    if ((c == '/' || c == '_' || c == '+' || c == '=') && !is_sign(text, i)) out += "<wbr>";
   }
   return out;
+}
+
+// A confidence interval "[-0.74, +2.09]" starting at `at`: the index of its ']'; npos when there is none.
+size_t interval_at(const std::string& text, size_t at) {
+  static const std::regex interval("\\[[-+]?[0-9]+(\\.[0-9]+)?, [-+]?[0-9]+(\\.[0-9]+)?\\]");
+  if (text[at] != '[') return std::string::npos;
+  const size_t end = text.find(']', at);
+  if (end == std::string::npos || !std::regex_match(text.begin() + at, text.begin() + end + 1, interval))
+    return std::string::npos;
+  return end;
 }
 
 // Where the span opened before `at` closes: the next `close` after at least one character; npos when none.
@@ -55,8 +75,12 @@ std::string inline_html(const std::string& text) {
     } else if (text[i] == '*' && text.compare(i, 2, "* ") != 0 &&
                (end = closing(text, i + 1, "*")) != std::string::npos) {
       out += "<i>" + inline_html(text.substr(i + 1, end - i - 1)) + "</i>", i = end;
+    } else if ((end = interval_at(text, i)) != std::string::npos) {  // one piece: never "[-0.74, +" / "2.09]"
+      out += "<span class=\"ci\">" + xml_escape(text.substr(i, end - i + 1)) + "</span>", i = end;
     } else if ((end = link_at(text, i, label, target)) != std::string::npos) {
       out += "<a href=\"" + xml_escape(target) + "\">" + inline_html(label) + "</a>", i = end;
+    } else if (is_sign(text, i)) {
+      out += xml_escape(text.substr(i, 1));  // a sign stays with its number
     } else {
       out += breakable(text.substr(i, 1));
     }
@@ -133,7 +157,7 @@ const char* kStyle =
     "table{border-collapse:collapse;margin:1em 0;font-size:13px}"
     "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;overflow-wrap:break-word}"
     "thead th{background:#f3f3f3}td.within{background:#eaf6ee}td.outside{background:#fdecea}"
-    "td.not-trained{color:#666}code{font-size:92%;background:#f4f4f4;padding:0 2px}"
+    "td.not-trained{color:#666}code{font-size:92%;background:#f4f4f4;padding:0 2px}.ci{white-space:nowrap}"
     "figure{margin:1em 0}img.figure{max-width:100%;height:auto}figcaption{font-size:13px;color:#555}"
     "li{margin:.25em 0}li:target{background:#fff3c4}a{color:#0b5cad}"
     "@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}table{font-size:8.5pt}"

@@ -17,9 +17,10 @@ namespace repro {
 
 namespace {
 
-// "75.57 ± 0.43 (n = 5)"; one run: "73.64 (n = 1)"; with runs not counted: "66.42 (n = 1; 1 corrupt)".
+// "75.57 ± 0.43 (n = 5)"; one run: "73.64 (n = 1)"; with runs not counted: "66.42 (n = 1; 1 corrupt)"; none
+// counted: "— (n = 0; 2 corrupt)".
 std::string sample_text(const SampleSummary& s, const std::string& not_counted = "") {
-  return format_double(s.mean, "%.2f") + (s.n >= 2 ? " ± " + format_double(s.std, "%.2f") : "") +
+  return (s.n == 0 ? "—" : format_double(s.mean, "%.2f")) + (s.n >= 2 ? " ± " + format_double(s.std, "%.2f") : "") +
          " (n = " + std::to_string(s.n) + (not_counted.empty() ? "" : "; " + not_counted) + ")";
 }
 
@@ -40,7 +41,7 @@ std::string verdict_counts(const BoardCounts& counts) {
   std::vector<std::string> parts;
   for (const Verdict v :
        {Verdict::Supported, Verdict::Contradicted, Verdict::NotReproduced, Verdict::Inconclusive, Verdict::NotTested})
-    if (counts.verdicts.count(v)) parts.push_back(std::to_string(counts.verdicts.at(v)) + " " + verdict_name(v));
+    if (counts.verdicts.count(v)) parts.push_back(std::to_string(counts.verdicts.at(v)) + " " + name_of(v));
   return join(parts, ", ");
 }
 
@@ -92,21 +93,32 @@ void add_figure(std::vector<PageBlock>& page, const PageFigure& figure) {
   page.push_back(b);
 }
 
+// Why no reading judged a claim: its comparisons' sides whose records are none counted, "" when there are none.
+std::string uncounted_sides(const BoardClaim& c) {
+  std::vector<std::string> sides;
+  for (const auto& r : c.readings)
+    for (const auto& side : r.uncounted)
+      if (!side.empty()) add_unique(sides, side);
+  return join(sides, "; ");
+}
+
 std::vector<PageCell> claim_row(size_t index, const BoardClaim& c) {
-  std::string final_verdict = "—", where = "no reading trained";
+  const std::string uncounted = uncounted_sides(c);
+  std::string final_verdict = "—",
+              where = uncounted.empty() ? "no reading trained" : "not judged: records not counted: " + uncounted;
   for (const auto& r : c.readings)
     if (r.reading == c.verdict_reading) {
-      final_verdict = verdict_name(r.last.verdict);
+      final_verdict = name_of(r.last.verdict);
       where = "`" + r.reading + "`";
     }
   std::vector<std::string> others;
   for (const auto& r : c.readings)
     if (r.reading != c.verdict_reading && r.selected.verdict != Verdict::NotTested)
-      others.push_back("`" + r.reading + "`: " + verdict_name(r.selected.verdict) +
-                       " (final: " + verdict_name(r.last.verdict) + ")");
+      others.push_back("`" + r.reading + "`: " + name_of(r.selected.verdict) + " (final: " + name_of(r.last.verdict) +
+                       ")");
   if (!others.empty()) where += "; also " + join(others, "; ");
   return plain_row({std::to_string(index + 1), markdown_cell(c.claim->text), markdown_cell(c.claim->source),
-                    "**" + verdict_name(c.verdict) + "**", final_verdict, where, verdict_name(c.paper.verdict)});
+                    "**" + name_of(c.verdict) + "**", final_verdict, where, name_of(c.paper.verdict)});
 }
 
 std::string power_text(const ComparisonVerdict& c) { return c.power ? format_double(100 * *c.power, "%.0f%%") : "—"; }
@@ -114,7 +126,9 @@ std::string power_text(const ComparisonVerdict& c) { return c.power ? format_dou
 void claim_details(std::vector<PageBlock>& page, size_t index, const BoardClaim& c) {
   bool headed = false;
   for (const auto& r : c.readings) {
-    if (r.selected.verdict == Verdict::NotTested) continue;
+    const bool any_uncounted =
+        std::any_of(r.uncounted.begin(), r.uncounted.end(), [](const std::string& u) { return !u.empty(); });
+    if (r.selected.verdict == Verdict::NotTested && !any_uncounted) continue;
     if (!headed) {
       page.push_back(page_heading(4, "Claim " + std::to_string(index + 1) + ": " + c.claim->text,
                                   "claim-" + std::to_string(index + 1)));
@@ -123,23 +137,34 @@ void claim_details(std::vector<PageBlock>& page, size_t index, const BoardClaim&
       add_figure(page, claim_figure(index, c));
       headed = true;
     }
-    page.push_back(paragraph("Under `" + r.reading + "`: **" + verdict_name(r.selected.verdict) +
-                             "** at the selected epoch, " + verdict_name(r.last.verdict) + " at the final epoch."));
+    page.push_back(paragraph("Under `" + r.reading + "`: **" + name_of(r.selected.verdict) +
+                             "** at the selected epoch, " + name_of(r.last.verdict) + " at the final epoch."));
     PageBlock t = page_table("comparisons", {"row − over", "dataset", "where", "Δ [95% CI], selected epoch", "",
                                              "power", "Δ [95% CI], final epoch", "", "paper's Δ"});
     std::vector<std::string> untested;
+    std::vector<std::pair<std::string, std::vector<std::string>>> uncounted;  // why -> the comparisons it leaves
     for (size_t i = 0; i < r.selected.comparisons.size(); ++i) {
       const ComparisonVerdict &s = r.selected.comparisons[i], &l = r.last.comparisons[i];
       const std::string pair = s.pair.row + " − " + s.pair.over;
+      if (!s.test && !r.uncounted[i].empty()) {
+        auto why =
+            std::find_if(uncounted.begin(), uncounted.end(), [&](const auto& u) { return u.first == r.uncounted[i]; });
+        if (why == uncounted.end()) why = uncounted.insert(uncounted.end(), {r.uncounted[i], {}});
+        why->second.push_back(pair + " on " + s.dataset);
+        continue;
+      }
       if (!s.test) {
         untested.push_back(pair + " on " + s.dataset);
         continue;
       }
-      t.rows.push_back(plain_row({pair, s.dataset, markdown_cell(r.sources[i]), comparison_text(s),
-                                  verdict_name(s.verdict), power_text(s), comparison_text(l), verdict_name(l.verdict),
+      t.rows.push_back(plain_row({pair, s.dataset, markdown_cell(r.sources[i]), comparison_text(s), name_of(s.verdict),
+                                  power_text(s), comparison_text(l), name_of(l.verdict),
                                   s.expected ? format_double(*s.expected, "%+.2f") : "—"}));
     }
-    page.push_back(t);
+    if (t.rows.size() > 1) page.push_back(t);
+    for (const auto& [why, pairs] : uncounted)
+      page.push_back(paragraph("Not judged under `" + r.reading + "`: " + join(pairs, "; ") +
+                               ": records not counted: " + markdown_cell(why) + "."));
     if (!untested.empty())
       page.push_back(paragraph("Not trained under `" + r.reading + "`: " + join(untested, "; ") + "."));
   }
@@ -161,9 +186,10 @@ PageBlock table_grid(const BoardTable& t) {
         line.push_back({"", "", ""});
         continue;
       }
-      const std::string ours = !cell->source ? "not trained"
-                                             : sample_text(cell->source->selected, cell->source->not_counted) +
-                                                   (cell->status == CellStatus::Within ? " within" : " **outside**");
+      const std::string ours = cell->uncounted ? sample_text(cell->uncounted->selected, cell->uncounted->not_counted)
+                               : !cell->source ? "not trained"
+                                               : sample_text(cell->source->selected, cell->source->not_counted) +
+                                                     (cell->status == CellStatus::Within ? " within" : " **outside**");
       const std::string marks = ledger_marks(*cell);
       const char* css = cell->status == CellStatus::NotTrained ? "not-trained"
                         : cell->status == CellStatus::Within   ? "within"
@@ -327,8 +353,10 @@ std::string board_coverage(const Board& board) {
   return "Of the paper's " + std::to_string(c.cells) + " accuracy cells (" + tables_named(board) + "), " +
          std::to_string(c.trained) + " are trained under its protocol: " + std::to_string(c.within) +
          " land within the paper's band (|Δ| ≤ 2·max(std) + 0.5), " + std::to_string(c.outside) + " outside; " +
-         std::to_string(c.cells - c.trained) + " are not trained yet. Of its " + std::to_string(c.claims) +
-         " claims: " + verdict_counts(c) + " (at the selected epoch; the claims board in results/README.md).\n";
+         std::to_string(c.cells - c.trained) + " are not trained yet" +
+         (c.uncounted ? " (" + std::to_string(c.uncounted) + " of them with records none of which is counted)" : "") +
+         ". Of its " + std::to_string(c.claims) + " claims: " + verdict_counts(c) +
+         " (at the selected epoch; the claims board in results/README.md).\n";
 }
 
 std::vector<PageBlock> board_page(const Board& board) {

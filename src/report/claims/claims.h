@@ -1,15 +1,12 @@
 #pragma once
 // A paper's claims as data (the `claims:` list of experiments/paper/*.yaml) and
 // their verdict given a set of runs: each claim is a list of comparisons
-// "row − over > margin" on datasets; a comparison is supported when the 95%
-// confidence interval of the difference (Welch) lies entirely above the margin,
-// contradicted when it lies entirely below it, "effect not reproduced" when it lies
-// entirely below the paper's own effect (the paper's Δ for that pair, above the
-// margin) but not below the margin, else inconclusive (also with fewer than 2 seeds
-// on a side, or no runs). A claim is supported when all its comparisons are,
-// contradicted when any is, else "effect not reproduced" when any is, else
-// inconclusive. Each comparison also states its power: the chance that a test with
-// our seeds and spread would have supported the claim had the paper's effect been true.
+// "row − over > margin" on datasets, each judged with one of the verdicts below (their names and meanings: one
+// table, verdict_table(); `repro report --help` prints it). A claim is supported when all its comparisons are,
+// contradicted when any is, else "effect not reproduced" when any is, else inconclusive; not tested when none of
+// its comparisons is. `report --compare` and the claims board judge by this one rule. Each comparison also states
+// its power: the chance that a test with our seeds and spread would have supported the claim had the paper's
+// effect been true.
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,23 +15,34 @@
 #include "report/claims/paper.h"
 #include "report/records/collect.h"
 #include "report/tables/welch.h"
+#include "util/enum_names.h"
 
 namespace repro {
 
-// NotTested: no runs of either side (the claims board's comparisons that no reading trained).
 enum class Verdict { Supported, Contradicted, NotReproduced, Inconclusive, NotTested };
+
+// Each verdict's name and what it means, in the order reports count them: the one table of both.
+struct VerdictEntry {
+  Verdict verdict;
+  const char* name;     // "effect not reproduced"
+  const char* meaning;  // one sentence
+};
+const std::vector<VerdictEntry>& verdict_table();
+const EnumNames<Verdict>& enum_names(Verdict);  // the names of verdict_table()
+// Every verdict with its meaning and the claim's rule, for `repro report --help` (from verdict_table()).
+std::string verdicts_help();
 
 struct ComparisonVerdict {
   ClaimPair pair;
   std::string dataset;
-  Verdict verdict = Verdict::Inconclusive;
-  std::optional<WelchResult> test;  // nullopt: no runs on a side
+  Verdict verdict = Verdict::NotTested;
+  std::optional<WelchResult> test;  // nullopt: no runs on a side (not tested)
   std::optional<double> expected;   // the paper's effect (its Δ), when known
   std::optional<double> power;      // detection_power against `expected`, when both are known
 };
 
 struct ClaimVerdict {
-  Verdict verdict = Verdict::Inconclusive;
+  Verdict verdict = Verdict::NotTested;
   std::vector<ComparisonVerdict> comparisons;
 };
 
@@ -55,12 +63,10 @@ ClaimVerdict evaluate_claim(const Claim& claim, const SampleOf& sample, const Ef
 // "+2.16 [+1.66, +2.66]", "+1.80 (n too small)", "— (no runs)".
 std::string comparison_text(const ComparisonVerdict& comparison);
 
-std::string verdict_name(
-    Verdict verdict);  // supported | contradicted | effect not reproduced | inconclusive | not tested
-
 // The claims about `results`' experiment: each with its verdict on our runs and on the paper's own numbers
 // (mean, std, n as printed), and the comparisons they rest on; with `last` (the same runs at their final epoch),
-// the verdict and each comparison there too. "" when no claim is about this experiment.
+// the verdict and each comparison there too; under them, what the claims board, which reads every results folder,
+// may judge otherwise. "" when no claim is about this experiment.
 std::string claims_report(const ExperimentResults& results, const std::vector<PaperTable>& tables,
                           const std::vector<Claim>& claims, const ExperimentResults* last = nullptr);
 

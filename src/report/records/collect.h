@@ -2,9 +2,12 @@
 // Gathers run records under a folder: the runs each plan.json expects and every
 // summary.json found, so missing and failed runs show up instead of vanishing.
 // A record that cannot be read (corrupt) or whose files disagree (inconsistent)
-// is shown as such with its path instead of aborting the report; two folders
-// claiming the same (experiment, profile, model configuration, dataset, seed)
-// are an error, so no cell counts a seed twice.
+// is shown as such with its path instead of aborting the report. Two records of one
+// results folder claiming the same (experiment, profile, model configuration,
+// dataset, seed) are an error, so no cell counts a seed twice; where several results
+// folders hold runs of one cell, one folder's are counted by the board's rule
+// (report/records/cell_folder.h) and the others named. Temporary folders
+// (`*.tmp-<pid>`, repro collect's staging) are skipped and named.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -14,6 +17,7 @@
 #include "record/lifecycle.h"
 #include "record/metric.h"
 #include "record/run_id.h"
+#include "report/records/run_filter.h"
 #include "spec/options.h"
 
 namespace repro {
@@ -40,6 +44,9 @@ struct RunResult : RunId {
   bool partial = false;
   std::vector<std::string> notes;
   std::string path;            // the run folder ("" when not read from disk)
+  std::string results_folder;  // the results folder holding it, as the report names it ("runs/table2/gpu"): its
+                               // plan's folder; for a record no plan lists, the deepest plan's folder above it,
+                               // else the folder above <dataset>/<model>/seed_<n>
   std::string problem;         // corrupt or inconsistent: what is wrong, naming the file
   std::string missing;         // NoMetric: what is missing when it is not the table's metric ("val_acc to select on")
   std::string events_problem;  // a finished run's damaged TensorBoard event file, named (still counted: its numbers
@@ -58,10 +65,15 @@ struct ExperimentResults {
   Metric metric = Metric::TestAcc;  // the metric `value` holds (test_acc, …; an evaluation's eval_acc or eval_loss)
   RecordEpoch epoch = RecordEpoch::Selected;  // the epoch `value` is taken at
   std::string selection_note;                 // report --select: what was chosen (markdown under the table; "" = none)
+  std::vector<std::string> other_folders;     // cells several results folders hold: which folder's runs are
+                                              // counted and which are not, one line each (cell_folder.h)
 };
 
+// The records below `dir`, those `filter` keeps (report --datasets/--rows/--seeds: applied before records are
+// matched, so a duplicate the filter leaves out refuses nothing; a selector that selects no run is refused, naming
+// those there).
 std::vector<ExperimentResults> collect_results(const std::filesystem::path& dir, Metric metric,
-                                               RecordEpoch epoch = RecordEpoch::Selected);
+                                               RecordEpoch epoch = RecordEpoch::Selected, const RunFilter& filter = {});
 
 // Whether a cell counts the run's value: complete, with the metric.
 bool is_counted(const RunResult& run);

@@ -49,6 +49,7 @@ fs::path experiment_of_run(const fs::path& run) { return run.parent_path().paren
 // What walking FROM found, every path relative to FROM.
 struct RecordsFound {
   std::vector<fs::path> runs, plans;
+  std::vector<fs::path> skipped;  // temporary folders (`*.tmp-<pid>`: another collect's staging), never records
   std::vector<std::pair<fs::path, std::string>> problems;  // (the path it concerns, the line)
 };
 
@@ -59,7 +60,12 @@ RecordsFound find_run_records(const fs::path& from) {
       from,
       [&](const fs::directory_entry& entry) {
         const fs::path relative = entry.path().lexically_relative(from);
+        if (!found.skipped.empty() && holds_relative(found.skipped.back(), relative)) return;  // below it
         std::error_code ec;
+        if (is_temp_name(entry.path().filename().string()) && !entry.is_symlink(ec) && entry.is_directory(ec)) {
+          found.skipped.push_back(relative);  // a collect's staging (depth first: what follows below it is skipped)
+          return;
+        }
         if (entry.is_symlink(ec)) {
           found.problems.emplace_back(relative, entry.path().string() + " is a symbolic link (to " +
                                                     link_target(entry.path()) +
@@ -267,6 +273,8 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
   std::sort(found.runs.begin(), found.runs.end());  // a folder with a spec and a summary is one run
   found.runs.erase(std::unique(found.runs.begin(), found.runs.end()), found.runs.end());
   CollectTally tally;
+  for (const auto& folder : found.skipped)
+    if (const std::string note = skipped_temp_note(from / folder); !note.empty()) tally.skipped.push_back(note);
   std::map<fs::path, ExperimentCopy> experiments;
   Staging staging(to);
   PlannedAt planned;

@@ -9,10 +9,11 @@
 // be read, a metrics.csv missing, short or disagreeing, a record of another cell than its plan says), and against
 // what TO holds: a different record of the same run, or a run of the same row and dataset trained under other
 // settings (one table, two learning rates). A symbolic link anywhere below FROM, or on the way into TO, and a folder
-// that cannot be listed are refused too. An experiment is copied whole or not at all: one refusal in it copies
-// none of its runs and leaves its plan.json alone. Nothing in TO is overwritten with a different record, nothing is
-// written through a link, and collecting again changes no byte (a file, plan.json included, is written only when
-// its bytes differ).
+// that cannot be listed are refused too. Temporary folders below FROM (`*.tmp-<pid>`: a collect's staging) are skipped
+// and named; TO's own stale ones, left by a collect that was killed, are removed (never a live collect's). An
+// experiment is copied whole or not at all: one refusal in it copies none of its runs and leaves its plan.json alone.
+// Nothing in TO is overwritten with a different record, nothing is written through a link, and collecting again changes
+// no byte (a file, plan.json included, is written only when its bytes differ).
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -27,6 +28,7 @@ struct CollectTally {
   int plans = 0;                // plan.json files written (merged where TO had one); an unchanged one is not rewritten
   int experiments_refused = 0;  // experiments of which nothing was copied (one line each in `refused`)
   std::vector<std::string> refused;  // one line each: what was not copied and why
+  std::vector<std::string> skipped;  // one line each: a temporary folder below FROM (a collect's staging), not read
 };
 
 // What is wrong with a finished run's record in the folder `run_dir`, as `repro report` would mark it (corrupt,

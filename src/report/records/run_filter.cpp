@@ -19,13 +19,6 @@ bool row_matches(const std::string& wanted, const RunId& run) {
   return wanted == run.model_config || (!run.row.empty() && wanted == run.row);
 }
 
-// Each selector value must select some run of `all`: a typo never yields an empty report.
-void check_each_selects(const std::vector<ExperimentResults>& all, const RunFilter& filter) {
-  std::vector<RunId> runs;
-  for (const auto& results : all) runs.insert(runs.end(), results.runs.begin(), results.runs.end());
-  check_selects(runs, filter);
-}
-
 }  // namespace
 
 void check_selects(const std::vector<RunId>& runs, const RunFilter& filter) {
@@ -60,30 +53,6 @@ bool RunFilter::keeps(const RunId& run) const {
   if (!seeds.empty() && !listed(seeds, run.seed)) return false;
   if (rows.empty()) return true;
   return std::any_of(rows.begin(), rows.end(), [&](const std::string& row) { return row_matches(row, run); });
-}
-
-std::vector<ExperimentResults> filter_runs(const std::vector<ExperimentResults>& all, const RunFilter& filter) {
-  if (filter.empty()) return all;
-  check_each_selects(all, filter);
-  std::vector<ExperimentResults> kept;
-  for (const auto& results : all) {
-    ExperimentResults out = results;
-    out.runs.clear();
-    for (const auto& run : results.runs)
-      if (filter.keeps(run)) out.runs.push_back(run);
-    if (out.runs.empty()) continue;
-    const auto has_run = [&](auto field, const std::string& value) {
-      return std::any_of(out.runs.begin(), out.runs.end(), [&](const RunResult& run) { return run.*field == value; });
-    };
-    out.datasets.erase(std::remove_if(out.datasets.begin(), out.datasets.end(),
-                                      [&](const std::string& d) { return !has_run(&RunId::dataset, d); }),
-                       out.datasets.end());
-    out.model_configs.erase(std::remove_if(out.model_configs.begin(), out.model_configs.end(),
-                                           [&](const std::string& m) { return !has_run(&RunId::model_config, m); }),
-                            out.model_configs.end());
-    kept.push_back(std::move(out));
-  }
-  return kept;
 }
 
 }  // namespace repro

@@ -1,12 +1,12 @@
 #pragma once
 // repro report's and repro status' selectors, the ones run and sweep take: --datasets, --rows (spec rows, or a
-// model configuration with its sweep values), --seeds. A report shows only the runs they select; a name that
-// selects nothing is refused, listing what there is.
+// model configuration with its sweep values), --seeds. A report shows only the runs they select (collect_results
+// applies them before it matches records); a name that selects nothing is refused, listing what there is.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "report/records/collect.h"
+#include "record/run_id.h"
 
 namespace repro {
 
@@ -21,8 +21,5 @@ struct RunFilter {
 // Throws repro::Error when a dataset, row or seed of `filter` matches none of `runs`, naming those there (report
 // and status refuse a selector that selects nothing: a typo never shows an empty table or "0 runs").
 void check_selects(const std::vector<RunId>& runs, const RunFilter& filter);
-// The runs of `all` that `filter` keeps; rows and columns without a kept run are dropped, experiments without one
-// too. Throws repro::Error when a dataset, row or seed of the filter matches no run of `all` (naming those there).
-std::vector<ExperimentResults> filter_runs(const std::vector<ExperimentResults>& all, const RunFilter& filter);
 
 }  // namespace repro

@@ -104,7 +104,7 @@ std::vector<ExperimentResults> collect_eval_results(const fs::path& dir, const s
   if (names.empty()) throw Error("--eval: expected NAME[,NAME...] (the eval/NAME.json files of repro eval)");
   const Metric field = lower_is_better(metric) ? Metric::EvalLoss : Metric::EvalAcc;
   std::vector<ExperimentResults> all;
-  for (const auto& trained : filter_runs(collect_results(dir, Metric::TestAcc), filter))
+  for (const auto& trained : collect_results(dir, Metric::TestAcc, RecordEpoch::Selected, filter))
     all.push_back(with_evaluations(trained, names, field));
   return all;
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "data/manifest.h"
+#include "report/records/cell_folder.h"
 #include "report/tables/significance.h"
 #include "report/tables/stats.h"
 #include "util/csv.h"
@@ -23,7 +24,8 @@ std::string cell_text(const Cell& cell, Metric metric, size_t common_n, bool bes
   const int digits = metric_info(metric).digits;
   const std::string others = status_text(cell, metric);
   if (cell.values.empty()) return "— (" + (others.empty() ? std::string("no runs") : others) + ")";
-  std::string text = fixed_digits(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed_digits(cell.std, digits));
+  std::string text =
+      fixed_digits(cell.mean, digits) + " ± " + (std::isnan(cell.std) ? "n/a" : fixed_digits(cell.std, digits));
   if (best) text = "**" + text + "**";
   std::vector<std::string> notes;
   if (cell.values.size() != common_n) notes.push_back("n=" + std::to_string(cell.values.size()));
@@ -60,8 +62,8 @@ std::string chance_note(const ExperimentResults& results,
       all &= std::fabs(cell.mean - 100 * share) <= band;
     }
     if (any && all)
-      columns.push_back(dataset + " (" + fixed_digits(100 * share, 1) + " %, ±" + fixed_digits(band, 1) + " points on " +
-                        std::to_string(examples) + " examples)");
+      columns.push_back(dataset + " (" + fixed_digits(100 * share, 1) + " %, ±" + fixed_digits(band, 1) +
+                        " points on " + std::to_string(examples) + " examples)");
   }
   if (columns.empty()) return "";
   return "At chance: every row's mean on " + join(columns, ", ") +
@@ -86,6 +88,14 @@ std::string bad_records_text(const ExperimentResults& results) {
   for (const auto& run : results.runs)
     if (is_bad_record(run)) out += "- " + name_of(run.state) + ": " + run.problem + "\n";
   return out.empty() ? out : "Records not counted (corrupt or inconsistent):\n" + out;
+}
+
+std::string other_folders_text(const ExperimentResults& results) {
+  std::string out;
+  for (const auto& line : results.other_folders) out += "- " + line + "\n";
+  return out.empty() ? out
+                     : "Cells that several results folders hold (" + std::string(kCellFolderRule) +
+                           "; the others' runs are not counted):\n" + out;
 }
 
 std::string event_files_text(const ExperimentResults& results) {
@@ -171,6 +181,7 @@ std::string render_markdown(const ExperimentResults& results) {
   }
   out += bad_records_text(results);
   out += event_files_text(results);
+  out += other_folders_text(results);
   return out;
 }
 
@@ -212,6 +223,9 @@ std::string render_report(const std::filesystem::path& dir, const ReportOptions&
 }
 
 std::string render_report(const std::vector<ExperimentResults>& all, const ReportOptions& options) {
+  for (const auto& results : all)
+    for (const auto& line : results.other_folders)
+      spdlog::warn("a cell in several results folders: {} ({})", line, kCellFolderRule);
   if (options.format == ReportFormat::Csv) {  // no room for paths in the CSV: they go to stderr
     for (const auto& results : all)
       for (const auto& run : results.runs)

@@ -46,6 +46,9 @@ std::string render_csv(const std::vector<ExperimentResults>& all);
 // "Records not counted (corrupt or inconsistent):" and one line per such run
 // with its problem (which names the file); "" when there are none.
 std::string bad_records_text(const ExperimentResults& results);
+// "Cells that several results folders hold ...": which folder's runs each such cell counts, one line each ("" when
+// none; report/records/cell_folder.h).
+std::string other_folders_text(const ExperimentResults& results);
 // "Damaged TensorBoard event files ...": the counted runs whose event file is damaged, one line each ("" when none).
 std::string event_files_text(const ExperimentResults& results);
 
