@@ -3,6 +3,7 @@
 #include <set>
 
 #include "cli/listing.h"
+#include "models/attention/registry.h"
 #include "data/registry.h"
 #include "fixtures.h"
 #include "run/plan.h"
@@ -327,5 +328,30 @@ TEST_CASE("the fuzz target's spec dictionary holds every key of the key table (t
   for (const auto& def : spec_keys()) {
     INFO(def.key << ": run python3 tests/fuzz/make_seeds.py again");
     CHECK_THAT(dictionary, Contains("\"" + def.key + "\"\n"));
+  }
+}
+
+namespace {
+
+// The text between `<!-- NAME -->` and `<!-- NAME end -->` in `file` ("" when the markers are missing).
+std::string generated_block(const std::string& file, const std::string& name) {
+  const std::string text = read_file(std::filesystem::path(REPRO_SOURCE_DIR) / file);
+  const std::string open = "<!-- " + name + " -->\n", close = "<!-- " + name + " end -->";
+  const auto start = text.find(open);
+  const auto end = text.find(close);
+  if (start == std::string::npos || end == std::string::npos || end < start) return "";
+  return text.substr(start + open.size(), end - start - open.size());
+}
+
+}  // namespace
+
+TEST_CASE("the README's list of kinds and docs/models.md's parameter names are repro list's (issue 65)", "[spec]") {
+  INFO("regenerate: build/repro list --format kinds (README.md) and --format params (docs/models.md)");
+  CHECK(generated_block("README.md", "repro list --format kinds") == kinds_markdown());
+  CHECK(generated_block("docs/models.md", "repro list --format params") == parameter_names_markdown());
+  // Not blind: each variant is named, with its own parameters.
+  for (const auto& e : attention_table()) {
+    CHECK_THAT(kinds_markdown(), Contains("`" + e.variant->name + "`"));
+    CHECK_THAT(parameter_names_markdown(), Contains("| `" + e.variant->name + "` | `blocks.i.attn."));
   }
 }
