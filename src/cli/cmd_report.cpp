@@ -94,8 +94,7 @@ std::string compare_text(const ReportCommand& c, const std::vector<ExperimentRes
         const std::string note = paper_significance(table);
         if (!note.empty()) text += note + "\n";
       }
-    const std::string verdicts =
-        claims_report(results, paper, file.claims, twin == last.end() ? nullptr : &*twin);
+    const std::string verdicts = claims_report(results, paper, file.claims, twin == last.end() ? nullptr : &*twin);
     if (!verdicts.empty()) text += verdicts;
     text += ledger_report(results.name, results.profile, results.heading.empty() ? results.name : results.heading,
                           file.ledger, c.compare);
@@ -126,12 +125,12 @@ void run_board(const ReportCommand& c) {
 void run_runs_table(const ReportCommand& c) {
   if (!c.board.empty() || c.plots || c.stats || c.no_stats || !c.compare.empty() || !c.against.empty() ||
       !c.eval.empty() || c.select_given || c.epoch != RecordEpoch::Selected)
-    throw Error("--runs: one row per run with every metric at the selected and the last epoch; not with --board, "
-                "--plots, --stats, --compare, --against, --eval, --select or --epoch (give --format csv for every "
-                "column)");
+    throw Error(
+        "--runs: one row per run with every metric at the selected and the last epoch; not with --board, "
+        "--plots, --stats, --compare, --against, --eval, --select or --epoch (give --format csv for every "
+        "column)");
   const auto all = filter_runs(collect_results(c.dir, c.options.metric), c.filter);
-  const std::string text =
-      c.options.format == ReportFormat::Csv ? runs_csv(all) : runs_markdown(all, c.options.metric);
+  const std::string text = c.options.format == ReportFormat::Csv ? runs_csv(all) : runs_markdown(all, c.options.metric);
   if (c.output.empty())
     std::cout << text;
   else
@@ -203,8 +202,8 @@ void run_report(ReportCommand c) {
     const std::string prefix = stem == "report" ? "" : safe_name(stem) + "_";
     text += "\n" + (c.eval.empty() ? write_figures(collected.tables, collected.swept, folder, markdown_dir, figures,
                                                    prefix, overlays)
-                                   : write_figures(filter_runs(collect_results(c.dir, c.options.metric), c.filter), {}, folder,
-                                                   markdown_dir, figures, prefix));
+                                   : write_figures(filter_runs(collect_results(c.dir, c.options.metric), c.filter), {},
+                                                   folder, markdown_dir, figures, prefix));
     spdlog::info("wrote {} and its figures in {}", c.output, (markdown_dir / "figures").string());
   }
   if (c.output.empty())
@@ -218,12 +217,12 @@ void run_report(ReportCommand c) {
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("report", "Aggregate run records into mean ± std tables");
   auto c = std::make_shared<ReportCommand>();
-  command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")->required();
-  command
-      ->add_option_function<std::string>(
-          "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
-          join(metric_names(), " | "))
-      ->check(CLI::IsMember(metric_names()));
+  command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")
+      ->required();
+  hinted(command->add_option_function<std::string>(
+             "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
+             join(metric_names(), " | ")),
+         CLI::IsMember(metric_names()));
   add_enum_option(*command, "--format", c->options.format);
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
@@ -238,8 +237,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_flag("--plots", c->plots,
                     "Learning and robustness curves into figures/ beside the report, embedded in it (report.md in "
                     "RUNS_DIR unless -o)");
-  command->add_option("--plot-format", c->plot_format, "png | svg | both")
-      ->check(CLI::IsMember({"png", "svg", "both"}));
+  hinted(command->add_option("--plot-format", c->plot_format, "png | svg | both"),
+         CLI::IsMember({"png", "svg", "both"}));
   command->add_option(
       "--eval", c->eval,
       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "
@@ -259,7 +258,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
                       "The claims board: judge this paper file's tables and claims on every results folder below "
                       "RUNS (their profiles that a table lists under readings:); writes board.md (or -o) and "
                       "board.html beside it");
-  command->add_option("--html", c->html, "With --board: the HTML page's path (default: board.html beside the markdown)");
+  command->add_option("--html", c->html,
+                      "With --board: the HTML page's path (default: board.html beside the markdown)");
   command->add_option("--into", c->into,
                       "With --board: a file whose '<!-- repro board: begin -->' … '<!-- repro board: end -->' "
                       "(the board) or '<!-- repro board: coverage -->' … '<!-- repro board: coverage end -->' (the "

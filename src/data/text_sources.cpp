@@ -214,6 +214,7 @@ RawText load_newsgroups(const std::filesystem::path& root, const FileOptions& op
       (split_name == "train" ? raw.train : raw.test)
           .add(strip_newsgroup_post(cp1252_to_utf8(bytes), remove), groups.at(split(path, '/')[1]));
   }
+  for (const auto& [group, label] : groups) raw.class_names.push_back(group);  // by label: alphabetical
   if (!groups.empty() && groups.size() != 20)
     raw.note(NoteKind::Incomplete, "partial data: newsgroups has " + std::to_string(groups.size()) + " of 20 groups");
   DatasetInfo present = newsgroups_info();  // the class checks cover the groups this copy has

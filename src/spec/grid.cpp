@@ -125,11 +125,14 @@ std::vector<std::string> variants_reading(const std::string& key) {
 }
 
 // Why the run's model does not read `key`, or "" when it does: a variant's key on another variant (a vanilla run
-// with model.attention.lambda_init), an attention, feed-forward or preset key on the bag of words.
+// with model.attention.lambda_init), an attention, feed-forward, preset, norm placement or positions key on the bag
+// of words.
 std::string unread_because(const std::string& key, const Config& resolved) {
   if (resolved.text("model.kind") == "bow") {
     if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
       return "model.kind=bow has no attention or feed-forward block: docs/models.md";
+    if (key == "model.norm_placement" || key == "model.positions")
+      return "model.kind=bow has no blocks to normalize and no positions: docs/models.md";
     return "";
   }
   const std::string kind = resolved.text("model.attention.kind");
@@ -173,7 +176,7 @@ void check_dataset_names(const Experiment& experiment, const DatasetCatalog& cat
     if (catalog.datasets.count(name)) continue;
     const auto names = catalog.names();
     const std::string guess = closest_match(name, names);
-    throw Error(where + ": unknown dataset '" + name + "'; expected one of " + join(names, " | ") +
+    throw Error(where + ": unknown dataset '" + escaped(name) + "'; expected one of " + join(names, " | ") +
                 (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
   }
 }
