@@ -46,6 +46,7 @@ void write_good_records(const fs::path& runs) {
                           {"selected", selected},
                           {"final", selected},
                           {"data", {{"partial", false}, {"notes", json::array()}}}};
+    write_file_atomic(dir / "spec.resolved.yaml", "# the run's settings (status counts no record without them)\n");
     write_file_atomic(dir / "summary.json", summary.dump(2) + "\n");
     write_file_atomic(dir / "metrics.csv",
                       "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"

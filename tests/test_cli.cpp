@@ -358,10 +358,10 @@ TEST_CASE("repro data info takes the dataset name and then data.* settings", "[c
   CHECK_THAT(result.output, Contains("train: 30 examples"));
   // The line said before the files are read (issue 64: minutes of silence on a busy machine), and a class by name.
   CHECK_THAT(result.output, Contains("fashion_mnist: reading its files under "));
-  std::vector<std::pair<std::string, std::string>> posts;
-  for (int i = 0; i < 9; ++i)
-    posts.emplace_back("20news-bydate-" + std::string(i < 6 ? "train" : "test") + "/" +
-                           (i % 3 == 0 ? "alt.atheism/" : "sci.space/") + std::to_string(i),
+  std::vector<std::pair<std::string, std::string>> posts;  // 20 + 20 training posts; 1 + 2 test posts
+  for (int i = 0; i < 43; ++i)
+    posts.emplace_back("20news-bydate-" + std::string(i < 40 ? "train" : "test") + "/" +
+                           ((i < 40 ? i % 2 == 0 : i == 40) ? "alt.atheism/" : "sci.space/") + std::to_string(i),
                        "From: a@b\n\nwords of post " + std::to_string(i) + "\n");
   test::write_tar(dir.path() / "data/20newsgroups/20news-bydate.tar.gz", posts);
   const Result groups = run_repro("data info newsgroups data.verify=off --data-root " + (dir.path() / "data").string());
