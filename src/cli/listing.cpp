@@ -29,12 +29,11 @@ std::string table_cell(const std::string& text) {
 
 namespace {
 
-// "60000 train / 10000 test"; a dataset without an official split (Rotten Tomatoes) "10662 examples, split at load
-// (data.rotten_tomatoes_split)": repro cuts its test and validation sets.
+// "60000 train / 10000 test"; a dataset without an official split (Rotten Tomatoes) "10662 examples, no official
+// split: split at load": repro cuts its test and validation sets (docs/data.md).
 std::string official_splits(const DatasetInfo& info, const char* between) {
   if (info.official_test == 0)
-    return std::to_string(info.official_train) + " examples, no official split: split at load (" +
-           (info.name == "rotten_tomatoes" ? "data.rotten_tomatoes_split" : "data.val_fraction") + ")";
+    return std::to_string(info.official_train) + " examples, no official split: split at load";
   return std::to_string(info.official_train) + between + std::to_string(info.official_test);
 }
 

@@ -126,7 +126,7 @@ std::string record_without_spec(const RunFolder& folder) {
     return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
   };
   if (present(folder.spec_path())) return "";
-  for (const auto& record : {folder.summary_path(), folder.metrics_path(), folder.model_path()})
+  for (const auto& record : {folder.summary_path(), folder.model_path()})
     if (present(record)) return record.filename().string();
   return "";
 }

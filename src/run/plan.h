@@ -32,8 +32,8 @@ std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, c
                                           int lanes = 1);
 
 // "" when the run folder holds its spec.resolved.yaml or no record of a run; else the name of a record it holds
-// without it (summary.json, metrics.csv, model.pt): repro run refuses to train over it (check_plan), repro status
-// calls it corrupt. A checkpoint alone is no record: it is checked when the run resumes from it.
+// without it (summary.json, model.pt): repro run refuses to train over it (check_plan), repro status calls it
+// corrupt. A checkpoint or a metrics.csv alone is what a killed run leaves: resumed from, or rewritten.
 std::string record_without_spec(const RunFolder& folder);
 
 // The settings in which the run folder's spec.resolved.yaml differs from `run`'s (empty when the folder holds none

@@ -131,7 +131,7 @@ std::string unread_because(const std::string& key, const Config& resolved) {
   if (resolved.text("model.kind") == "bow") {
     if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
       return "model.kind=bow has no attention or feed-forward block: docs/models.md";
-    if (key == "model.norm_placement" || key == "model.positions")
+    if (const KeyDef* def = find_key(key); def && def->not_for_bow)
       return "model.kind=bow has no blocks to normalize and no positions: docs/models.md";
     return "";
   }

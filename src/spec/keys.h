@@ -26,6 +26,8 @@ struct KeyDef {
   bool eval_may_override = false;  // `repro eval` may set it on a finished run (spec/run_spec.h: eval_override_keys)
   // Two trainings of one run may set it differently by design (spec/run_spec.h: setting_differences).
   bool differs_by_design = false;
+  // model.kind=bow, which has no blocks and no positions, refuses it where a spec sets it (spec/grid.cpp).
+  bool not_for_bow = false;
 };
 
 const std::vector<KeyDef>& spec_keys();
