@@ -1,7 +1,7 @@
 // Spec parsing, validation messages, overrides, grid expansion and docs/spec.md.
-#include "catch.h"
 #include <set>
 
+#include "catch.h"
 #include "cli/listing.h"
 #include "models/attention/registry.h"
 #include "data/registry.h"
@@ -279,6 +279,13 @@ TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without th
   const auto copied = dir.path() / "tasks.json";
   std::filesystem::copy_file(tasks, copied);
   CHECK_THROWS_WITH(plan_of_task(copied, 0, dir.path() / "runs"), Contains("not below"));
+  // A link to it, even in its own folder, is named as a link (it was refused as "not below --out", its target's
+  // folder being another; issue 64).
+  const auto link = tasks.parent_path() / "link.json";
+  std::filesystem::create_symlink(copied, link);
+  CHECK_THROWS_WITH(plan_of_task(link, 0, dir.path() / "runs"),
+                    Contains("--tasks " + link.string() + ": a symbolic link (to " + copied.string() + ")") &&
+                        !Contains("not below"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
 }
 
