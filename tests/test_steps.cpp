@@ -976,3 +976,51 @@ TEST_CASE("an ordinary resume: the checkpoint's own row is written again at step
   CHECK(times.at({"val/acc", 5}) ==
         Approx(row5->wall_time).epsilon(0).margin(1e-3));  // the epoch's row, at its last step
 }
+
+namespace {
+
+// Inserts `line` after the first line of `text` that ends with "attention:", indented as the line after it.
+std::string with_line_after_attention(const std::string& text, const std::string& line) {
+  const size_t at = text.find("attention:\n");
+  REQUIRE(at != std::string::npos);
+  const size_t next = at + std::string("attention:\n").size();
+  const size_t indent = text.find_first_not_of(' ', next) - next;
+  return text.substr(0, next) + std::string(indent, ' ') + line + "\n" + text.substr(next);
+}
+
+}  // namespace
+
+TEST_CASE("a resume of a run whose spec.resolved.yaml an older repro wrote: the event file goes on, no rewrite",
+          "[train]") {
+  if (!event_files_built()) return;
+  StepsSetup s("events-older-spec");
+  REQUIRE(s.run_faulty("killed", "train.log_every=1 --kill-at-step 9").exit_code == 128 + SIGKILL);
+  // As repro before 0.8.0 wrote them: spec.resolved.yaml and the event file's "spec" text list a key the run does
+  // not read (another variant's, issue 65), which this repro leaves out of a new run's file.
+  const fs::path spec = s.run_dir("killed") / "spec.resolved.yaml";
+  REQUIRE_THAT(read_file(spec), !Contains("plug_gml"));
+  write_file_atomic(spec, with_line_after_attention(read_file(spec), "plug_gml: E"));
+  {
+    EventFileScan scan = scan_event_bytes(read_file(s.events("killed")));
+    REQUIRE(scan.is_event_file());
+    fs::remove(s.events("killed"));
+    EventFile file = EventFile::create(s.events("killed"), scan.events.at(1).wall_time);
+    for (size_t i = 2; i < scan.events.size(); ++i) {
+      const EventRecord& e = scan.events[i];
+      if (e.kind == EventRecord::Kind::SessionStart) file.session_start(e.step, e.wall_time);
+      if (e.kind == EventRecord::Kind::Scalar) file.scalar(e.name, e.step, e.value, e.wall_time);
+      if (e.kind == EventRecord::Kind::Text)
+        file.text(e.name, e.step, with_line_after_attention(e.text, "plug_gml: E"), e.wall_time);
+    }
+  }
+  const auto resumed = s.run("killed", "train.log_every=1");
+  REQUIRE(resumed.exit_code == 0);
+  // The event file's spec text is the file on disk: the resume continues after a START at the checkpoint's step 5
+  // (it wrote every row again from step 0, with a warning, when it compared the file with a new resolved spec).
+  CHECK_THAT(resumed.output, !Contains("does not show the checkpoint's rows"));
+  CHECK_THAT(read_file(spec), Contains("plug_gml: E"));
+  std::vector<int64_t> starts;
+  for (const EventRecord& e : records_of(s.events("killed")))
+    if (e.kind == EventRecord::Kind::SessionStart) starts.push_back(e.step);
+  CHECK(starts == std::vector<int64_t>{0, 5});
+}

@@ -37,12 +37,15 @@ namespace {
 // file show them (the CSV files rewritten from the checkpoint's rows on a start, so a stale file beside no
 // checkpoint never survives; the event file opened when the trainer starts, continued after a SessionLog START
 // on a resume). The trainer stops at a signal, and when another lane stops the command.
-TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, CommandState& command) {
+// `spec_yaml`: the run's spec.resolved.yaml as it is on disk (a resume keeps the file it started with), which the
+// event file shows as its "spec" text.
+TrainHooks record_hooks(const PlannedRun& run, const RunFolder& folder, const std::string& spec_yaml,
+                        CommandState& command) {
   TrainHooks hooks;
   // The event file, opened when the trainer starts: continued from the checkpoint's step on a resume.
   const auto events = std::make_shared<std::unique_ptr<TensorBoardLog>>();
   if (run.options.train.tensorboard && event_files_available())
-    hooks.started = [events, path = folder.events_path(), yaml = run.resolved_yaml()](std::optional<int64_t> at) {
+    hooks.started = [events, path = folder.events_path(), yaml = spec_yaml](std::optional<int64_t> at) {
       *events = std::make_unique<TensorBoardLog>(path, yaml, at);
     };
   else
@@ -95,11 +98,12 @@ RunState train_run(const RunAt& at, CommandState& command, Progress& progress) {
   const RunFolder& folder = at.folder;
   const int swept = sweep_stale_temp_files(folder.dir());  // left by a killed or failed writer
   // Written when the run starts; a resume keeps the file it started with (the plan check found its settings equal
-  // to this plan's: older repro versions listed keys the run does not read), and model.pt names that file's sha256.
-  // (A link in its place is replaced by the file, as every record file is.)
+  // to this plan's: older repro versions listed keys the run does not read), and model.pt and the event file's
+  // "spec" text are that file's. (A link in its place is replaced by the file, as every record file is.)
   std::error_code ec;
   if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(folder.spec_path(), ec)))
     write_file_atomic(folder.spec_path(), run.resolved_yaml());
+  const std::string spec_yaml = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
   RunLog log(folder.log_path(), at.label);
   if (swept > 0) spdlog::info("removed {} stale temporary file(s) in {}", swept, folder.dir().string());
   spdlog::info("run {}: {} on {}, seed {} -> {}", at.position + 1, run.model_config, run.dataset, run.seed,
@@ -123,7 +127,7 @@ RunState train_run(const RunAt& at, CommandState& command, Progress& progress) {
                        folder.checkpoint_path(),
                        progress,
                        at.position,
-                       record_hooks(run, folder, command),
+                       record_hooks(run, folder, spec_yaml, command),
                        command.options.observer,
                        command.options.checkpoint_seconds};
   const TrainOptions& train_settings = run.options.train;
