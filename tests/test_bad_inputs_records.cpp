@@ -46,6 +46,7 @@ void write_good_records(const fs::path& runs) {
                           {"selected", selected},
                           {"final", selected},
                           {"data", {{"partial", false}, {"notes", json::array()}}}};
+    write_file_atomic(dir / "spec.resolved.yaml", "# the run's settings (status counts no record without them)\n");
     write_file_atomic(dir / "summary.json", summary.dump(2) + "\n");
     write_file_atomic(dir / "metrics.csv",
                       "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,test_acc,seconds\n"
@@ -415,6 +416,18 @@ std::vector<RecordRow> record_bad_inputs() {
        kBench + " --epoch-examples -5",
        2,
        {"--epoch-examples: got -5: must be ≥ 0"}},
+      // --start-at: a UNIX time ≥ 0 at most a day ahead (it printed a 309-digit range, or started at once; issue 64)
+      {"bench --start-at x", no_setup, kBench + " --start-at x", 2, {"--start-at: got 'x', expected a UNIX time ≥ 0"}},
+      {"bench --start-at -1",
+       no_setup,
+       kBench + " --start-at -1",
+       2,
+       {"--start-at: got '-1', expected a UNIX time ≥ 0"}},
+      {"bench --start-at 1e30",
+       no_setup,
+       kBench + " --start-at 1e30",
+       2,
+       {"--start-at: got 1e30:", "hours from now", "at most a day ahead"}},
       // write failures
       {"report -o below a regular file",
        [](const fs::path& r) { write_file_atomic(r / "plain", "x"); },

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "catch.h"
@@ -15,6 +16,7 @@
 #include "spec/grid.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 using namespace repro;
 using repro::test::Contains;
@@ -300,8 +302,38 @@ const std::vector<SpecBadInput>& bad_inputs() {
        {},
        {},
        "",
-       {"spec.yaml:4", "model name 'line_break'", "control character 0x0a at byte 4"}},
+       {"spec.yaml:4", "model name 'line\\nbreak'", "control character 0x0a at byte 4"}},
       {kTinySpec + "models:\n  - name: \"tab\\there\"\n", {}, {}, {}, "", {"spec.yaml:4", "control character 0x09"}},
+      // ---- C1 control characters and bytes that are not UTF-8 ended the run in a JSON library error (issue 64)
+      {kTinySpec + "models:\n  - name: \"esc\\x9bape\"\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "model name 'esc\\u009bape'", "the control character U+009B at byte 3"}},
+      {kTinySpec + "models:\n  - name: \"next\\Nline\"\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "0x85 (not UTF-8) at byte 4"}},  // yaml-cpp writes "\N" as that one byte
+      {kTinySpec + "models:\n  - name: bad\xffname\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "model name 'bad\\xffname'", "the byte 0xff (not UTF-8) at byte 3"}},
+      {"datasets: [rotten_tomatoes]\nmodels:\n  - name: b\n    model: {kind: bow, norm_placement: post}\n",
+       {},
+       {},
+       {},
+       "",
+       {"spec.yaml:4", "model configuration 'b' sets model.norm_placement", "model.kind=bow has no blocks"}},
+      // ---- a dataset name with a newline, printed escaped on one line; a seed range past its bound (issue 64)
+      {"datasets: [\"fashion\\nmnist\"]\n", {}, {}, {}, "", {"spec.yaml:1", "unknown dataset 'fashion\\nmnist'"}},
+      {kData, {}, "0-999999999", {}, "", {"--seeds", "'0-999999999' holds 1000000000 seeds", "at most 10001"}},
+      {kData, {}, "5-2", {}, "", {"--seeds", "'5-2' ends before it begins"}},
+      {kData, {}, "99999999999999999999", {}, "", {"--seeds", "beyond the largest seed"}},
       // ---- YAML shapes yaml-cpp cannot convert
       {"experiment: [a, b]\n" + kData, {}, {}, {}, "", {"spec.yaml:1", "'experiment': got a list", "expected a name"}},
       {kData + "models:\n  - name: [x]\n", {}, {}, {}, "", {"spec.yaml:3", "'name': got a list"}},
@@ -347,6 +379,24 @@ TEST_CASE("bad spec inputs are refused before training, naming where, the key or
   }
 }
 
+TEST_CASE("first_unprintable and escaped: what a one-line name cannot hold, shown on one line", "[spec]") {
+  CHECK_FALSE(first_unprintable("caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x99\x82").has_value());  // UTF-8 is a name's
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"a\nb", "the control character 0x0a"},         {std::string("a\0b", 3), "the control character 0x00"},
+      {"a\x7f", "the control character 0x7f"},        {"a\xc2\x85", "the control character U+0085"},
+      {"a\xc2\x9f", "the control character U+009F"},  {"a\xc3", "the byte 0xc3 (not UTF-8)"},
+      {"a\x80", "the byte 0x80 (not UTF-8)"},         {"a\xc0\xaf", "the byte 0xc0 (not UTF-8)"},
+      {"a\xed\xa0\x80", "the byte 0xed (not UTF-8)"}, {"a\xf4\x90\x80\x80", "the byte 0xf4 (not UTF-8)"}};
+  for (const auto& [text, what] : refused) {
+    INFO(escaped(text));
+    const auto bad = first_unprintable(text);
+    REQUIRE(bad.has_value());
+    CHECK(bad->at == 1);
+    CHECK(bad->what == what);
+  }
+  CHECK(escaped(std::string("a\nb\tc\0\x1b\xc2\x9b\xff\xc3\xa9", 12)) == "a\\nb\\tc\\0\\x1b\\u009b\\xff\xc3\xa9");
+}
+
 TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cli]") {
   test::TempDir dir("bad-cli");
   const std::string spec = (dir.path() / "spec.yaml").string();
@@ -381,7 +431,8 @@ TEST_CASE("bad inputs through the repro binary exit 2 with one error line", "[cl
       {"eval " + (dir.path() / "runs").string() + " --threads 100000", {"--threads 100000: more than the"}},
       {"rollout " + (dir.path() / "runs").string() + " --threads 100000", {"--threads 100000: more than the"}},
       {"bench " + spec + " --threads 100000", {"--threads 100000: more than the"}},
-      // Every whole-number option: its name, the value, what is allowed (not CLI11's "Value 0 not in range 0 to 1.8e308").
+      // Every whole-number option: its name, the value, what is allowed (not CLI11's "Value 0 not in range 0
+      // to 1.8e308").
       {"rollout " + (dir.path() / "runs").string() + " --examples 0", {"--examples: got 0: must be ≥ 1"}},
       {"run " + spec + " --manifest m.tsv --index -1" + out, {"--index: got -1: must be ≥ 0"}},
       {"run " + spec + " --jobs two" + out, {"--jobs: got 'two', expected a whole number ≥ 0"}},
@@ -461,6 +512,37 @@ TEST_CASE("a damaged run folder is refused naming it, never taken for a finished
                    "{\"status\": \"failed\", \"message\": \"x\", \"experiment\": \"e\", "
                    "\"model_config\": \"m\", \"dataset\": \"fashion_mnist\", \"seed\": 0}");
   CHECK(check_plan(runs, out)[0] == RunState::Pending);
+}
+
+TEST_CASE("a run folder whose spec.resolved.yaml is gone is never trained over; status calls it corrupt", "[cli]") {
+  test::TempDir dir("spec-gone");
+  test::write_fashion_fixture(dir.path() / "data", 64, 16);
+  const auto spec = dir.path() / "spec.yaml";
+  test::write_text(spec, kTinySpec + "seeds: [0, 1]\ntrain: {epochs: 1, batch_size: 16}\ndata: {verify: off}\n");
+  const auto out = dir.path() / "runs";
+  const std::string run = "run " + spec.string() + " --data-root " + (dir.path() / "data").string() + " --out " +
+                          out.string() + " --threads 1";
+  REQUIRE(test::run_repro(run).exit_code == 0);
+  const auto folder = out / "spec/fashion_mnist/model/seed_0";
+  std::map<std::string, std::string> kept;
+  for (const char* file : {"summary.json", "metrics.csv", "model.pt"}) kept[file] = read_file(folder / file);
+  std::filesystem::remove(folder / "spec.resolved.yaml");
+  const test::Result refused = test::run_repro(run);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains((folder / "spec.resolved.yaml").string() + " is missing beside the run's "
+                                                                                 "summary.json") &&
+                                 Contains("Nothing was overwritten") && Contains("mv " + folder.string()));
+  for (const auto& [file, bytes] : kept) CHECK(read_file(folder / file) == bytes);
+  const test::Result status = test::run_repro("status " + out.string());
+  INFO(status.output);
+  CHECK_THAT(status.output, Contains("1 complete") && Contains("1 corrupt, not counted") &&
+                                Contains("seed_0  spec.resolved.yaml is missing beside its summary.json"));
+  // Its kept weights alone are a record too; a metrics.csv alone is what a kill leaves, rewritten by the run.
+  std::filesystem::remove(folder / "summary.json");
+  CHECK_THAT(test::run_repro(run).output, Contains("is missing beside the run's model.pt"));
+  std::filesystem::remove(folder / "model.pt");
+  CHECK(test::run_repro(run + " --dry-run").exit_code == 0);  // nothing left to train over: planned as new
 }
 
 TEST_CASE("a spec that is a device or a FIFO is refused at once, naming it, never read (issue 49)", "[cli]") {

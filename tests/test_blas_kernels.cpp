@@ -40,9 +40,9 @@ bool cpu_has(const std::string& flag) {
 // otherwise: OpenBLAS's own choice (util/cpu_kernels.h); ASan, when repro has it, would refuse the preloaded library.
 test::Result repro_with(const std::string& environment, const std::string& arguments) {
   return test::run_command(std::string("env -u OPENBLAS_CORETYPE -u ") + kGenericBlasCoreVariable + " -u " +
-                           kPinnedVariables + " " +
-                           kCpuKernelsVariable + "=native ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " +
-                           REPRO_BINARY + " " + arguments);
+                           kPinnedVariables + " " + kCpuKernelsVariable +
+                           "=native ASAN_OPTIONS=verify_asan_link_order=0 " + environment + " " + REPRO_BINARY + " " +
+                           arguments);
 }
 
 std::string preloaded() { return std::string("LD_PRELOAD=") + REPRO_FAKE_OPENBLAS_CORE; }
@@ -56,6 +56,7 @@ TEST_CASE("generic OpenBLAS kernels on a CPU with AVX2: which kernel set to ask 
   CHECK(faster_blas_core("Sandybridge", avx2) == "Haswell");     // AVX without AVX2: generic for a CPU that has it
   CHECK(faster_blas_core("Prescott", {"sse3", "avx"}).empty());  // no AVX2: the generic kernels are its own
   CHECK(faster_blas_core("Prescott", {"avx2"}).empty());         // no FMA
+  CHECK(faster_blas_core("Prescott", {"sse3", "avx", "fma"}).empty());  // AVX and FMA without AVX2 (issue 64)
   for (const char* known : {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids"})
     CHECK(faster_blas_core(known, avx512).empty());  // OpenBLAS knew the CPU: its choice stays
   CHECK(is_generic_blas_core("Prescott"));

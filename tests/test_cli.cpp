@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -10,6 +12,7 @@
 #include "catch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "data/dataset.h"
 #include "data/registry.h"
 #include "fixtures.h"
 #include "record/plan_record.h"
@@ -86,6 +89,10 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   CHECK_THAT(params.output, Contains("| vit | fashion_mnist |"));
   const Result list = run_repro("list");
   CHECK_THAT(list.output, Contains("vanilla") && Contains("train.lr") && Contains("fashion_mnist"));
+  // Rotten Tomatoes has no official split (it said "0 test"; issue 64): its size, and that repro splits it.
+  CHECK_THAT(list.output,
+             Contains("rotten_tomatoes text, 2 classes, 10662 examples, no official split: split at load\n") &&
+                 !Contains(" 0 test"));
   const Result version = run_repro("--version");
   CHECK_THAT(version.output, Contains("LibTorch") && Contains("BLAS") && Contains("git commit"));
   test::TempDir dir("cli-missing");
@@ -104,8 +111,8 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   // file there was taken for one).
   test::TempDir empty_root("cli-empty-root");
   test::write_text(empty_root.path() / "README", "the datasets go here\n");
-  const Result absent = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
-                                  dir.path().string());
+  const Result absent =
+      run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " + dir.path().string());
   INFO(absent.output);
   CHECK(absent.exit_code == 2);
   CHECK_THAT(absent.output, Contains("1 planned dataset(s) missing, found before anything trained: fashion_mnist "
@@ -114,12 +121,12 @@ TEST_CASE("dry run, params, list and version", "[cli]") {
   CHECK(test::count_of(absent.output, "fashion_mnist (nothing of it") == 1);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "smoke"));
   const Result dry_absent = run_repro("run " + spec + " --dry-run --data-root " + empty_root.path().string());
-  CHECK_THAT(dry_absent.output, Contains("a real run would stop here: --data-root '") &&
-                                    Contains("planned dataset(s) missing"));
+  CHECK_THAT(dry_absent.output,
+             Contains("a real run would stop here: --data-root '") && Contains("planned dataset(s) missing"));
   // A root with part of a dataset: the run reading it names the missing file and where it was looked for.
   test::write_text(empty_root.path() / "fashion_mnist/README", "not the data\n");
-  const Result partial = run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " +
-                                   dir.path().string());
+  const Result partial =
+      run_repro("run " + spec + " --data-root " + empty_root.path().string() + " --out " + dir.path().string());
   CHECK(partial.exit_code != 0);
   CHECK_THAT(partial.output, Contains("missing file train-images-idx3-ubyte.gz"));
 }
@@ -307,17 +314,19 @@ TEST_CASE("repro bench --data-root times the real training split: texts at their
   const auto real = bench("--data-root " + (dir.path() / "data").string() + " --epoch", "real.json");
   const auto synthetic = bench("", "synthetic.json");
   // Three rows on one dataset: it is read (and tokenized) once, by the one loader of the command.
-  const Result rows = run_repro("bench " + spec + " --only rotten_tomatoes/DIFF --steps 1 --warmup 1 --eval-batches 1 " +
-                                "--device cpu --out " + (dir.path() / "rows.json").string() + " --data-root " +
-                                (dir.path() / "data").string() + " data.verify=off text.max_len=64 train.batch_size=8");
+  const Result rows =
+      run_repro("bench " + spec + " --only rotten_tomatoes/DIFF --steps 1 --warmup 1 --eval-batches 1 " +
+                "--device cpu --out " + (dir.path() / "rows.json").string() + " --data-root " +
+                (dir.path() / "data").string() + " data.verify=off text.max_len=64 train.batch_size=8");
   ::unsetenv("REPRO_CACHE");
   INFO(rows.output);
   REQUIRE(rows.exit_code == 0);
   CHECK(nlohmann::json::parse(read_file(dir.path() / "rows.json"))["results"].size() == 3);
   // --datasets and --rows pick the grid's part as `repro run` does (synthetic data: nothing read).
-  const Result picked = run_repro("bench " + spec + " --datasets rotten_tomatoes --rows 'Transformer,DGT x2' --steps 1 " +
-                                  "--warmup 1 --eval-batches 1 --device cpu --out " + (dir.path() / "picked.json").string() +
-                                  " text.max_len=16 train.batch_size=4");
+  const Result picked =
+      run_repro("bench " + spec + " --datasets rotten_tomatoes --rows 'Transformer,DGT x2' --steps 1 " +
+                "--warmup 1 --eval-batches 1 --device cpu --out " + (dir.path() / "picked.json").string() +
+                " text.max_len=16 train.batch_size=4");
   INFO(picked.output);
   REQUIRE(picked.exit_code == 0);
   const auto picked_results = nlohmann::json::parse(read_file(dir.path() / "picked.json"))["results"];
@@ -332,10 +341,10 @@ TEST_CASE("repro bench --data-root times the real training split: texts at their
   CHECK(loads == 1);
   CHECK(real["data"].get<std::string>().rfind("real: ", 0) == 0);
   CHECK(synthetic["data"] == "synthetic");
-  CHECK(synthetic["tokens_per_example"] == 64);                 // every synthetic sequence is full length
-  CHECK(real["tokens_per_example"].get<int64_t>() <= 12);       // <cls> + at most 10 words, trimmed per batch
+  CHECK(synthetic["tokens_per_example"] == 64);            // every synthetic sequence is full length
+  CHECK(real["tokens_per_example"].get<int64_t>() <= 12);  // <cls> + at most 10 words, trimmed per batch
   CHECK(real["tokens_per_example"].get<int64_t>() >= 2);
-  CHECK(real["epoch_seconds"].get<double>() > 0);               // one epoch of the real split
+  CHECK(real["epoch_seconds"].get<double>() > 0);  // one epoch of the real split
   CHECK(real["forward_flops_per_example"].get<double>() < synthetic["forward_flops_per_example"].get<double>());
 }
 
@@ -347,6 +356,23 @@ TEST_CASE("repro data info takes the dataset name and then data.* settings", "[c
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.output, Contains("train: 30 examples"));
+  // The line said before the files are read (issue 64: minutes of silence on a busy machine), and a class by name.
+  CHECK_THAT(result.output, Contains("fashion_mnist: reading its files under "));
+  std::vector<std::pair<std::string, std::string>> posts;  // 20 + 20 training posts; 1 + 2 test posts
+  for (int i = 0; i < 43; ++i)
+    posts.emplace_back("20news-bydate-" + std::string(i < 40 ? "train" : "test") + "/" +
+                           ((i < 40 ? i % 2 == 0 : i == 40) ? "alt.atheism/" : "sci.space/") + std::to_string(i),
+                       "From: a@b\n\nwords of post " + std::to_string(i) + "\n");
+  test::write_tar(dir.path() / "data/20newsgroups/20news-bydate.tar.gz", posts);
+  const Result groups = run_repro("data info newsgroups data.verify=off --data-root " + (dir.path() / "data").string());
+  INFO(groups.output);
+  CHECK(groups.exit_code == 0);
+  CHECK_THAT(groups.output, Contains("test: 3 examples") && Contains("majority class 1 (sci.space): 66.67%"));
+  // Its periodic lines: the share done and the time left at the pace so far.
+  CHECK(progress_text("reading 20news-bydate.tar.xz", 2, 5, 20) ==
+        "reading 20news-bydate.tar.xz: 40% (about 30 s left)");
+  CHECK(progress_text("encoding 10 texts", 0, 10, 3) == "encoding 10 texts: 0%");
+  CHECK(progress_text("encoding 10 texts", 10, 10, 3) == "encoding 10 texts: 100%");
 }
 
 TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the other parts", "[cli]") {
@@ -357,7 +383,8 @@ TEST_CASE("--datasets and --rows plan one part of a grid; plan.json keeps the ot
   const Result nothing = run_repro("status " + table2 + out);
   CHECK_THAT(nothing.output, Contains("16 runs: 0 complete") && Contains("nothing has started") &&
                                  Contains("does not exist (is --out right?)") && !Contains("pending     "));
-  CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output, Contains("8 runs: 0 complete"));
+  CHECK_THAT(run_repro("status " + table2 + " --datasets rotten_tomatoes" + out).output,
+             Contains("8 runs: 0 complete"));
   const Result two_rows = run_repro("status " + table2 + " --datasets ag_news --rows 'Transformer,DGT x2' --all" + out);
   CHECK_THAT(two_rows.output, Contains("2 runs: 0 complete") && Contains("ag_news/Transformer/seed_0") &&
                                   Contains("ag_news/DGT_x2/seed_0") && !Contains("rotten_tomatoes"));
@@ -428,8 +455,7 @@ models:
   const std::string a_x1 = "fashion_mnist/a+lr=0.001/seed_", a_x2 = "fashion_mnist/a+lr=0.002/seed_";
   CHECK(plan_with("0", {"train.lr=0.001"}, {"a"}) == std::set<std::string>{a_x1 + "0"});
   // Other seeds, then another sweep value: both earlier entries stay.
-  CHECK(plan_with("1,2", {"train.lr=0.001"}, {"a"}) ==
-        std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2"});
+  CHECK(plan_with("1,2", {"train.lr=0.001"}, {"a"}) == std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2"});
   CHECK(plan_with("1", {"train.lr=0.002"}, {"a"}) ==
         std::set<std::string>{a_x1 + "0", a_x1 + "1", a_x1 + "2", a_x2 + "1"});
   // Two values at once shift b's row_index (a has two configurations now); b's other seed takes the new one.
@@ -462,7 +488,8 @@ train: {epochs: 1, batch_size: 16}
   const std::string note = "partial data: ag_news has no train.csv";
   const auto count = [](const std::string& text, const std::string& what) {  // warning lines (the table lists it too)
     size_t n = 0;
-    for (const auto& line : split_lines(text)) n += line.find("[warning]") != std::string::npos && line.find(what) != std::string::npos;
+    for (const auto& line : split_lines(text))
+      n += line.find("[warning]") != std::string::npos && line.find(what) != std::string::npos;
     return n;
   };
   for (const std::string& how : {std::string(" --threads 1"), std::string(" --jobs 2 --threads-per-job 1")}) {
@@ -496,6 +523,36 @@ void check_positional_names(CLI::App& app, const std::string& where) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each option of `app` and its subcommands, with its command's name.
+void each_option(CLI::App& app, const std::function<void(const std::string&, const CLI::Option&)>& visit) {
+  for (const CLI::Option* option : app.get_options()) visit(app.get_name(), *option);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) each_option(*sub, visit);
+}
+
+}  // namespace
+
+TEST_CASE("every option's --help shows one type hint, not CLI11's type then each check's (issue 64)", "[spec]") {
+  CLI::App app{"repro"};
+  int exit_code = 0;
+  add_commands(app, exit_code);
+  std::map<std::string, std::string> hints;  // "run --lanes" -> its hint
+  each_option(app, [&](const std::string& command, const CLI::Option& option) {
+    const std::string hint = option.get_type_name();
+    INFO(command << " " << option.get_name() << ": " << hint);
+    CHECK(hint.find(':') == std::string::npos);  // "INT:INT ≥ 1:INT in [1 - 64]" before
+    CHECK(hint.find("≥") == std::string::npos);  // ASCII: CLI11 pads the columns by bytes
+    hints[command + " " + option.get_name()] = hint;
+  });
+  CHECK(hints.at("run --lanes") == "INT in 1-64");
+  CHECK(hints.at("run --threads") == "INT >= 0");
+  CHECK(hints.at("run --time-limit") == "MINUTES > 0");
+  CHECK(hints.at("run --device") == "{auto,cpu,cuda}");
+  CHECK(hints.at("bench --start-at") == "UNIX_TIME >= 0");
+  CHECK(hints.at("bench --lanes") == "INT in 1-64");
+}
 
 TEST_CASE("no positional shares its name with a long option (newer CLI11 aborts at start-up on one)", "[spec]") {
   CLI::App app{"repro"};

@@ -16,6 +16,7 @@
 #include "run_repro.h"
 #include "train/step.h"
 #include "util/files.h"
+#include "util/memory.h"
 #include "util/strings.h"
 
 using namespace repro;
@@ -235,6 +236,71 @@ TEST_CASE("repro status shows every lane's run as running while --lanes trains t
   CHECK(three_running);
 }
 
+namespace {
+
+// One seed, one epoch of the lanes' ViT, and `rows`: the tests of where a run's numbers come from (issue 64).
+std::string write_rows_spec(const test::TempDir& dir, const std::string& rows) {
+  test::write_fashion_fixture(dir.path() / "data", 400, 100);
+  const auto spec = dir.path() / "rows.yaml";
+  test::write_text(spec,
+                   "experiment: rows\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
+                   "data: {val_fraction: 0.125, verify: off}\n"
+                   "train: {epochs: 1, batch_size: 64, eval_batch_size: 128, lr: 2e-3, log_every: 2}\n" +
+                       rows);
+  return spec.string() + " --data-root " + (dir.path() / "data").string();
+}
+
+int64_t trained_on(const std::filesystem::path& run) {
+  return nlohmann::json::parse(read_file(run / "summary.json")).at("data").at("train").get<int64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("two rows of the same settings in one plan give the same numbers seed for seed", "[cli]") {
+  // A run's weights start from its seed alone, not from its place in the plan (src/run/train_run.cpp).
+  test::TempDir dir("rows-twins");
+  const std::string spec = write_rows_spec(dir, "models:\n  - name: first\n  - name: second\n");
+  const auto out = dir.path() / "runs";
+  const test::Result run = test::run_repro("run " + spec + " --threads 1 --out " + out.string());
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.output, Contains("resolve to the same settings"));
+  const auto rows = out / "rows/fashion_mnist";
+  for (const char* seed : {"seed_0", "seed_1"}) {
+    INFO(seed);
+    CHECK(numbers(rows / "first" / seed) == numbers(rows / "second" / seed));
+  }
+  CHECK(numbers(rows / "first/seed_0") != numbers(rows / "first/seed_1"));  // seeds differ: the check could fail
+}
+
+TEST_CASE("--lanes 2 on rows that differ in a data.* key: each run trains on its own row's data", "[cli]") {
+  // The data a lanes process shares is keyed by the dataset and every data.* and text.* setting
+  // (src/run/shared_data.cpp): a row with data.train_limit trained on the other row's examples before.
+  test::TempDir dir("rows-data");
+  const std::string spec =
+      write_rows_spec(dir, "models:\n  - name: all\n  - name: limited\n    data: {train_limit: 128}\n");
+  const auto lanes = dir.path() / "lanes";
+  const test::Result run = test::run_repro("run " + spec + " --lanes 2 --threads 1 --out " + lanes.string());
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const auto alone = dir.path() / "alone";
+  for (int index : {0, 2}) {  // seed 0 of each row, each in a process of its own
+    const test::Result one =
+        test::run_repro("run " + spec + " --index " + std::to_string(index) + " --threads 1 --out " + alone.string());
+    INFO(one.output);
+    REQUIRE(one.exit_code == 0);
+  }
+  const auto rows = std::filesystem::path("rows/fashion_mnist");
+  CHECK(trained_on(lanes / rows / "all/seed_0") == 350);
+  CHECK(trained_on(lanes / rows / "limited/seed_0") == 128);
+  CHECK(trained_on(lanes / rows / "limited/seed_1") == 128);
+  for (const char* row : {"all", "limited"}) {
+    INFO(row);
+    CHECK(numbers(lanes / rows / row / "seed_0") == numbers(alone / rows / row / "seed_0"));
+  }
+}
+
 TEST_CASE("--lanes refuses what it cannot do, in one line naming the option", "[cli]") {
   test::TempDir dir("lanes-refusals");
   const std::string spec = write_lanes_spec(dir);
@@ -248,5 +314,42 @@ TEST_CASE("--lanes refuses what it cannot do, in one line naming the option", "[
     CHECK(bad.exit_code != 0);
     CHECK_THAT(bad.output, Contains("--lanes"));
   }
+  // --devices with lanes is checked as without: on a machine without CUDA both are refused alike (issue 64).
+  if (!torch::cuda::is_available()) {
+    const test::Result devices = test::run_repro("run " + spec + " --devices 0" + out);
+    const test::Result with_lanes = test::run_repro("run " + spec + " --lanes 2 --devices 0" + out);
+    INFO(devices.output << with_lanes.output);
+    CHECK(devices.exit_code == 2);
+    CHECK(with_lanes.exit_code == 2);
+    for (const test::Result* refused : {&devices, &with_lanes})
+      CHECK_THAT(refused->output, Contains("--devices 0: no CUDA device is available to this build"));
+  }
   CHECK_FALSE(std::filesystem::exists(dir.path() / "runs"));  // nothing written on a refusal
+}
+
+TEST_CASE("the memory check counts the lanes that will train: --lanes K, or the runs left when fewer", "[cli]") {
+  // One model whose training state takes about an eighth of this machine's memory: 64 of them would not fit.
+  const uint64_t memory = physical_memory_bytes();
+  const int64_t dim = 1024, per_block = 12 * dim * dim;  // attention 4 D^2, a feed-forward of ratio 4 8 D^2
+  const int64_t depth = static_cast<int64_t>(memory / 128) / per_block;
+  if (memory == 0 || depth < 1 || depth > 64) {
+    WARN("SKIPPED: " << memory << " bytes of memory: no model size fits the check");
+    return;
+  }
+  test::TempDir dir("lanes-memory");
+  test::write_fashion_fixture(dir.path() / "data", 64, 16);
+  const auto spec = dir.path() / "big.yaml";
+  test::write_text(spec,
+                   "experiment: big\ndatasets: [fashion_mnist]\nseeds: [0]\nmodel: {dim: 1024, heads: 8, "
+                   "patch: 7, ffn: {ratio: 4}, depth: " +
+                       std::to_string(depth) + "}\n");
+  const std::string common = " --data-root " + (dir.path() / "data").string() + " --out " +
+                             (dir.path() / "runs").string() + " --lanes 64 --dry-run";
+  const test::Result one = test::run_repro("run " + spec.string() + common);
+  INFO(one.output);
+  CHECK(one.exit_code == 0);
+  CHECK_THAT(one.output, Contains("1 runs in 1 model configuration") && !Contains("a real run would stop here"));
+  const test::Result many = test::run_repro("sweep " + spec.string() + " --seeds 0-63" + common);
+  INFO(many.output);
+  CHECK_THAT(many.output, Contains("a real run would stop here") && Contains("64 at once (--lanes)"));
 }

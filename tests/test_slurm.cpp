@@ -3,7 +3,6 @@
 // packages are installed; the cases that need the cluster say "skipped" otherwise.
 #include <unistd.h>
 
-#include "catch.h"
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,10 +10,11 @@
 #include <set>
 #include <thread>
 
+#include "catch.h"
 #include "data/registry.h"
 #include "fixtures.h"
-#include "run/lock.h"
 #include "record/task_plan.h"
+#include "run/lock.h"
 #include "run/slurm.h"
 #include "run_repro.h"
 #include "spec/experiment.h"
@@ -289,6 +289,7 @@ TEST_CASE("repro status: complete, resumable with its position, running with its
       test::run_repro("status " + spec.string() + " --out " + (s.dir.path() / "runs").string() + " --all");
   CHECK_THAT(by_spec.output, Contains("complete   fashion_mnist/row0/seed_0"));
   CHECK_THAT(test::run_repro("status " + (s.dir.path() / "nothing").string()).output, Contains("no such folder"));
+  test::write_text(s.dir.path() / "runs/st/fashion_mnist/row0/seed_3/spec.resolved.yaml", "# its settings\n");
   test::write_text(s.dir.path() / "runs/st/fashion_mnist/row0/seed_3/summary.json",
                    R"({"status": "diverged", "message": "loss became nan at epoch 1, step 3", "experiment": "st",)"
                    R"( "model_config": "row0", "dataset": "fashion_mnist", "seed": 3})");
@@ -564,8 +565,8 @@ TEST_CASE(
   for (const auto& word :
        {fs::canonical(REPRO_BINARY).string(), std::string("run"), std::string("--out"), place.out.string(),
         std::string("--data-root"), place.data.string(), std::string("--device"), std::string("cpu"),
-        std::string("--tasks"), (stamp / "tasks.json").string(),
-        std::string("--index"), std::string("1"), std::string("--requeue-signal"), std::string("USR1")})
+        std::string("--tasks"), (stamp / "tasks.json").string(), std::string("--index"), std::string("1"),
+        std::string("--requeue-signal"), std::string("USR1")})
     argv.push_back("[" + word + "]");
   std::vector<std::string> printed = split_lines(run.output);
   REQUIRE(printed.size() == 4 + argv.size());

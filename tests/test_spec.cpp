@@ -1,8 +1,9 @@
 // Spec parsing, validation messages, overrides, grid expansion and docs/spec.md.
-#include "catch.h"
 #include <set>
 
+#include "catch.h"
 #include "cli/listing.h"
+#include "models/attention/registry.h"
 #include "data/registry.h"
 #include "fixtures.h"
 #include "run/plan.h"
@@ -278,6 +279,13 @@ TEST_CASE("a plan frozen into tasks.json reads back as the same runs, without th
   const auto copied = dir.path() / "tasks.json";
   std::filesystem::copy_file(tasks, copied);
   CHECK_THROWS_WITH(plan_of_task(copied, 0, dir.path() / "runs"), Contains("not below"));
+  // A link to it, even in its own folder, is named as a link (it was refused as "not below --out", its target's
+  // folder being another; issue 64).
+  const auto link = tasks.parent_path() / "link.json";
+  std::filesystem::create_symlink(copied, link);
+  CHECK_THROWS_WITH(plan_of_task(link, 0, dir.path() / "runs"),
+                    Contains("--tasks " + link.string() + ": a symbolic link (to " + copied.string() + ")") &&
+                        !Contains("not below"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
 }
 
@@ -327,5 +335,30 @@ TEST_CASE("the fuzz target's spec dictionary holds every key of the key table (t
   for (const auto& def : spec_keys()) {
     INFO(def.key << ": run python3 tests/fuzz/make_seeds.py again");
     CHECK_THAT(dictionary, Contains("\"" + def.key + "\"\n"));
+  }
+}
+
+namespace {
+
+// The text between `<!-- NAME -->` and `<!-- NAME end -->` in `file` ("" when the markers are missing).
+std::string generated_block(const std::string& file, const std::string& name) {
+  const std::string text = read_file(std::filesystem::path(REPRO_SOURCE_DIR) / file);
+  const std::string open = "<!-- " + name + " -->\n", close = "<!-- " + name + " end -->";
+  const auto start = text.find(open);
+  const auto end = text.find(close);
+  if (start == std::string::npos || end == std::string::npos || end < start) return "";
+  return text.substr(start + open.size(), end - start - open.size());
+}
+
+}  // namespace
+
+TEST_CASE("the README's list of kinds and docs/models.md's parameter names are repro list's (issue 65)", "[spec]") {
+  INFO("regenerate: build/repro list --format kinds (README.md) and --format params (docs/models.md)");
+  CHECK(generated_block("README.md", "repro list --format kinds") == kinds_markdown());
+  CHECK(generated_block("docs/models.md", "repro list --format params") == parameter_names_markdown());
+  // Not blind: each variant is named, with its own parameters.
+  for (const auto& e : attention_table()) {
+    CHECK_THAT(kinds_markdown(), Contains("`" + e.variant->name + "`"));
+    CHECK_THAT(parameter_names_markdown(), Contains("| `" + e.variant->name + "` | `blocks.i.attn."));
   }
 }

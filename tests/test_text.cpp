@@ -1,8 +1,8 @@
 // Text datasets on generated fixtures in the official layouts, the word and
 // SentencePiece tokenizers, splits and the token cache.
-#include "catch.h"
 #include <cstdlib>
 
+#include "catch.h"
 #include "data/loader.h"
 #include "data/prepare_text.h"
 #include "data/split_plan.h"
@@ -82,8 +82,7 @@ TEST_CASE("Rotten Tomatoes from its archive: Windows-1252 decoded, the standard 
   CHECK(torch::equal(a.test.inputs, b.test.inputs));
   CHECK(a.incomplete);  // 102 of the official 10,662 snippets
   // The split itself is the documented protocol, not missing data; the test split is the last lines.
-  const SplitPlan plan =
-      plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, data_options(config).split, {});
+  const SplitPlan plan = plan_splits(rotten_tomatoes_info(), raw.train.labels, {}, data_options(config).split, {});
   CHECK_FALSE(plan.partial());
   CHECK_THAT(plan.notes.at(0), Contains("no official split") && Contains("data.val_fraction 0.2"));
   CHECK(plan.test.indices == std::vector<int64_t>{46, 47, 48, 49, 50, 97, 98, 99, 100, 101});
@@ -175,8 +174,9 @@ TEST_CASE("20 Newsgroups: newsgroups_remove=sklearn is scikit-learn's header, fo
   CHECK(sklearn(paragraphs) == "first para");
   CHECK(strip_newsgroup_post(paragraphs, NewsgroupsRemove::All) == "first para\n\nsecond para\nmore");
   CHECK(sklearn("Subject: only header\nno blank").empty());  // str.partition finds no blank line: nothing left
-  CHECK(strip_newsgroup_post("Subject: only header\nno blank", NewsgroupsRemove::All) == "Subject: only header\nno blank");
-  CHECK(sklearn("H: 1\n\n\nx\ny") == "\nx\ny");  // the only blank line is the first: nothing cut
+  CHECK(strip_newsgroup_post("Subject: only header\nno blank", NewsgroupsRemove::All) ==
+        "Subject: only header\nno blank");
+  CHECK(sklearn("H: 1\n\n\nx\ny") == "\nx\ny");            // the only blank line is the first: nothing cut
   CHECK(sklearn("H\n\nbody\n-----\nsig line") == "body");  // a dashes-only line
   CHECK(sklearn("H\n\nbody\n - - \nsig line") == "body\n - - \nsig line");  // strip() then strip("-"): not blank
 }
@@ -184,7 +184,8 @@ TEST_CASE("20 Newsgroups: newsgroups_remove=sklearn is scikit-learn's header, fo
 TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and quotes removed", "[data]") {
   const std::string post = "From: a@b\nSubject: hi\n\nIn article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig\n";
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::All) == "real text");
-  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Headers) == "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
+  CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Headers) ==
+        "In article <1@x> bob writes:\n> quoted\nreal text\n-- \nsig");
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::None) == post);
   CHECK(strip_newsgroup_post(post, NewsgroupsRemove::Sklearn) == "real text");
   test::TempDir dir("ng");
@@ -195,6 +196,7 @@ TEST_CASE("20 Newsgroups: groups in alphabetical order; headers, signatures and 
   const RawText raw = load_newsgroups(dir.path(), test::unchecked(), NewsgroupsRemove::All);
   CHECK(raw.train.labels == std::vector<int64_t>{0, 1});  // alt.atheism, sci.space
   CHECK(raw.test.labels == std::vector<int64_t>{0, 1});
+  CHECK(raw.class_names == std::vector<std::string>{"alt.atheism", "sci.space"});  // the groups, by label
   CHECK(raw.incomplete);
   CHECK_THAT(raw.notes.at(0), Contains("newsgroups has 2 of 20 groups"));
 }
@@ -217,7 +219,8 @@ TEST_CASE("the token cache is reused, and a stale or corrupt cache is rebuilt", 
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(token_cache_dir())) files.push_back(entry.path());
   REQUIRE(files.size() == 1);
-  const RunData second = prepare_text_run_data(info, raw, data_options(config), text_options(config));  // from the cache
+  const RunData second =
+      prepare_text_run_data(info, raw, data_options(config), text_options(config));  // from the cache
   CHECK(torch::equal(first.train.inputs, second.train.inputs));
   CHECK(first.info.vocab_size == second.info.vocab_size);
   test::write_bytes(files[0], "not a torch archive", false);  // corrupt

@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/common.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -31,8 +32,9 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
   command->allow_extras();
   command->callback([&exit_code] {
     exit_code = 0;
-    throw Error("repro rollout draws with OpenCV, and this build has none (REPRO_WITH_OPENCV=OFF, e.g. "
-                "scripts/build-cuda): use a build with it");
+    throw Error(
+        "repro rollout draws with OpenCV, and this build has none (REPRO_WITH_OPENCV=OFF, e.g. "
+        "scripts/build-cuda): use a build with it");
   });
 }
 #endif
@@ -60,8 +62,8 @@ int cli_main(int argc, char** argv, RunExtension* extension) {
   bool show_version = false;
   std::string log_level = "info";
   app.add_flag("--version", show_version, "Print repro, LibTorch, CUDA, BLAS and git commit versions");
-  app.add_option("--log-level", log_level, "trace | debug | info | warn | error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  hinted(app.add_option("--log-level", log_level, "trace | debug | info | warn | error"),
+         CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   int exit_code = 0;
   add_commands(app, exit_code, extension);
   try {

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -12,8 +13,8 @@
 
 #include "bench/bench.h"
 #include "cli/cli.h"
-#include "cli/enum_option.h"
 #include "cli/common.h"
+#include "cli/enum_option.h"
 #include "data/registry.h"
 #include "run/device.h"
 #include "spec/grid.h"
@@ -46,6 +47,28 @@ std::vector<PlannedRun> bench_runs(const Experiment& experiment, const std::stri
   if (runs.empty()) throw Error("--only '" + only + "': no dataset/model configuration of the spec contains it");
   return runs;
 }
+
+// The latest --start-at taken: a time further ahead is a typo (milliseconds, a year), not a plan to wait.
+constexpr double kMostSecondsAhead = 24 * 3600;
+
+// --start-at: a UNIX time ≥ 0 in seconds (a fraction allowed), at most a day from now.
+CLI::Validator unix_time_within_a_day() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) || value < 0)
+          return "got '" + escaped(text) + "', expected a UNIX time ≥ 0 in seconds, e.g. $(( $(date +%s) + 60 ))";
+        const double now = static_cast<double>(std::time(nullptr));
+        if (value > now + kMostSecondsAhead)
+          return "got " + text + ": " + fmt::format("{:.3g}", (value - now) / 3600) + " hours from now (it is " +
+                 fmt::format("{:.0f}", now) + "); expected a UNIX time in seconds at most a day ahead";
+        return std::string();
+      },
+      "UNIX_TIME >= 0");
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
@@ -56,32 +79,33 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   command->add_option("overrides", args->overrides, "Spec overrides KEY=VALUE, e.g. train.batch_size=256");
   command->add_option("--profile", args->profile, "A budget profile of the spec");
   add_selection_options(*command, args->datasets, args->rows);
-  command->add_option("--steps", args->steps, "Timed training steps per model (default 30)")
-      ->check(whole_number_at_least(1));
-  command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)")->check(whole_number_at_least(0));
-  command
-      ->add_option("--eval-batches", args->eval_batches,
-                   "Time evaluation on the first N x train.eval_batch_size examples, batched as runs evaluate "
-                   "(train.eval_tokens; default 10)")
-      ->check(whole_number_at_least(1));
+  hinted(command->add_option("--steps", args->steps, "Timed training steps per model (default 30)"),
+         whole_number_at_least(1));
+  hinted(command->add_option("--warmup", args->warmup, "Untimed steps first (default 5)"), whole_number_at_least(0));
+  hinted(
+      command->add_option("--eval-batches", args->eval_batches,
+                          "Time evaluation on the first N x train.eval_batch_size examples, batched as runs evaluate "
+                          "(train.eval_tokens; default 10)"),
+      whole_number_at_least(1));
   command->add_flag("--epoch", args->epoch, "Also time one whole epoch of the dataset's official training size");
-  command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples")
-      ->check(whole_number_at_least(0));
-  command
-      ->add_option("--start-at", args->start_at,
-                   "Start the timed steps at this Unix time (after the warm-up): benches started together then time "
-                   "the same seconds (scripts/reference/runs_per_minute.py)")
-      ->check(CLI::NonNegativeNumber);
-  command
-      ->add_option("--lanes", args->lanes,
-                   "Time K models at once in this process, one thread (and CUDA stream) each, as `repro run --lanes "
-                   "K` trains them: ms/step is one lane's, the rates and MFU every lane's together (default 1; --epoch "
-                   "only with 1)")
-      ->check(CLI::Range(1, 64));
+  hinted(command->add_option("--epoch-examples", args->epoch_examples, "Also time one epoch of this many examples"),
+         whole_number_at_least(0));
+  hinted(command->add_option(
+             "--start-at", args->start_at,
+             "Start the timed steps at this Unix time (after the warm-up): benches started together then time "
+             "the same seconds (scripts/reference/runs_per_minute.py)"),
+         unix_time_within_a_day());
+  hinted(command->add_option(
+             "--lanes", args->lanes,
+             "Time K models at once in this process, one thread (and CUDA stream) each, as `repro run --lanes "
+             "K` trains them: ms/step is one lane's, the rates and MFU every lane's together (default 1; --epoch "
+             "only with 1)"),
+         whole_number_in(1, 64));
   command->add_option("--only", args->only, "Only the dataset/model configurations containing this text");
   add_enum_option(*command, "--device", args->device);
-  command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
-      ->check(whole_number_at_least(0));
+  hinted(
+      command->add_option("--threads", args->threads, "CPU threads for LibTorch (default and most: the usable CPUs)"),
+      whole_number_at_least(0));
   command->add_option("--data-root", args->data_root,
                       "Time on each dataset's real training split from this folder (texts at their real lengths, "
                       "batches trimmed to their longest as in training; --epoch = one real epoch) instead of "

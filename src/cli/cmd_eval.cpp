@@ -81,7 +81,7 @@ void add_eval_command(CLI::App& app, int& exit_code) {
   auto* command = add_trained_run_command(
       app, "eval", "Evaluate trained runs (model.pt) without training, e.g. under noise", *args,
       "Run folders or folders of runs, and data overrides KEY=VALUE (" + eval_override_summary() + ")");
-  command->add_option("--split", args->split, "test | val")->check(CLI::IsMember({"test", "val"}));
+  hinted(command->add_option("--split", args->split, "test | val"), CLI::IsMember({"test", "val"}));
   command->add_option("--name", args->name, "Written to <run>/eval/NAME.json (default: the split, without overrides)");
   command->add_option("--levels", args->levels, "One evaluation per value, e.g. data.noise.level=0,0.05,0.1,0.2");
   add_trained_run_resources(*command, *args);

@@ -142,21 +142,22 @@ void add_launch_command(CLI::App& app, int& exit_code) {
       ->allow_extra_args(false);  // one line per --setup: the next argument is an override again
   slurm->add_option("--setup-file", c->setup_file,
                     "A file of shell lines copied into the script before the --setup lines, run as written");
-  slurm->add_option("--gpus-per-task", c->launch.gpus_per_task, "GPUs of each task (--gres=gpu:G)")
-      ->check(whole_number_at_least(0));
-  slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task")->check(whole_number_at_least(0));
-  slurm->add_option("--runs-per-task", c->launch.runs_per_task, "Runs trained one after another by each task")
-      ->check(whole_number_at_least(1));
-  slurm->add_option("--array-parallelism", c->launch.array_parallelism, "At most M tasks at once (--array=...%M)")
-      ->check(whole_number_at_least(0));
-  slurm
-      ->add_option("--signal-lead", c->launch.signal_lead,
-                   "Seconds before the time limit that the requeue signal arrives (default 300)")
-      ->check(whole_number_at_least(0));
-  slurm->add_option("--requeue-signal", c->requeue_signal, "USR1 | USR2 (USR2 where NCCL owns USR1)")
-      ->check(CLI::IsMember({"USR1", "USR2"}));
-  slurm->add_option("--max-restarts", c->max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
-      ->check(whole_number_at_least(0));
+  hinted(slurm->add_option("--gpus-per-task", c->launch.gpus_per_task, "GPUs of each task (--gres=gpu:G)"),
+         whole_number_at_least(0));
+  hinted(slurm->add_option("--cpus-per-task", c->launch.cpus_per_task, "CPUs of each task"), whole_number_at_least(0));
+  hinted(slurm->add_option("--runs-per-task", c->launch.runs_per_task, "Runs trained one after another by each task"),
+         whole_number_at_least(1));
+  hinted(
+      slurm->add_option("--array-parallelism", c->launch.array_parallelism, "At most M tasks at once (--array=...%M)"),
+      whole_number_at_least(0));
+  hinted(slurm->add_option("--signal-lead", c->launch.signal_lead,
+                           "Seconds before the time limit that the requeue signal arrives (default 300)"),
+         whole_number_at_least(0));
+  hinted(slurm->add_option("--requeue-signal", c->requeue_signal, "USR1 | USR2 (USR2 where NCCL owns USR1)"),
+         CLI::IsMember({"USR1", "USR2"}));
+  hinted(slurm->add_option("--max-restarts", c->max_restarts,
+                           "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)"),
+         whole_number_at_least(0));
   slurm->add_flag("--dry-run", c->dry_run, "Write tasks.json and the script, print the script, submit nothing");
   slurm->allow_extras();  // keeps CLI11 from refusing the "--" before the sbatch options; anything else is refused
   slurm->callback([c, slurm, &exit_code] {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "cli/listing.h"
 
 namespace repro {
@@ -9,9 +10,19 @@ namespace repro {
 void add_list_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("list", "List attention variants, datasets and every spec key");
   auto format = std::make_shared<std::string>("text");
-  command->add_option("--format", *format, "text | md (md is docs/spec.md)")->check(CLI::IsMember({"text", "md"}));
+  hinted(command->add_option("--format", *format,
+                             "text | md (docs/spec.md) | params (docs/models.md's parameter names) | kinds (the "
+                             "README's line)"),
+         CLI::IsMember({"text", "md", "params", "kinds"}));
   command->callback([format, &exit_code] {
-    std::cout << (*format == "md" ? spec_markdown() : listing_text());
+    if (*format == "md")
+      std::cout << spec_markdown();
+    else if (*format == "params")
+      std::cout << parameter_names_markdown();
+    else if (*format == "kinds")
+      std::cout << kinds_markdown();
+    else
+      std::cout << listing_text();
     exit_code = 0;
   });
 }

@@ -222,11 +222,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto c = std::make_shared<ReportCommand>();
   command->add_option("RUNS_DIR", c->dir, "Folder of run records (an --out folder or one experiment in it)")
       ->required();
-  command
-      ->add_option_function<std::string>(
-          "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
-          join(metric_names(), " | "))
-      ->check(CLI::IsMember(metric_names()));
+  hinted(command->add_option_function<std::string>(
+             "--metric", [c](const std::string& name) { c->options.metric = enum_from_name<Metric>(name, "--metric"); },
+             join(metric_names(), " | ")),
+         CLI::IsMember(metric_names()));
   add_enum_option(*command, "--format", c->options.format);
   command->add_option("-o,--output", c->output, "Write the report to this file instead of stdout");
   command->add_option("--compare", c->compare,
@@ -241,8 +240,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   command->add_flag("--plots", c->plots,
                     "Learning and robustness curves into figures/ beside the report, embedded in it (report.md in "
                     "RUNS_DIR unless -o)");
-  command->add_option("--plot-format", c->plot_format, "png | svg | both")
-      ->check(CLI::IsMember({"png", "svg", "both"}));
+  hinted(command->add_option("--plot-format", c->plot_format, "png | svg | both"),
+         CLI::IsMember({"png", "svg", "both"}));
   command->add_option(
       "--eval", c->eval,
       "Tabulate the evaluations of repro eval (<run>/eval/NAME.json) instead: NAME[,NAME...] side by "

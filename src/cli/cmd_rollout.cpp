@@ -60,7 +60,7 @@ RolloutColumn rollout_column(RolloutRun& run, const torch::Tensor& indices, Roll
   const Split test = resident_split(run.data.test, device);
   const auto batcher = make_batcher(run.data.info, run.options.data, device);
   const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);
-  AttentionMapProbe probe;                                                     // per block (B, H, N, N)
+  AttentionMapProbe probe;                                                   // per block (B, H, N, N)
   const auto predictions = run.model->forward(x).argmax(1).to(torch::kCPU);  // (B,)
   const auto rolled = roll_out(probe.maps(), method).to(torch::kCPU);        // (B, N, N)
   const bool cls = run.options.model.pool == Pool::Cls;  // else the head sees the mean over every token
@@ -162,15 +162,15 @@ void add_rollout_command(CLI::App& app, int& exit_code) {
       add_trained_run_command(app, "rollout", "Attention rollout of trained runs on the same test examples", *args,
                               "Run folders with model.pt (one column or block each), and data overrides "
                               "KEY=VALUE (data.test_limit=0, data.noise.*: the keys repro eval takes)");
-  auto* examples = command->add_option("--examples", args->examples, "The first N test examples (default 4)")
-                       ->check(whole_number_at_least(1));
+  auto* examples = hinted(command->add_option("--examples", args->examples, "The first N test examples (default 4)"),
+                          whole_number_at_least(1));
   command->add_option("--indices", args->indices, "Test examples by position, e.g. 3,17,42")->excludes(examples);
   command
       ->add_option("--match", args->matches,
                    "Text runs: the first test example whose text contains TEXT (repeatable; with --indices)")
       ->excludes(examples);
-  command->add_option("--method", args->method, "rollout | last-layer | excitatory (docs/models.md)")
-      ->check(CLI::IsMember({"rollout", "last-layer", "excitatory"}));
+  hinted(command->add_option("--method", args->method, "rollout | last-layer | excitatory (docs/models.md)"),
+         CLI::IsMember({"rollout", "last-layer", "excitatory"}));
   command->add_option("--out", args->out,
                       "Folder for <dataset>_<method>.png and .json; text: <dataset>_<method>_<position>.png and "
                       ".html per example (default rollout/)");

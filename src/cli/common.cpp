@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "cli/enum_option.h"
 #include "report/tables/table.h"
@@ -21,18 +22,29 @@
 
 namespace repro {
 
-CLI::Validator whole_number_at_least(int64_t minimum) {
-  const std::string bound = "≥ " + std::to_string(minimum);
+CLI::Validator whole_number_in(int64_t minimum, int64_t maximum) {
+  const std::string bound = maximum == std::numeric_limits<int64_t>::max()
+                                ? "≥ " + std::to_string(minimum)
+                                : "in " + std::to_string(minimum) + "-" + std::to_string(maximum);
   return CLI::Validator(
-      [minimum, bound](std::string& text) -> std::string {
+      [minimum, maximum, bound](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const long long value = std::strtoll(text.c_str(), &end, 10);
         if (text.empty() || *end != '\0' || errno == ERANGE)
           return "got '" + text + "', expected a whole number " + bound;
-        return value < minimum ? "got " + text + ": must be " + bound : std::string();
+        return value < minimum || value > maximum ? "got " + text + ": must be " + bound : std::string();
       },
-      "INT " + bound);
+      maximum == std::numeric_limits<int64_t>::max() ? "INT >= " + std::to_string(minimum) : "INT " + bound);
+}
+
+CLI::Validator whole_number_at_least(int64_t minimum) {
+  return whole_number_in(minimum, std::numeric_limits<int64_t>::max());
+}
+
+CLI::Option* hinted(CLI::Option* option, const CLI::Validator& validator) {
+  option->type_name(validator.get_description());
+  return option->check(validator.description(""));
 }
 
 namespace {
@@ -49,33 +61,29 @@ CLI::Validator minutes(bool zero_allowed) {
           return "got '" + text + "', expected a number of minutes " + bound;
         return value < 0 || (value == 0 && !zero_allowed) ? "got " + text + ": must be " + bound : std::string();
       },
-      "MINUTES " + bound);
+      zero_allowed ? "MINUTES >= 0" : "MINUTES > 0");  // ASCII: --help aligns its columns by bytes
 }
 
 void add_parallel_arguments(CLI::App& command, RunArguments& args) {
-  command
-      .add_option("--jobs", args.jobs,
-                  "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
-                  "--runs-per-device with CUDA)")
-      ->check(whole_number_at_least(0));
-  command
-      .add_option("--threads-per-job", args.threads_per_job,
-                  "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)")
-      ->check(whole_number_at_least(0));
-  command
-      .add_option("--lanes", args.lanes,
-                  "Runs trained at once in this process, each on its own thread (and CUDA stream), sharing the "
-                  "loaded data; each run's numbers are those it has alone (default 1; at most 64; not with --jobs)")
-      ->check(whole_number_at_least(1))
-      ->check(CLI::Range(1, 64));
+  hinted(command.add_option("--jobs", args.jobs,
+                            "Runs trained at once, each in its own process (default 1 on the CPU, devices x "
+                            "--runs-per-device with CUDA)"),
+         whole_number_at_least(0));
+  hinted(command.add_option("--threads-per-job", args.threads_per_job,
+                            "LibTorch threads of each run (default: usable CPUs / jobs; same as --threads)"),
+         whole_number_at_least(0));
+  hinted(command.add_option(
+             "--lanes", args.lanes,
+             "Runs trained at once in this process, each on its own thread (and CUDA stream), sharing the "
+             "loaded data; each run's numbers are those it has alone (default 1; at most 64; not with --jobs)"),
+         whole_number_in(1, 64));
   command.add_option("--devices", args.devices, "CUDA devices for --jobs, e.g. 0,1 (default: every visible one)");
-  command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)")
-      ->check(whole_number_at_least(1));
-  command  // visible: CLI11 leaves a hidden option's name out of its errors
-      .add_option("--index", args.index,
-                  "With --tasks: train the runs of this task; with a spec: only the run at this 0-based position of "
-                  "its plan")
-      ->check(whole_number_at_least(0));
+  hinted(command.add_option("--runs-per-device", args.runs_per_device, "Runs at once on one CUDA device (default 1)"),
+         whole_number_at_least(1));
+  hinted(command.add_option("--index", args.index,  // visible: CLI11 leaves a hidden option's name out of its errors
+                            "With --tasks: train the runs of this task; with a spec: only the run at this 0-based "
+                            "position of its plan"),
+         whole_number_at_least(0));
   command.add_option("--tasks", args.tasks,
                      "With --index I, instead of a spec: train task I of this frozen plan (tasks.json, written by "
                      "--jobs for its children and by repro launch slurm for its array tasks)");
@@ -102,12 +110,18 @@ std::string log_level_name() {
 // The command line of a --jobs child before its `--tasks FILE --index I --threads T`: where its run goes and how it
 // runs. The spec, its overrides and the selection are not repeated: the child reads its run from tasks.json.
 std::vector<std::string> child_arguments(const RunArguments& args) {
-  std::vector<std::string> out{"--log-level",      log_level_name(),
-                               "run",              "--out",
-                               args.out,           "--device",
-                               name_of(args.device), "--requeue-signal",
-                               args.requeue_signal,  "--max-restarts",
-                               std::to_string(args.max_restarts), "--checkpoint-minutes",
+  std::vector<std::string> out{"--log-level",
+                               log_level_name(),
+                               "run",
+                               "--out",
+                               args.out,
+                               "--device",
+                               name_of(args.device),
+                               "--requeue-signal",
+                               args.requeue_signal,
+                               "--max-restarts",
+                               std::to_string(args.max_restarts),
+                               "--checkpoint-minutes",
                                fmt::format("{}", args.checkpoint_minutes)};
   if (!args.data_root.empty()) out.insert(out.end(), {"--data-root", args.data_root});
   if (args.extension) {
@@ -150,31 +164,31 @@ void add_run_arguments(CLI::App& command, RunArguments& args) {
   add_selection_options(command, args.datasets, args.rows);
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   add_enum_option(command, "--device", args.device);
-  command
-      .add_option("--threads", args.threads,
-                  "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)")
-      ->check(whole_number_at_least(0));
+  hinted(command.add_option(
+             "--threads", args.threads,
+             "CPU threads for LibTorch (default: the usable CPUs: affinity, cgroup quota, SLURM_CPUS_PER_TASK)"),
+         whole_number_at_least(0));
   command.add_flag("--dry-run", args.dry_run, "List the runs with their resolved settings and parameter counts");
   add_parallel_arguments(command, args);
   command.add_option("--requeue-signal", args.requeue_signal,
                      "USR1 | USR2: the signal that checkpoints mid-epoch and requeues the SLURM task (default USR1; "
                      "SIGTERM/SIGINT checkpoint and exit without requeue)");
-  command
-      .add_option("--max-restarts", args.max_restarts, "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)")
-      ->check(whole_number_at_least(0));
-  command
-      .add_option("--checkpoint-minutes", args.checkpoint_minutes,
-                  "Also write a mid-epoch checkpoint when this many minutes of training have passed since the last "
-                  "checkpoint, so that a SIGKILL loses at most that much (default 30; 0: only at epoch ends and on "
-                  "SIGTERM/SIGINT/the requeue signal)")
-      ->check(minutes(/*zero_allowed=*/true));
-  command
-      .add_option("--time-limit", args.time_limit_minutes,
-                  "Minutes this command may take: no run starts that is expected to take longer than what is left "
-                  "(the longest complete run of the same configuration, else dataset), and at the limit the runs "
-                  "still training write a checkpoint and stop (exit 142; the same command resumes them; exit 3 when "
-                  "runs were left unstarted). Default: none")
-      ->check(minutes(/*zero_allowed=*/false));
+  hinted(command.add_option("--max-restarts", args.max_restarts,
+                            "No requeue once $SLURM_RESTART_COUNT reaches this (default 3)"),
+         whole_number_at_least(0));
+  hinted(command.add_option(
+             "--checkpoint-minutes", args.checkpoint_minutes,
+             "Also write a mid-epoch checkpoint when this many minutes of training have passed since the last "
+             "checkpoint, so that a SIGKILL loses at most that much (default 30; 0: only at epoch ends and on "
+             "SIGTERM/SIGINT/the requeue signal)"),
+         minutes(/*zero_allowed=*/true));
+  hinted(command.add_option(
+             "--time-limit", args.time_limit_minutes,
+             "Minutes this command may take: no run starts that is expected to take longer than what is left "
+             "(the longest complete run of the same configuration, else dataset), and at the limit the runs "
+             "still training write a checkpoint and stop (exit 142; the same command resumes them; exit 3 when "
+             "runs were left unstarted). Default: none"),
+         minutes(/*zero_allowed=*/false));
   if (args.extension) args.extension->add_options(command);
 }
 
@@ -233,8 +247,8 @@ CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const 
 void add_trained_run_resources(CLI::App& command, TrainedRunArguments& args) {
   command.add_option("--data-root", args.data_root, "Dataset folder (default $REPRO_DATA, else ./datasets)");
   add_enum_option(command, "--device", args.device);
-  command.add_option("--threads", args.threads, "CPU threads for LibTorch (default and most: the usable CPUs)")
-      ->check(whole_number_at_least(0));
+  hinted(command.add_option("--threads", args.threads, "CPU threads for LibTorch (default and most: the usable CPUs)"),
+         whole_number_at_least(0));
 }
 
 RunTargets split_run_targets(const std::vector<std::string>& targets) {
@@ -286,8 +300,9 @@ void check_task_arguments(const RunArguments& args, bool sweep_arguments) {
       {args.jobs > 1, "--jobs"}};
   for (const auto& [given, what] : planning)
     if (given)
-      throw Error(with + "not with " + what + ": the task's runs and settings are frozen in the file (plan a grid "
-                         "with a spec instead)");
+      throw Error(with + "not with " + what +
+                  ": the task's runs and settings are frozen in the file (plan a grid "
+                  "with a spec instead)");
 }
 
 }  // namespace

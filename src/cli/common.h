@@ -36,22 +36,28 @@ struct RunArguments {
   bool dry_run = false;
   std::string requeue_signal = "USR1";  // run/interrupt.h
   int max_restarts = 3;
-  double checkpoint_minutes = 30;   // --checkpoint-minutes (children get the same value)
-  double time_limit_minutes = 0;    // --time-limit: 0 none; the parent's alone (children get no limit)
+  double checkpoint_minutes = 30;  // --checkpoint-minutes (children get the same value)
+  double time_limit_minutes = 0;   // --time-limit: 0 none; the parent's alone (children get no limit)
   // Parallel runs (run/parallel.h)
-  int64_t index = -1;  // --index I: with a spec, train only the plan's run at position I; with --tasks, task I
-  int jobs = 0;                 // --jobs N; 0: 1 on the CPU, devices x runs per device with CUDA
-  int lanes = 1;                // --lanes K: runs at once in this process
-  int threads_per_job = 0;      // 0: usable CPUs / jobs (or --threads)
-  std::string devices;          // "0,1"; "": every visible CUDA device
+  int64_t index = -1;       // --index I: with a spec, train only the plan's run at position I; with --tasks, task I
+  int jobs = 0;             // --jobs N; 0: 1 on the CPU, devices x runs per device with CUDA
+  int lanes = 1;            // --lanes K: runs at once in this process
+  int threads_per_job = 0;  // 0: usable CPUs / jobs (or --threads)
+  std::string devices;      // "0,1"; "": every visible CUDA device
   int runs_per_device = 1;
   RunExtension* extension = nullptr;  // a test build's options and observer; null in repro
 };
 
 void add_run_arguments(CLI::App& command, RunArguments& args);
 // Every whole-number option's check, one rule: CLI11 prefixes the option's name, the validator says the value and
-// what is allowed ("--steps: got 0: must be ≥ 1", "--steps: got 'many', expected a whole number ≥ 1").
+// what is allowed ("--steps: got 0: must be ≥ 1", "--steps: got 'many', expected a whole number ≥ 1"); its
+// description is the option's type hint ("INT >= 1", "INT in 1-64"): give it with `hinted`.
 CLI::Validator whole_number_at_least(int64_t minimum);
+CLI::Validator whole_number_in(int64_t minimum, int64_t maximum);
+// `option` checked by `validator`, whose description is its one type hint in --help: CLI11 writes the option's type
+// and then each validator's description ("INT:INT ≥ 1:INT in [1 - 64]"); this writes "INT in 1-64", and
+// "{a,b}" for a CLI::IsMember.
+CLI::Option* hinted(CLI::Option* option, const CLI::Validator& validator);
 // Loads the spec, applies the `key=value` overrides, chooses the profile ("" = none) and
 // keeps the --datasets / --rows part of the grid (empty = all).
 Experiment load_spec(const std::string& path, const std::vector<std::string>& overrides, const std::string& profile,
@@ -80,7 +86,7 @@ struct TrainedRunArguments {
   std::vector<std::string> targets;  // run folders (or folders of runs) and KEY=VALUE data overrides, mixed
   std::string data_root;             // "": $REPRO_DATA, else ./datasets
   DeviceChoice device = DeviceChoice::Auto;
-  int threads = 0;                   // 0: the usable CPUs
+  int threads = 0;  // 0: the usable CPUs
 };
 // The subcommand `name` with its required positional `targets` (help: targets_doc); its own options follow.
 CLI::App* add_trained_run_command(CLI::App& app, const std::string& name, const std::string& description,

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "cli/common.h"
 #include "spec/options.h"
 #include "util/strings.h"
 
@@ -12,8 +13,8 @@ namespace repro {
 template <typename E>
 CLI::Option* add_enum_option(CLI::App& command, const std::string& name, E& value, const std::string& help = "") {
   const auto set = [&value, name](const std::string& text) { value = enum_from_name<E>(text, name); };
-  return command.add_option_function<std::string>(name, set, help.empty() ? join(names_of<E>(), " | ") : help)
-      ->check(CLI::IsMember(names_of<E>()));
+  return hinted(command.add_option_function<std::string>(name, set, help.empty() ? join(names_of<E>(), " | ") : help),
+                CLI::IsMember(names_of<E>()));
 }
 
 }  // namespace repro

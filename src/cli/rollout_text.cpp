@@ -23,34 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The class names of a text dataset. 20 Newsgroups' labels are the groups found, in alphabetical
-// order: with all 20 present they are the official groups below.
+// The class names of a text dataset: its info's, else those its files name (20 Newsgroups: the groups found, by
+// label).
 std::vector<std::string> class_names_of(const DatasetInfo& info, const RawText& raw) {
-  if (!info.class_names.empty() || info.name != "newsgroups") return info.class_names;
-  const std::vector<std::string> groups = {"alt.atheism",
-                                           "comp.graphics",
-                                           "comp.os.ms-windows.misc",
-                                           "comp.sys.ibm.pc.hardware",
-                                           "comp.sys.mac.hardware",
-                                           "comp.windows.x",
-                                           "misc.forsale",
-                                           "rec.autos",
-                                           "rec.motorcycles",
-                                           "rec.sport.baseball",
-                                           "rec.sport.hockey",
-                                           "sci.crypt",
-                                           "sci.electronics",
-                                           "sci.med",
-                                           "sci.space",
-                                           "soc.religion.christian",
-                                           "talk.politics.guns",
-                                           "talk.politics.mideast",
-                                           "talk.politics.misc",
-                                           "talk.religion.misc"};
-  std::vector<bool> seen(groups.size(), false);
-  for (const auto label : raw.train.labels)
-    if (label >= 0 && label < static_cast<int64_t>(groups.size())) seen[static_cast<size_t>(label)] = true;
-  return std::all_of(seen.begin(), seen.end(), [](bool s) { return s; }) ? groups : std::vector<std::string>{};
+  return info.class_names.empty() ? raw.class_names : info.class_names;
 }
 
 std::string name_of_class(const TestTexts& texts, int64_t label) {
@@ -70,7 +46,7 @@ RunRelevance run_relevance(RolloutRun& run, const torch::Tensor& indices, Rollou
   torch::NoGradGuard no_grad;
   const Split test = resident_split(run.data.test, device);
   const auto batcher = make_batcher(run.data.info, run.options.data, device);
-  const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);          // ids (B, L)
+  const Batch x = batcher->inputs(test, indices_for(test, indices), /*train=*/false);   // ids (B, L)
   AttentionMapProbe probe;                                                              // per block (B, H, L, L)
   const auto probabilities = torch::softmax(run.model->forward(x), 1).to(torch::kCPU);  // (B, classes)
   const auto rolled = roll_out(probe.maps(), method).to(torch::kCPU);                   // (B, L, L)

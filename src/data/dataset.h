@@ -3,6 +3,7 @@
 // its official splits, held in memory as tensors.
 #include <torch/torch.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ struct DatasetInfo {
   Modality modality = Modality::Image;
   int64_t channels = 0, height = 0, width = 0;  // images
   int64_t vocab_size = 0, max_length = 0;       // text: token ids < vocab_size, 0 = padding
-  int64_t first_word = 0;                         // text: ids below it are specials (padding, <unk>, <cls>)
+  int64_t first_word = 0;                       // text: ids below it are specials (padding, <unk>, <cls>)
   // text: in how many training texts each id occurs, (vocab_size,) int64, over train_texts texts (the
   // bag-of-words model's IDF); undefined and 0 where no data was read (plan checks, parameter counts).
   torch::Tensor document_frequency;
@@ -82,5 +83,21 @@ struct RunData : DataNotes {
   DatasetInfo info;
   Split train, val, test;
 };
+
+// Log lines through a long step of reading or preparing data, so that a command that prints its result at the end
+// (repro data info) is not silent for minutes on a busy machine: at most one line every `every_seconds`, the share
+// done and the time left at the pace so far (progress_text).
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string what, double every_seconds = 15);
+  void update(double done, double total);
+
+ private:
+  std::string what_;
+  double every_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+// "reading 20news-bydate.tar.xz: 40% (about 30 s left)"; the time left is left out until something is done.
+std::string progress_text(const std::string& what, double done, double total, double seconds_so_far);
 
 }  // namespace repro

@@ -5,6 +5,8 @@
 #include <opencv2/imgproc.hpp>
 #endif
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <iomanip>
 #include <sstream>
@@ -72,7 +74,8 @@ std::string batching_bench(const RunData& data, const RunOptions& options) {
   }
   std::ostringstream out;
   out << "batching: " << static_cast<int64_t>(examples / seconds_since(start)) << " training examples/s (batch "
-      << batch << (data.info.modality == Modality::Image ? ", augmentation " + name_of(options.data.augment) : std::string())
+      << batch
+      << (data.info.modality == Modality::Image ? ", augmentation " + name_of(options.data.augment) : std::string())
       << ", CPU)";
   return out.str();
 }
@@ -130,10 +133,12 @@ std::string describe_run(const RunData& data, const RunOptions& options, double 
 std::string dataset_info(const std::string& dataset, const std::filesystem::path& root, const RunOptions& options,
                          bool bench) {
   const DatasetEntry& entry = find_dataset(dataset);
-  const DatasetInfo info = entry.info();
+  DatasetInfo info = entry.info();
   FileOptions files = file_options(options.data);
   files.allow_missing = true;  // describe what is there and name what is missing
   const auto start = Clock::now();
+  spdlog::info("{}: reading its files under {} (data.verify={}); the description follows when it is read", dataset,
+               root.string(), name_of(options.data.verify));
   RawData images;
   RawText texts;
   DataNotes raw_notes;
@@ -141,6 +146,7 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   std::vector<std::string> file_checks;
   if (entry.is_text()) {
     texts = entry.read_texts(root, files, options.data);
+    if (info.class_names.empty()) info.class_names = texts.class_names;  // 20 Newsgroups: its groups, by label
     raw_notes = texts;
     file_checks = texts.file_checks;
     raw_splits = {{"train", texts.train.labels}, {"test", texts.test.labels}};
@@ -155,7 +161,10 @@ std::string dataset_info(const std::string& dataset, const std::filesystem::path
   std::ostringstream out;
   out << info.name << " (" << name_of(info.modality) << ", " << info.num_classes << " classes) from " << root.string()
       << "\n";
-  out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
+  if (info.official_test == 0)  // Rotten Tomatoes: its test and validation sets are cut when it is loaded
+    out << "official splits: none (" << info.official_train << " examples, split at load)\n";
+  else
+    out << "official splits: " << info.official_train << " train / " << info.official_test << " test\n";
   out << describe_raw(info, file_checks, raw_splits, options.data);
   try {
     const RunData data = entry.is_text() ? prepare_text_run_data(info, texts, options.data, options.text)

@@ -43,8 +43,13 @@ TokenizedSplits encode_with_noise(const Tokenizer& tokenizer, const TextSplits& 
     clean.inputs = add_token_noise(clean.inputs, noise, tokenizer.vocab_size(), salt);
     return clean;
   };
-  return {encode_split(texts.train, NoiseSplit::Train, 1), encode(tokenizer, texts.val, max_len),
-          encode_split(texts.test, NoiseSplit::Test, 3), tokenizer.vocab_size()};
+  const double total = static_cast<double>(texts.train.size() + texts.val.size() + texts.test.size());
+  ProgressLine progress("encoding " + std::to_string(static_cast<int64_t>(total)) + " texts");
+  Split train = encode_split(texts.train, NoiseSplit::Train, 1);
+  progress.update(static_cast<double>(texts.train.size()), total);
+  Split val = encode(tokenizer, texts.val, max_len);
+  progress.update(static_cast<double>(texts.train.size() + texts.val.size()), total);
+  return {std::move(train), std::move(val), encode_split(texts.test, NoiseSplit::Test, 3), tokenizer.vocab_size()};
 }
 
 // Everything the tokenized splits depend on: the data.* and text.* keys, the splits'

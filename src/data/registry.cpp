@@ -53,7 +53,7 @@ std::vector<std::string> dataset_names() {
 const DatasetEntry& find_dataset(const std::string& name) {
   for (const auto& entry : dataset_table())
     if (name == entry.name) return entry;
-  throw Error("unknown dataset '" + name + "'; expected one of " + join(dataset_names(), " | "));
+  throw Error("unknown dataset '" + escaped(name) + "'; expected one of " + join(dataset_names(), " | "));
 }
 
 DatasetCatalog dataset_catalog() {

@@ -25,7 +25,6 @@ bool is_archive(const fs::path& path) {
 
 namespace {
 
-
 [[noreturn]] void archive_failure(struct archive* a, const fs::path& archive_path, const std::string& what) {
   const std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
   archive_read_free(a);
@@ -43,7 +42,11 @@ void for_each_member(const fs::path& archive_path,
     archive_failure(a, archive_path, "cannot open archive");
   struct archive_entry* entry;
   int status;
+  std::error_code ec;
+  const auto archive_bytes = static_cast<double>(fs::file_size(archive_path, ec));
+  ProgressLine progress("reading " + archive_path.filename().string());  // its compressed bytes read so far
   while ((status = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+    progress.update(static_cast<double>(archive_filter_bytes(a, -1)), ec ? 0 : archive_bytes);
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
     const std::string path = archive_entry_pathname(entry);
     const auto size = static_cast<size_t>(std::max<int64_t>(0, archive_entry_size(entry)));

@@ -25,6 +25,9 @@ struct RawText : DataNotes {             // notes: partial data, known copies, u
   // Word lists shipped with the dataset, by file name (IMDB: "imdb.vocab" from aclImdb/), for
   // text.vocab_source=file; the bytes as read.
   std::map<std::string, std::string> word_lists;
+  // The class names by label where the files name them (20 Newsgroups: its group folders, in label order); empty
+  // where DatasetInfo::class_names has them.
+  std::vector<std::string> class_names;
 };
 
 // Bytes in Windows-1252 (or Latin-1) -> UTF-8.

@@ -9,7 +9,8 @@
 //   steps.csv            one row per train.log_every optimizer steps
 //   events.out.tfevents.repro   the same scalars for TensorBoard (train.tensorboard)
 //   events.out.tfevents.repro.<n>   the same, rewritten from steps.csv and metrics.csv where the file before it
-//                        (by name) was damaged or cut short: n = 0002, 0003, ... (run/tensorboard_log.h)
+//                        (by name, kept) was damaged, cut short or no event file: n = 0002, 0003, ...
+//                        (run/tensorboard_log.h); a reader ends on the last of them
 //   model.pt             the kept epoch's weights (train.save_model)
 //   summary.json         the run record, once the run ended (record/run_record.h)
 //   eval/<name>.json     each `repro eval` of the finished run (record/eval_record.h)

@@ -1,8 +1,9 @@
 #include "run/parallel.h"
 
 #include <poll.h>
-#include <torch/torch.h>
 #include <spdlog/spdlog.h>
+#include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,17 +11,16 @@
 #include <cstdlib>
 #include <deque>
 #include <list>
-#include <set>
 #include <map>
-#include <unistd.h>
+#include <set>
 
-#include "run/children.h"
-#include "run/grid_progress.h"
-#include "run/lock.h"
 #include "record/folder.h"
 #include "record/run_record.h"
 #include "record/task_plan.h"
+#include "run/children.h"
 #include "run/executor.h"
+#include "run/grid_progress.h"
+#include "run/lock.h"
 #include "run/threads.h"
 #include "run/time_limit.h"
 #include "spec/options.h"
@@ -135,9 +135,9 @@ class Scheduler {
 
   void launch(size_t position, const RunFolder& folder, std::optional<int> device) {
     std::vector<std::string> arguments = options_.child_arguments;
-    for (const std::string& extra : {std::string("--tasks"), tasks_file_.string(), std::string("--index"),
-                                     std::to_string(task_of_.at(position)), std::string("--threads"),
-                                     std::to_string(options_.threads_per_job)})
+    for (const std::string& extra :
+         {std::string("--tasks"), tasks_file_.string(), std::string("--index"), std::to_string(task_of_.at(position)),
+          std::string("--threads"), std::to_string(options_.threads_per_job)})
       arguments.push_back(extra);
     std::vector<std::string> environment = options_.extra_environment;
     if (device)
@@ -203,9 +203,9 @@ class Scheduler {
     display_.run_ended(seconds, trained, a.progress.epochs_at_start, epochs_here);
     if (trained && status == RunState::Complete) start_rule_.completed(*summary);
     if (trained) {
-      display_.log(status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
-                   label(a.position) + " " + name_of(*status) + took + ", " +
-                       display_.remaining_text(snapshot_without(a)));
+      display_.log(
+          status == RunState::Complete ? spdlog::level::info : spdlog::level::warn,
+          label(a.position) + " " + name_of(*status) + took + ", " + display_.remaining_text(snapshot_without(a)));
     } else if (!exit.signaled && exit.code == 0) {
       display_.log(spdlog::level::info, label(a.position) + ": held or finished by another process: skipped here");
       held_.push_back(a.folder.dir().string());
@@ -220,7 +220,7 @@ class Scheduler {
       ++failed_;
       const std::string reason = exit.signaled ? exit.describe() + "; its last checkpoint stays, run again to resume"
                                  : status == RunState::Failed ? summary->message
-                                                      : exit.describe() + ": " + error_message(a.tail);
+                                                              : exit.describe() + ": " + error_message(a.tail);
       display_.log(spdlog::level::err, label(a.position) + " failed" + took + ": " + reason);
     }
   }
@@ -256,14 +256,14 @@ class Scheduler {
 
   const std::vector<PlannedRun>& runs_;
   std::deque<size_t> waiting_;
-  std::filesystem::path tasks_file_;    // the frozen runs: task k trains positions[k]
+  std::filesystem::path tasks_file_;   // the frozen runs: task k trains positions[k]
   std::map<size_t, int64_t> task_of_;  // position -> its task in tasks_file_
   std::filesystem::path out_;
   const ParallelOptions& options_;
   DeviceSlots slots_;
   GridProgress display_;
-  const TimeLimit& limit_;  // its alarm
-  StartRule start_rule_;     // --time-limit: which run may start
+  const TimeLimit& limit_;        // its alarm
+  StartRule start_rule_;          // --time-limit: which run may start
   std::set<std::string> warned_;  // warning texts shown already
   std::list<Active> active_;
   std::vector<std::string> held_;
@@ -365,6 +365,16 @@ std::vector<int> chosen_devices(const ParallelRequest& request) {
   return all;
 }
 
+// --devices with --lanes: checked as without (refused on the CPU alike); the lanes train on the first visible device,
+// so only that one may be named.
+void check_lanes_devices(const ParallelRequest& request) {
+  const std::vector<int> devices = chosen_devices(request);
+  if (devices == std::vector<int>{0}) return;
+  throw Error("--devices " + request.devices + " with --lanes " + std::to_string(request.lanes) +
+              ": lanes train on one device, the first visible one (0); for another, run repro under "
+              "CUDA_VISIBLE_DEVICES=N");
+}
+
 }  // namespace
 
 ParallelOptions plan_parallel(const ParallelRequest& request) {
@@ -377,6 +387,7 @@ ParallelOptions plan_parallel(const ParallelRequest& request) {
                 ": lanes train runs on threads of this process, jobs in child processes; give one (--lanes K trains K "
                 "runs at once on one device, sharing its data)");
   if (!request.in_process && !lanes) parallel.devices = chosen_devices(request);
+  if (lanes && !request.devices.empty()) check_lanes_devices(request);
   parallel.runs_per_device = request.runs_per_device;
   parallel.lanes = std::max(1, request.lanes);
   const int device_slots = static_cast<int>(parallel.devices.size()) * request.runs_per_device;

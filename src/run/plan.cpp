@@ -120,6 +120,17 @@ std::optional<RunState> finished_state(const RunFolder& folder) {
 
 }  // namespace
 
+std::string record_without_spec(const RunFolder& folder) {
+  std::error_code ec;
+  const auto present = [&](const std::filesystem::path& path) {
+    return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+  };
+  if (present(folder.spec_path())) return "";
+  for (const auto& record : {folder.summary_path(), folder.model_path()})
+    if (present(record)) return record.filename().string();
+  return "";
+}
+
 std::vector<SettingChange> settings_changed_in(const PlannedRun& run, const RunFolder& folder) {
   if (!std::filesystem::exists(folder.spec_path())) return {};
   const std::string existing = read_regular_file(folder.spec_path(), kSpecBytes, "a run's spec.resolved.yaml");
@@ -135,6 +146,11 @@ std::vector<RunState> check_plan(const std::vector<PlannedRun>& runs, const std:
   std::vector<RunState> statuses;
   for (const auto& run : runs) {
     const RunFolder folder(out / run.dir());
+    if (const std::string record = record_without_spec(folder); !record.empty())
+      throw Error(folder.spec_path().string() + " is missing beside the run's " + record +
+                  ": which settings trained it cannot be told. Nothing was overwritten: repro run never trains over "
+                  "a record; put the spec back, or move the folder away to train the run again (mv " +
+                  folder.dir().string() + " " + folder.dir().string() + ".unread)");
     if (!std::filesystem::exists(folder.spec_path())) {
       statuses.push_back(RunState::Pending);
       continue;
@@ -332,6 +348,10 @@ void check_task_out(const std::filesystem::path& tasks_file, const TaskPlan& tas
 }  // namespace
 
 Plan plan_of_task(const std::filesystem::path& tasks_file, int64_t index, const std::filesystem::path& out) {
+  std::error_code ec;
+  if (std::filesystem::is_symlink(tasks_file, ec))  // its target lies elsewhere: "not below --out" misled
+    throw Error("--tasks " + tasks_file.string() + ": a symbolic link (to " + link_target(tasks_file) +
+                "); a task reads the tasks.json repro wrote, in its launch folder: give that file");
   const TaskPlan tasks = read_task_plan(tasks_file);
   check_task_out(tasks_file, tasks, out);
   Plan plan;

@@ -31,6 +31,11 @@ void validate_plan(const std::vector<PlannedRun>& runs);
 std::optional<std::string> memory_refusal(const std::vector<PlannedRun>& runs, const MemoryBudget& memory,
                                           int lanes = 1);
 
+// "" when the run folder holds its spec.resolved.yaml or no record of a run; else the name of a record it holds
+// without it (summary.json, model.pt): repro run refuses to train over it (check_plan), repro status calls it
+// corrupt. A checkpoint or a metrics.csv alone is what a killed run leaves: resumed from, or rewritten.
+std::string record_without_spec(const RunFolder& folder);
+
 // The settings in which the run folder's spec.resolved.yaml differs from `run`'s (empty when the folder holds none
 // or the same run's); throws repro::Error when it cannot be read.
 std::vector<SettingChange> settings_changed_in(const PlannedRun& run, const RunFolder& folder);

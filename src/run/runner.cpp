@@ -38,10 +38,12 @@ void warn_if_refused(const std::function<void()>& check) {
   }
 }
 
-// Refuses a plan whose model's training state does not fit the memory of `device` (nothing allocated).
+// Refuses a plan whose model's training state does not fit the memory of `device` (nothing allocated), counting the
+// lanes that will train: --lanes K, or fewer when fewer runs are left to train (checked: finished ones are not).
 void check_memory(const Plan& plan, const RunnerOptions& options) {
-  if (const auto refusal = memory_refusal(plan.runs, training_memory(options.device), options.parallel.lanes))
-    throw Error(*refusal);
+  const int lanes = static_cast<int>(
+      std::min<size_t>(std::max(1, options.parallel.lanes), std::max<size_t>(1, plan.to_train().size())));
+  if (const auto refusal = memory_refusal(plan.runs, training_memory(options.device), lanes)) throw Error(*refusal);
 }
 
 // The datasets the plan's runs not finished read, each once, in plan order.
@@ -81,8 +83,8 @@ Plan planned(const Experiment& experiment, const RunnerOptions& options) {
 // --dry-run: the plan listed with what a real run would stop at; nothing written.
 int describe_dry_run(const Experiment& experiment, const RunnerOptions& options) {
   Plan plan = planned(experiment, options);
-  warn_if_refused([&] { check_memory(plan, options); });
   warn_if_refused([&] { check_plan(plan, options.out); });
+  warn_if_refused([&] { check_memory(plan, options); });
   warn_if_refused([&] { check_data(plan, options.data_root); });
   DataLoader loader(resolve_data_root(options.data_root));
   std::cout << describe_plan(plan.runs, options.out, loader);
@@ -93,9 +95,9 @@ int describe_dry_run(const Experiment& experiment, const RunnerOptions& options)
 
 Plan prepare_plan(const Experiment& experiment, const RunnerOptions& options, PlanChecks checks) {
   Plan plan = planned(experiment, options);
-  check_or_warn(checks, "the tasks will stop before training on a node with no more memory than this machine",
-                [&] { check_memory(plan, options); });  // before anything is allocated
   check_plan(plan, options.out);  // throws on a folder of another spec, before anything is written
+  check_or_warn(checks, "the tasks will stop before training on a node with no more memory than this machine",
+                [&] { check_memory(plan, options); });  // before anything is allocated, for the runs left to train
   // The runs still to train: finished ones read no data. The nodes' data root is checked where this machine sees it.
   std::error_code error;
   if (checks == PlanChecks::Refuse ||

@@ -16,6 +16,7 @@
 #include "record/task_plan.h"
 #include "run/lock.h"
 #include "run/plan.h"
+#include "run/tensorboard_log.h"
 #include "spec/run_spec.h"
 #include "train/checkpoint.h"
 #include "train/history.h"
@@ -144,9 +145,13 @@ RunStanding run_standing(const std::filesystem::path& experiment_folder, const s
   if (const auto holder = RunLock::holder(folder.dir()))  // a run being trained (again) may hold an old summary
     return RunStanding{dir, RunState::Running,
                        progress_detail(folder) + "; held by " + holder->describe() + " since " + holder->since};
+  if (const std::string record = record_without_spec(folder); !record.empty())  // run refuses to train over it
+    return RunStanding{
+        dir, RunState::Corrupt,
+        "spec.resolved.yaml is missing beside its " + record + ": not counted (repro run refuses to train over it)"};
   if (auto finished = finished_standing(folder, dir)) {
-    if (is_finished(finished->state))  // a damaged event file is named (its numbers are in metrics.csv)
-      if (const std::string problem = event_file_problem(folder.current_events_path()); !problem.empty())
+    if (is_finished(finished->state))  // a damaged event file, or another run's, is named (metrics.csv has the rows)
+      if (const std::string problem = finished_event_file_problem(folder); !problem.empty())
         finished->detail += (finished->detail.empty() ? "" : "; ") + problem;
     return *finished;
   }

@@ -79,6 +79,11 @@ double session_time(int64_t first, const std::vector<StepRow>& steps, double now
   return steps.front().step <= first ? wall_time_at(first, steps, now) : steps.front().wall_time;
 }
 
+// Whether `history` or `steps` holds a row at `first` or later: a session from `first` writes it again.
+bool rows_from(int64_t first, const std::vector<EpochRow>& history, const std::vector<StepRow>& steps) {
+  return (!history.empty() && history.back().step >= first) || (!steps.empty() && steps.back().step >= first);
+}
+
 // What the rows before `before` say a reader should show: tag -> step -> value (the spec at step 0).
 std::map<std::string, std::map<int64_t, std::string>> expected_before(int64_t before, const std::string& spec,
                                                                       const std::vector<EpochRow>& history,
@@ -106,18 +111,27 @@ TensorBoardLog::TensorBoardLog(const std::filesystem::path& path, const std::str
       spec_markdown_(markdown_code(resolved_yaml)),
       resumed_at_(resumed_at.value_or(0)) {
   EventFileScan scan;
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(path_, ec);
   if (auto kept = EventFile::continue_file(path_, scan)) {
     file_.emplace(std::move(*kept));
     opening_ = Opening::Continued;
     had_start_ = std::any_of(scan.events.begin(), scan.events.end(),
                              [](const EventRecord& e) { return e.kind == EventRecord::Kind::SessionStart; });
     shown_ = shown_by(scan.events);
-  } else if (scan.is_event_file()) {  // records a reader may have read, then bytes it cannot: a new file
+  } else if (std::filesystem::is_regular_file(status)) {
+    // Bytes a reader may have read and cannot go past (a torn tail, a damaged record, a damaged first record, not
+    // an event file): a new file of the next name, written when the session begins (its START takes the rows'
+    // time). The older file stays: TensorBoard's stub reader reopens its file by name at every poll, and one it
+    // cannot reopen stops it for good (docs/reliability.md).
     opening_ = Opening::Replaced;
-    stop_ = scan.stop(), damaged_ = scan.damaged, replaced_ = path_;
-    path_ = folder_.next_events_path();  // written when the session begins (its START takes the rows' time)
+    stop_ = scan.is_event_file() ? scan.stop() + " bytes"
+                                 : "not a TensorBoard event file (its first record is damaged or not the "
+                                   "file_version event)";
+    replaced_ = path_;
+    path_ = folder_.next_events_path();
   } else {
-    file_.emplace(EventFile::create(path_, unix_time_now()));  // nothing to continue: the version and a START at 0
+    missing_ = !std::filesystem::exists(status);  // else a link or not a regular file: replaced under its name
   }
 }
 
@@ -150,14 +164,16 @@ int64_t TensorBoardLog::first_step_to_show(const std::vector<EpochRow>& history,
 void TensorBoardLog::say_why(int64_t first) const {
   if (finished_) return;  // repair_event_file says it
   if (opening_ == Opening::Replaced) {
-    const std::string line = replaced_.string() + ": " + stop_ + " bytes: the run's scalars are written anew into " +
-                             path_.filename().string() +
-                             " from the checkpoint's rows (those of steps.csv and metrics.csv) and the older file "
-                             "removed; an open TensorBoard moves on to it (it reads a run's event files in name order)";
-    if (damaged_)
-      spdlog::warn("{}", line);
-    else
-      spdlog::info("{}", line);  // a torn tail: what a kill mid-write leaves
+    spdlog::warn(
+        "{}: {}: the run's scalars are written anew into {} from the checkpoint's rows (those of steps.csv and "
+        "metrics.csv); the older file is kept, so an open TensorBoard moves on to the new one (it reads a run's "
+        "event files in name order) and its START at step 0 replaces what the older one showed",
+        replaced_.string(), stop_, path_.filename().string());
+  } else if (opening_ == Opening::Created && missing_ && resumed_at_ > 0) {
+    spdlog::warn(
+        "{}: missing: the run's scalars are written anew into it from the checkpoint's rows (those of steps.csv and "
+        "metrics.csv)",
+        path_.string());
   } else if (opening_ == Opening::Continued && first < resumed_at_) {
     spdlog::warn(
         "{}: it does not show the checkpoint's rows (those of steps.csv and metrics.csv) from step {} on (a record "
@@ -169,12 +185,13 @@ void TensorBoardLog::say_why(int64_t first) const {
 void TensorBoardLog::begin(const std::vector<EpochRow>& history, const std::vector<StepRow>& steps) {
   begun_ = true;
   const int64_t first = first_step_to_show(history, steps);
+  // A session that writes rows again (a new file's, a rewrite's, the checkpoint's own rows at its step) begins at
+  // their time, steps.csv's, not at the resume's.
   const double now = unix_time_now();
-  const bool rewrites = first < resumed_at_ || opening_ == Opening::Replaced;
-  const double start_time = rewrites ? session_time(first, steps, now) : now;
-  if (opening_ == Opening::Replaced) {
-    file_.emplace(EventFile::create(path_, start_time));
-  } else if (opening_ == Opening::Continued) {
+  const double start_time = rows_from(first, history, steps) ? session_time(first, steps, now) : now;
+  if (opening_ != Opening::Continued) {
+    file_.emplace(EventFile::create(path_, start_time));  // the version and a START at 0
+  } else {
     if (!had_start_) file_->session_start(first, start_time);  // a file of repro 0.4.0: this one counts as the first
     file_->session_start(first, start_time);
   }
@@ -190,11 +207,6 @@ void TensorBoardLog::begin(const std::vector<EpochRow>& history, const std::vect
   }
   for (; e < history.size(); ++e)
     if (history[e].step >= first) add_epoch(history[e], wall_time_at(history[e].step, steps, start_time));
-  if (opening_ == Opening::Replaced) {  // the new file holds every row now: the older ones go
-    std::error_code ignored;  // one left behind is read first by TensorBoard, then dropped by the new START at 0
-    for (const auto& older : folder_.event_files())
-      if (older != path_) std::filesystem::remove(older, ignored);
-  }
 }
 
 void TensorBoardLog::show_history(const std::vector<EpochRow>& history) {
@@ -233,12 +245,44 @@ void TensorBoardLog::add_epoch(const EpochRow& row, double wall_time) {
   last_epoch_step_ = row.step;
 }
 
-std::string repair_event_file(const RunFolder& folder) {
+namespace {
+
+// "" when the whole event file at `path` shows the spec `spec_markdown` at step 0 (or none: files before repro wrote
+// it); else why it holds another run's records.
+std::string another_runs_spec(const std::filesystem::path& path, const std::string& spec_markdown) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return "";
+  const auto shown = shown_by(scan_event_bytes(read_regular_file(path, kLogBytes, "a TensorBoard event file")).events);
+  const auto spec = shown.find("spec");
+  if (spec == shown.end() || !spec->second.count(0) || spec->second.at(0) == std::vector<std::string>{spec_markdown})
+    return "";
+  return path.string() +
+         ": holds another run's records (the spec it shows at step 0 is not this run's spec.resolved.yaml); "
+         "steps.csv and metrics.csv hold the run's rows (`repro run` of its spec writes them into the file anew)";
+}
+
+}  // namespace
+
+std::string finished_event_file_problem(const RunFolder& folder) {
+  const std::filesystem::path current = folder.current_events_path();
+  if (std::string problem = event_file_problem(current); !problem.empty()) return problem;
+  try {
+    if (!event_files_available() || !std::filesystem::exists(folder.spec_path())) return "";
+    return another_runs_spec(current,
+                             markdown_code(read_regular_file(folder.spec_path(), kSpecBytes, "spec.resolved.yaml")));
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+std::string repair_event_file(const RunFolder& folder, bool tensorboard) {
   if (!event_files_available()) return "";
   const std::filesystem::path current = folder.current_events_path();
   std::error_code ec;
-  if (!std::filesystem::exists(std::filesystem::symlink_status(current, ec))) return "";
-  const std::string problem = event_file_problem(current);
+  const bool missing = !std::filesystem::exists(std::filesystem::symlink_status(current, ec));
+  if (missing && !tensorboard) return "";
+  const std::string problem = missing ? current.string() + ": missing, TensorBoard shows no scalars of the run"
+                                      : finished_event_file_problem(folder);
   if (problem.empty()) return "";
   const auto history =
       parse_metrics_csv(read_regular_file(folder.metrics_path(), kRecordBytes, "metrics.csv"), folder.metrics_path());
@@ -249,26 +293,37 @@ std::string repair_event_file(const RunFolder& folder) {
   int64_t end = 0;  // past the last row: every row is the checkpoint's
   if (!history.empty()) end = std::max(end, history.back().step + 1);
   if (!steps.empty()) end = std::max(end, steps.back().step + 1);
+  bool continued = false;
   {
     TensorBoardLog log(folder.events_path(), spec, end);
     log.finished_ = true;
+    continued = log.opening_ == TensorBoardLog::Opening::Continued;
     log.show_history(history);
     log.show_steps(steps);
   }
-  return problem.substr(0, problem.find(';')) + ": the finished run's scalars are written anew into " +
-         folder.current_events_path().filename().string() +
-         " from metrics.csv and steps.csv (an open TensorBoard moves on to it)";
+  const std::string written = folder.current_events_path().filename().string();
+  const std::string what = problem.substr(0, problem.find(';')) + ": the finished run's scalars are written ";
+  if (continued)
+    return what + "again into " + written +
+           " from metrics.csv and steps.csv, after a SessionLog START at step 0 "
+           "(an open TensorBoard drops what it showed)";
+  return what + "anew into " + written + " from metrics.csv and steps.csv" +
+         (missing ? "" : "; the older file is kept, so an open TensorBoard moves on to the new one");
 }
 
 void repair_event_files(const Plan& plan, const std::filesystem::path& out) {
   for (size_t k = 0; k < plan.positions.size() && k < plan.states.size(); ++k) {
     if (!is_finished(plan.states[k])) continue;
-    const RunFolder folder(out / plan.runs[plan.positions[k]].dir());
-    if (event_file_problem(folder.current_events_path()).empty()) continue;
+    const PlannedRun& run = plan.runs[plan.positions[k]];
+    const RunFolder folder(out / run.dir());
+    std::error_code ec;
+    const bool missing = !std::filesystem::exists(std::filesystem::symlink_status(folder.current_events_path(), ec));
+    if (missing ? !run.options.train.tensorboard : finished_event_file_problem(folder).empty()) continue;
     const auto lock = RunLock::try_acquire(folder.dir());  // another command may be repairing it
     if (!lock) continue;
     try {
-      if (const std::string line = repair_event_file(folder); !line.empty()) spdlog::warn("{}", line);
+      if (const std::string line = repair_event_file(folder, run.options.train.tensorboard); !line.empty())
+        spdlog::warn("{}", line);
     } catch (const Error& e) {  // the run stays finished; a new file cut short is replaced at the next repair
       spdlog::warn("{}: the event file cannot be written anew: {}", folder.dir().string(), e.what());
     }

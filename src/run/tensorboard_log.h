@@ -13,18 +13,23 @@
 //   what the checkpoint's rows (those of steps.csv and metrics.csv) hold: a row missing, another value (a killed
 //   process's row that a later START no longer purges), a record of another run (another spec, tag or step); then
 //   the rows from that step on are written again, with steps.csv's wall times, and the new ones as they come;
-// - a file with bytes after its whole records (a torn tail, a damaged record): a reader stopped there never reads
-//   what follows, so a new file of the next name is written (its START at step 0, then every row) and the older
-//   files are removed. TensorBoard's directory loader moves on to it; its START drops what the older file showed.
-// A finished run's damaged file is written anew the same way by `repro run` of its spec (repair_event_file).
+// - a regular file with bytes after its whole records (a torn tail, a damaged record) or that is no event file (a
+//   damaged first record, other bytes): a reader stopped there never reads what follows, so a new file of the next
+//   name is written (its START at step 0, then every row), and the older files are kept: TensorBoard's stub reader
+//   reopens its file by name at every poll and, finding it gone, stops for good without looking for a later file;
+//   with it there, it reads on to the new file, whose START drops what the older one showed (checked with
+//   TensorBoard's own loaders: docs/reliability.md). A reader opened later reads them all, to the same view.
+// A session that writes rows again stamps them with steps.csv's wall times (its START with the first of them).
+// A finished run's file that is damaged, missing or of another run is written anew by `repro run` of its spec
+// (repair_event_file).
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "record/folder.h"
 #include "record/event_file.h"
+#include "record/folder.h"
 #include "train/history.h"
 #include "train/step.h"
 
@@ -54,7 +59,7 @@ class TensorBoardLog {
   int64_t first_step_to_show(const std::vector<EpochRow>& history, const std::vector<StepRow>& steps) const;
   void say_why(int64_t first) const;
   void add_epoch(const EpochRow& row, double wall_time);
-  friend std::string repair_event_file(const RunFolder& folder);
+  friend std::string repair_event_file(const RunFolder& folder, bool tensorboard);
 
   RunFolder folder_;
   std::filesystem::path path_;  // the file written
@@ -62,9 +67,9 @@ class TensorBoardLog {
   int64_t resumed_at_ = 0;  // the checkpoint's step (0: a fresh start)
   std::optional<EventFile> file_;
   Opening opening_ = Opening::Created;
+  bool missing_ = false;    // Created: no file was there (not a link or another kind of file replaced)
   bool had_start_ = false;  // a continued file holds a SessionLog START (files of repro 0.4.0 and earlier do not)
   std::string stop_;        // Replaced: where the records of the file it replaces stopped, and why
-  bool damaged_ = false;    // Replaced: that file held a damaged record (not only a torn tail)
   std::filesystem::path replaced_;  // Replaced: that file
   Shown shown_;                     // Continued: what a reader of the file shows
   bool begun_ = false;
@@ -74,11 +79,17 @@ class TensorBoardLog {
   int64_t last_step_ = -1;                 // the step of the last steps.csv row written
 };
 
-// `repro run` of a finished run: when its current event file is damaged, cut short or no event file, a new file of
-// the next name is written from spec.resolved.yaml, metrics.csv and steps.csv (the older ones removed) and one
-// line saying so is returned; "" when there was nothing to do (no event file, a whole one, or a build without
-// event files). Throws repro::Error when those files cannot be read.
-std::string repair_event_file(const RunFolder& folder);
+// For `repro status` and `repro run` of a finished run: "" when its newest event file (the only one a reader ends
+// on: the older ones are kept for readers that were open) is absent or whole and shows this run's spec; else one
+// line naming the file and what is wrong (event_file_problem's, or another run's records).
+std::string finished_event_file_problem(const RunFolder& folder);
+
+// `repro run` of a finished run: when its newest event file is damaged, cut short, not an event file, or missing
+// (`tensorboard`: the run's train.tensorboard), a new file of the next name (of the first name when none is left)
+// is written from spec.resolved.yaml, metrics.csv and steps.csv, the older ones kept; one of another run's is
+// continued after a START at step 0. Returns the line saying so; "" when there was nothing to do (a whole file of
+// this run, or a build without event files). Throws repro::Error when those files cannot be read.
+std::string repair_event_file(const RunFolder& folder, bool tensorboard);
 
 struct Plan;
 // repair_event_file of each finished run of `plan` (checked: Plan::states) under `out`, each under its run lock

@@ -11,6 +11,13 @@
 
 namespace repro {
 
+namespace {
+
+// The seeds one range may cover (0-10000): a grid of more runs is a typo, not a plan.
+constexpr int64_t kMostSeedsInRange = 10001;
+
+}  // namespace
+
 std::vector<int64_t> parse_seeds(const std::string& text, const std::string& where) {
   if (trim(text).empty())
     throw Error(where + ": seeds: got '" + text + "', expected at least one seed, e.g. 0-4 or 0,1,2");
@@ -18,20 +25,33 @@ std::vector<int64_t> parse_seeds(const std::string& text, const std::string& whe
   for (const auto& part_raw : split(text, ',')) {
     const std::string part = trim(part_raw);
     const auto dash = part.find('-', 1);
+    const auto refuse = [&](const std::string& why) {
+      throw Error(where + ": seeds: got '" + escaped(text) + "': " + why);
+    };
+    int64_t first = 0, last = 0;
     try {
       size_t used = 0;
-      if (dash == std::string::npos) {
-        seeds.push_back(std::stoll(part, &used));
-        if (used != part.size()) throw std::invalid_argument(part);
-      } else {
-        const int64_t first = std::stoll(part.substr(0, dash));
-        const int64_t last = std::stoll(part.substr(dash + 1), &used);
-        if (used != part.size() - dash - 1 || last < first || last - first > 10000) throw std::invalid_argument(part);
-        for (int64_t s = first; s <= last; ++s) seeds.push_back(s);
+      first = std::stoll(part.substr(0, dash), &used);
+      if (used != part.substr(0, dash).size()) throw std::invalid_argument(part);
+      if (dash != std::string::npos) {
+        last = std::stoll(part.substr(dash + 1), &used);
+        if (used != part.size() - dash - 1) throw std::invalid_argument(part);
       }
+    } catch (const std::out_of_range&) {
+      refuse("'" + escaped(part) + "' is beyond the largest seed, 9223372036854775807");
     } catch (const std::exception&) {
-      throw Error(where + ": seeds: got '" + text + "', expected a list like 0-4 or 0,1,2 of non-negative integers");
+      refuse("expected a list like 0-4 or 0,1,2 of non-negative integers");
     }
+    if (dash == std::string::npos) {
+      seeds.push_back(first);
+      continue;
+    }
+    if (first < 0) refuse("seeds must be non-negative, got " + std::to_string(first));
+    if (last < first) refuse("the range '" + part + "' ends before it begins");
+    if (last - first >= kMostSeedsInRange)
+      refuse("the range '" + part + "' holds " + std::to_string(last - first + 1) + " seeds; a range holds at most " +
+             std::to_string(kMostSeedsInRange) + " (e.g. 0-10000)");
+    for (int64_t s = first; s <= last; ++s) seeds.push_back(s);
   }
   for (auto s : seeds)
     if (s < 0) throw Error(where + ": seeds must be non-negative, got " + std::to_string(s));
@@ -117,7 +137,7 @@ std::vector<std::string> checked_names(const std::vector<std::string>& given, co
     if (name.empty()) throw Error(option + ": an empty name; expected " + what + ": " + join(known, ", "));
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       const std::string guess = closest_match(name, known);
-      throw Error(option + " '" + name + "': not one of " + what + " (" + join(known, ", ") + ")" +
+      throw Error(option + " '" + escaped(name) + "': not one of " + what + " (" + join(known, ", ") + ")" +
                   (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
     }
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);

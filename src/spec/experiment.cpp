@@ -31,9 +31,9 @@ using spec_yaml::line_of;
 using spec_yaml::read_yaml;
 using spec_yaml::value_text;
 
-const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets", "seeds", "models", "sweep",
-                                            "profiles",   "per_dataset", "model",    "data",  "text",   "train",
-                                            "report"};
+const std::vector<std::string> kTopLevel = {"experiment", "description", "datasets",    "seeds", "models",
+                                            "sweep",      "profiles",    "per_dataset", "model", "data",
+                                            "text",       "train",       "report"};
 const std::vector<std::string> kSections = {"model", "data", "text", "train"};
 
 bool is_one_of(const std::string& word, const std::vector<std::string>& words) {
@@ -118,7 +118,8 @@ std::vector<Setting> section_settings(const std::string& file, const YAML::Node&
 
 // `seeds: 3` reads as "seed 3" to some and "three seeds" to others: refused with both spelled out.
 void refuse_bare_seed_count(const std::string& where, const std::string& text) {
-  if (text.empty() || text.size() > 6 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (text.empty() || text.size() > 6 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return;
   const long count = std::stol(text);
   throw Error(where + ": 'seeds: " + text + "' has two readings: write seeds: [" + text + "] for the one seed " + text +
@@ -148,18 +149,15 @@ void check_settings(const std::vector<Setting>& settings) {
   }
 }
 
-// A name that becomes a folder: not empty and not "." or ".." once made safe; one line without control characters
-// (a newline broke the log line and the Markdown table).
+// A name that becomes a folder: not empty and not "." or ".." once made safe; one line of UTF-8 without control
+// characters, C1 ones included (a newline broke the log line and the Markdown table; U+009B or a byte that is not
+// UTF-8 ended the run in the JSON library's error, naming nothing).
 void check_folder_name(const std::string& name, const std::string& where, const std::string& what) {
-  const auto control =
-      std::find_if(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-  if (control != name.end()) {
-    char code[8];
-    std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(*control)));
-    throw Error(where + ": " + what + " '" + safe_name(name) + "' (as a folder) holds the control character " + code +
-                " at byte " + std::to_string(control - name.begin()) +
-                " (a newline or tab in a YAML string); a name is one line of printable characters");
-  }
+  if (const auto bad = first_unprintable(name))
+    throw Error(where + ": " + what + " '" + escaped(name) + "' holds " + bad->what + " at byte " +
+                std::to_string(bad->at) +
+                " (an escape such as \\n, \\t, \\N or \\x9b in a YAML string); a name is one line of printable "
+                "UTF-8 characters");
   const std::string folder = safe_name(name);
   if (name.empty() || folder == "." || folder == "..")
     throw Error(where + ": " + what + " '" + name + "' cannot be a folder name; use letters, digits, '-', '_' or '.'");
@@ -299,7 +297,8 @@ void check_top_level(const std::string& file, const YAML::Node& root) {
 
 // `report: {baseline: ROW}`; ROW must name one of the rows (`models:`).
 void read_report(const std::string& path, const YAML::Node& key_node, const YAML::Node& node, Experiment& experiment) {
-  if (!node.IsMap()) throw Error(at(path, key_node) + ": 'report': got " + kind_of(node) + ", expected {baseline: ROW}");
+  if (!node.IsMap())
+    throw Error(at(path, key_node) + ": 'report': got " + kind_of(node) + ", expected {baseline: ROW}");
   for (const auto& entry : node)
     if (key_text(path, entry.first) != "baseline")
       throw Error(at(path, entry.first) + ": 'report." + entry.first.Scalar() + "': unknown key (known: baseline)");

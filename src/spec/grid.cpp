@@ -162,7 +162,7 @@ void check_dataset_names(const Experiment& experiment, const DatasetCatalog& cat
     if (catalog.datasets.count(name)) continue;
     const auto names = catalog.names();
     const std::string guess = closest_match(name, names);
-    throw Error(where + ": unknown dataset '" + name + "'; expected one of " + join(names, " | ") +
+    throw Error(where + ": unknown dataset '" + escaped(name) + "'; expected one of " + join(names, " | ") +
                 (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
   }
 }
@@ -173,6 +173,8 @@ std::string unread_because(const std::string& key, const Config& resolved) {
   if (resolved.text("model.kind") == "bow") {
     if (starts_with(key, "model.attention.") || starts_with(key, "model.ffn.") || key == "model.preset")
       return "model.kind=bow has no attention or feed-forward block: docs/models.md";
+    if (const KeyDef* def = find_key(key); def && def->not_for_bow)
+      return "model.kind=bow has no blocks to normalize and no positions: docs/models.md";
     return "";
   }
   if (const KeyDef* def = find_key(key); def && !def->read_only_when_key.empty()) {

@@ -8,7 +8,8 @@
 // A part of a struct (a member struct) binds its keys once and keys_of_part lifts them into the outer struct.
 // Every property of a key is in its binding: besides name, member, range and doc, how its "auto" resolves
 // (auto_key, auto_by_dataset, on_off_by_modality), whether `repro eval` may set it (eval_may_override), whether
-// twins may differ in it (differs_by_design) and what runs recorded before it ran as (ran_before_as). The lists
+// twins may differ in it (differs_by_design), what runs recorded before it ran as (ran_before_as) and whether the bag
+// of words refuses it (not_for_bow). The lists
 // that other code reads (spec/run_spec.h: eval_override_keys, setting_differences; spec/presets.cpp:
 // resolve_settings) are made from the bindings, never written beside them.
 #include <algorithm>
@@ -245,6 +246,14 @@ Key<S> read_only_when(std::string key, std::vector<std::string> values, Key<S> k
 template <class S>
 Key<S> differs_by_design(Key<S> k) {
   k.def.differs_by_design = true;
+  return k;
+}
+
+// A model key the bag of words does not read and refuses where a spec sets it (KeyDef::not_for_bow): its blocks'
+// and positions' settings.
+template <class S>
+Key<S> not_for_bow(Key<S> k) {
+  k.def.not_for_bow = true;
   return k;
 }
 

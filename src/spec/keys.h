@@ -31,6 +31,8 @@ struct KeyDef {
   // read wherever its part of the model is.
   std::string read_only_when_key;
   std::vector<std::string> read_only_when_values;
+  // model.kind=bow, which has no blocks and no positions, refuses it where a spec sets it (spec/grid.cpp).
+  bool not_for_bow = false;
 };
 
 const std::vector<KeyDef>& spec_keys();

@@ -86,14 +86,15 @@ std::vector<Key<ModelOptions>> model_keys() {
       key("model.attn_dropout", &M::attn_dropout, 0, 0.99, "Dropout on attention maps."),
       key("model.emb_dropout", &M::emb_dropout, 0, 0.99, "Dropout after adding position embeddings."),
       key("model.norm", &M::norm, "Normalization in blocks and before the head."),
-      key("model.norm_placement", &M::norm_placement,
-          "Where each block normalizes: pre = x + f(norm(x)) (pre-norm, the default); post = norm(x + f(x)) (the "
-          "original Transformer's post-norm, PyTorch's nn.TransformerEncoderLayer default); the final norm before "
-          "the head stays in both."),
-      key("model.positions", &M::positions,
-          "Text models' positions: learned = a trained table (model.init_std); sinusoidal = the fixed sine/cosine "
-          "table of Vaswani et al. (2017), with the token embeddings scaled by sqrt(model.dim) as there (ViT: "
-          "learned only)."),
+      not_for_bow(
+          key("model.norm_placement", &M::norm_placement,
+              "Where each block normalizes: pre = x + f(norm(x)) (pre-norm, the default); post = norm(x + f(x)) (the "
+              "original Transformer's post-norm, PyTorch's nn.TransformerEncoderLayer default); the final norm before "
+              "the head stays in both.")),
+      not_for_bow(key("model.positions", &M::positions,
+                      "Text models' positions: learned = a trained table (model.init_std); sinusoidal = the fixed "
+                      "sine/cosine table of Vaswani et al. (2017), with the token embeddings scaled by "
+                      "sqrt(model.dim) as there (ViT: learned only).")),
       key("model.norm_eps", &M::norm_eps, 0, 1, "Epsilon of the normalization layers."),
       key("model.init_std", &M::init_std, 0, 10,
           "Std of the normal init of linear weights, class token, positions and token embeddings; the ViT patch "

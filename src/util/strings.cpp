@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
@@ -135,6 +136,94 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   // Accept up to a third of the word's length in edits (at least 2).
   const size_t limit = std::max<size_t>(2, word.size() / 3);
   return best_distance <= limit ? best : "";
+}
+
+namespace {
+
+// The length of the UTF-8 sequence at `i` and its code point; 0 when the bytes there are not UTF-8 (a stray
+// continuation byte, a sequence cut short, an overlong form, a surrogate, beyond U+10FFFF).
+size_t utf8_at(const std::string& text, size_t i, uint32_t& code) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return code = b, 1;
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    length = 2, code = b & 0x1F;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    length = 3, code = b & 0x0F;
+    if (b == 0xE0) low = 0xA0;   // overlong
+    if (b == 0xED) high = 0x9F;  // surrogates
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    length = 4, code = b & 0x07;
+    if (b == 0xF0) low = 0x90;   // overlong
+    if (b == 0xF4) high = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    const unsigned char c = byte(i + k);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return 0;
+    code = (code << 6) | (c & 0x3F);
+  }
+  return length;
+}
+
+std::string hex_text(const char* format, unsigned value) {
+  char text[16];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+}  // namespace
+
+std::optional<Unprintable> first_unprintable(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    uint32_t code = 0;
+    const size_t length = utf8_at(text, i, code);
+    if (length == 0)
+      return Unprintable{i, "the byte " + hex_text("0x%02x", static_cast<unsigned char>(text[i])) + " (not UTF-8)"};
+    if (code < 0x20 || code == 0x7F) return Unprintable{i, "the control character " + hex_text("0x%02x", code)};
+    if (code >= 0x80 && code <= 0x9F) return Unprintable{i, "the control character " + hex_text("U+%04X", code)};
+    i += length;
+  }
+  return std::nullopt;
+}
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    uint32_t code = 0;
+    const size_t length = utf8_at(text, i, code);
+    const unsigned char byte = static_cast<unsigned char>(text[i]);
+    if (length == 0 || code < 0x20 || code == 0x7F) {
+      switch (byte) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\0':
+          out += "\\0";
+          break;
+        default:
+          out += hex_text("\\x%02x", byte);
+      }
+      ++i;
+    } else if (code >= 0x80 && code <= 0x9F) {
+      out += hex_text("\\u%04x", code);
+      i += length;
+    } else {
+      out += text.substr(i, length);
+      i += length;
+    }
+  }
+  return out;
 }
 
 std::string safe_name(const std::string& text) {

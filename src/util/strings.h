@@ -1,5 +1,6 @@
 #pragma once
 // Small string helpers shared by the spec parser, the CLI and the reports.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,16 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 // `text` safe in HTML/SVG text and double-quoted attributes: & < > " as entities; with `apostrophe`, ' too
 // (&#39;, for single-quoted attributes).
 std::string xml_escape(const std::string& text, bool apostrophe = false);
+// The first character of `text` that a one-line name cannot hold: a C0 control character (a newline, a tab, ...),
+// DEL, a C1 control character (U+0080 to U+009F, e.g. YAML's "\N" or "\x9b") or a byte that is not UTF-8.
+struct Unprintable {
+  size_t at = 0;     // its byte offset
+  std::string what;  // "the control character 0x0a", "the control character U+009B", "the byte 0xff (not UTF-8)"
+};
+std::optional<Unprintable> first_unprintable(const std::string& text);
+// `text` for a one-line message: the characters first_unprintable finds written as \n, \r, \t, \0, \xHH (a C0
+// one, DEL, a byte that is not UTF-8) or \u0085 (a C1 one); the rest as it is.
+std::string escaped(const std::string& text);
 // Replaces characters unsafe in folder names with '_'.
 std::string safe_name(const std::string& text);
 // `value` printed with one printf conversion: format_double(0.5, "%.2f") -> "0.50".
