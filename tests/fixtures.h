@@ -14,8 +14,8 @@
 #include "data/dataset.h"
 #include "data/integrity.h"
 #include "paths.h"
+#include "record/steps_file.h"
 #include "run/runner.h"
-#include "run/steps_file.h"
 #include "spec/config.h"
 #include "spec/options.h"
 #include "train/step.h"
@@ -115,7 +115,7 @@ std::vector<std::string> source_lines_matching(const std::regex& pattern,
 // The same over each file whole (its `//` comments cut, its lines kept), so that a match may span lines (a list
 // written one item per line): "file:line: the match" with the line where it begins.
 std::vector<std::string> source_matches(const std::regex& pattern, const std::map<std::string, std::string>& allowed);
-// Reads steps.csv back (run/steps_file.h: repro's own reader).
+// Reads steps.csv back (record/steps_file.h: repro's own reader).
 using repro::parse_steps_csv;
 
 }  // namespace repro::test

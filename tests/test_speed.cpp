@@ -11,6 +11,7 @@
 #include "models/attention/registry.h"
 #include "models/flops.h"
 #include "models/model.h"
+#include "train/optimizer.h"
 #include "train/precision.h"
 #include "train/step.h"
 #include "util/files.h"

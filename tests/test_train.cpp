@@ -8,7 +8,8 @@
 #include "run/runner.h"
 #include "spec/experiment.h"
 #include "spec/presets.h"
-#include "train/step.h"
+#include "train/optimizer.h"
+#include "train/schedule.h"
 #include "util/files.h"
 #include "util/strings.h"
 

@@ -76,7 +76,7 @@ std::vector<Reading> plan_readings(const Experiment& spec, const std::vector<std
   return readings;
 }
 
-// From the options and the dataset's shape: no model is built (tests/test_params.cpp checks the counts against
+// From the options and the dataset's shape: no model is built (tests/test_model.cpp checks the counts against
 // built models).
 std::vector<Count> count_readings(const std::vector<Reading>& readings, DataLoader& loader) {
   std::vector<Count> counts;

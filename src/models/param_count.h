@@ -18,7 +18,7 @@ struct ParamBreakdown {
 ParamBreakdown count_parameters(const torch::nn::Module& model);
 // The same count and breakdown from the options and the dataset's shape alone: nothing is allocated (a spec of 10^11
 // parameters is counted in microseconds). Checks the options as build_model does and throws the same errors.
-// tests/test_params.cpp checks it against the built model of every attention variant, feed-forward kind and model
+// tests/test_model.cpp checks it against the built model of every attention variant, feed-forward kind and model
 // kind.
 ParamBreakdown count_parameters(const ModelOptions& options, const DatasetInfo& info);
 // Bytes that training a model of `params` float32 parameters holds however small its batch: the weights, their

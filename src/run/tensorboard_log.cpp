@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "record/steps_file.h"
 #include "run/lock.h"
 #include "run/plan.h"
-#include "run/steps_file.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/files.h"

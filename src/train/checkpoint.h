@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "train/step.h"
+#include "train/step_window.h"
 
 namespace repro {
 
@@ -21,19 +21,19 @@ struct MidEpoch {
   torch::Tensor loss_sum;  // () float32, on the CPU
   torch::Tensor correct;   // () int64, on the CPU
   int64_t seen = 0;
-  torch::Tensor cpu_rng;   // the run's CPU generator's state (uint8; data/random.h; the default generator's up to 0.7.2,
-                           // the same format and sequence)
+  torch::Tensor cpu_rng;  // the run's CPU generator's state (uint8; data/random.h; the default generator's up to 0.7.2,
+                          // the same format and sequence)
   torch::Tensor cuda_rng;  // the run's CUDA generator's, undefined when training on the CPU
 };
 
 struct TrainState {
   int64_t epochs_done = 0;
-  int64_t step = 0;          // optimizer steps taken
-  double wall_seconds = 0;   // summed over interrupted sessions
-  std::string history_json;  // the per-epoch metric rows so far
-  std::string steps_json = "[]";  // the steps.csv rows so far (train/step.h)
-  WindowSums steps_window;         // the steps since the last of them
-  MidEpoch mid_epoch;        // batches == 0 for an end-of-epoch checkpoint
+  int64_t step = 0;               // optimizer steps taken
+  double wall_seconds = 0;        // summed over interrupted sessions
+  std::string history_json;       // the per-epoch metric rows so far
+  std::string steps_json = "[]";  // the steps.csv rows so far (record/steps_file.h)
+  WindowSums steps_window;        // the steps since the last of them
+  MidEpoch mid_epoch;             // batches == 0 for an end-of-epoch checkpoint
 };
 
 // Serialises `archive` in memory, then writes it with write_file_atomic, so a

@@ -6,7 +6,7 @@
 
 #include "data/random.h"
 #include "train/checkpoint.h"
-#include "train/step.h"
+#include "train/split_metrics.h"
 
 namespace repro {
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "train/step.h"
-
 namespace repro {
 
 namespace {
@@ -14,7 +12,23 @@ torch::Tensor text_lengths(const Split& split) {
   return split.inputs.ne(0).sum(1).to(torch::kCPU, torch::kInt64);
 }
 
+// Forward of an evaluation batch under the precision; logits as float32 (B, classes).
+torch::Tensor predict(ClassifierImpl& model, const Batch& x, torch::Device device, Precision precision) {
+  AutocastScope autocast(device, precision);
+  return model.forward(x).to(torch::kFloat32);
+}
+
 }  // namespace
+
+StepTotals::StepTotals(torch::Device device)
+    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
+      correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
+
+void StepTotals::add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch) {
+  loss_sum += mean_loss * static_cast<double>(batch);
+  correct += correct_count;
+  seen += batch;
+}
 
 std::vector<torch::Tensor> eval_batches(const Split& split, const EvalBatching& batching) {
   const int64_t n = split.size(), most = std::max<int64_t>(1, batching.max_examples);

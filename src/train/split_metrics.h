@@ -17,6 +17,17 @@ struct SplitMetrics {
   double acc = NAN;   // accuracy in percent
 };
 
+// Running sums of a split's loss and correct count, on the run's device: an epoch's training batches (TrainStep::run
+// adds each step's; the trainer's train_loss and train_acc), an evaluation's batches.
+struct StepTotals {
+  torch::Tensor loss_sum;  // () float32: sum over examples of the loss
+  torch::Tensor correct;   // () int64
+  int64_t seen = 0;
+  StepTotals(torch::Device device);
+  // A batch's mean loss () and correct count (), on the device.
+  void add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch);
+};
+
 // How evaluation batches are cut (train.eval_batch_size, train.eval_tokens).
 struct EvalBatching {
   int64_t max_examples = 512;  // examples per batch

@@ -1,17 +1,12 @@
 #include "train/step.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <sstream>
 #include <type_traits>
 
-#include "util/csv.h"
+#include "train/optimizer.h"
 #include "util/error.h"
-
-#ifdef REPRO_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
 
 // The fused update (at::_fused_adamw_ with a tensor learning rate, foreach kernels with a tensor scale): LibTorch
 // 2.4 and later, on any device; repro uses it on CUDA (and the tests on the CPU, to compare the two updates).
@@ -199,6 +194,8 @@ void TrainStep::run_on_static_inputs(const Batch& x, const torch::Tensor& labels
   lane_.run(key, [&] { body(model_input(in.inputs, in.text), in.labels, /*measure_grad_norm=*/true); });
 }
 
+// ---- the step's making (the optimizer at the schedule's first lr; Fused: its tensors), checkpoints, buckets
+
 TrainStep::TrainStep(ClassifierImpl& model, const TrainOptions& options, torch::Device device, const Schedule& schedule,
                      std::optional<UpdateKind> update)
     : model_(model),
@@ -345,190 +342,6 @@ SplitMetrics TrainStep::evaluate_graphed(const Split& split, const Batcher& batc
   }
   const auto n = static_cast<double>(split.size());
   return {totals.loss_sum.item<double>() / n, 100.0 * static_cast<double>(totals.correct.item<int64_t>()) / n};
-}
-
-// ---- lr: the schedule
-
-Schedule Schedule::from_options(const ScheduleOptions& options, int64_t epochs, int64_t steps_per_epoch) {
-  Schedule s;
-  s.options = options;
-  s.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
-  s.total_steps = s.steps_per_epoch * epochs;
-  return s;
-}
-
-Schedule Schedule::constant(double lr) {
-  Schedule s;
-  s.options.kind = ScheduleKind::Constant;
-  s.options.lr = s.options.min_lr = lr;
-  s.options.warmup_steps = 0;
-  return s;
-}
-
-double Schedule::at(int64_t step) const {
-  const double peak = options.lr, floor = options.min_lr;
-  const int64_t warmup = options.warmup_steps;
-  if (step < warmup) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
-  if (options.kind == ScheduleKind::Constant) return peak;
-  double progress;  // in [0, 1]
-  if (options.unit == ScheduleUnit::Epoch) {
-    const int64_t epochs = total_steps / steps_per_epoch;
-    progress = static_cast<double>(step / steps_per_epoch) / static_cast<double>(std::max<int64_t>(1, epochs));
-  } else {
-    const int64_t span = std::max<int64_t>(1, total_steps - warmup);
-    progress = static_cast<double>(step - warmup) / static_cast<double>(span);
-  }
-  progress = std::clamp(progress, 0.0, 1.0);
-  if (options.kind == ScheduleKind::Linear) return peak + (floor - peak) * progress;
-  return floor + (peak - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));  // cosine
-}
-
-// ---- update: the optimizer
-
-std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const OptimizerOptions& options, double lr) {
-  std::vector<torch::Tensor> with_decay, without_decay;
-  const auto decays = decayed_parameters(model, options.no_decay);
-  for (const auto& item : model.named_parameters()) {
-    if (!item.value().requires_grad()) continue;
-    (decays.at(item.key()) ? with_decay : without_decay).push_back(item.value());
-  }
-  torch::optim::AdamWOptions base(lr);
-  base.betas({options.beta1, options.beta2}).eps(options.eps).weight_decay(options.weight_decay);
-  auto no_decay = std::make_unique<torch::optim::AdamWOptions>(base);
-  no_decay->weight_decay(0.0);
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(with_decay, std::make_unique<torch::optim::AdamWOptions>(base));
-  groups.emplace_back(without_decay, std::move(no_decay));
-  return std::make_unique<torch::optim::AdamW>(std::move(groups), base);
-}
-
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
-}
-
-// ---- clip: the gradients' norm, the eager way
-
-torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters) {
-  std::vector<torch::Tensor> norms;
-  for (const auto& p : parameters)
-    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2).to(torch::kFloat32));
-  if (norms.empty()) return torch::zeros({});
-  return torch::stack(norms).norm(2);  // ()
-}
-
-torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm) {
-  if (std::none_of(parameters.begin(), parameters.end(), [](const torch::Tensor& p) { return p.grad().defined(); }))
-    return torch::zeros({});
-  const auto total = gradient_norm(parameters);                   // ()
-  const auto scale = (max_norm / (total + 1e-6)).clamp_max(1.0);  // () <= 1
-  for (const auto& p : parameters)
-    if (p.grad().defined()) p.grad().detach().mul_(scale.to(p.grad().scalar_type()));
-  return total;
-}
-
-torch::Tensor predict(ClassifierImpl& model, const Batch& x, torch::Device device, Precision precision) {
-  AutocastScope autocast(device, precision);
-  return model.forward(x).to(torch::kFloat32);
-}
-
-// ---- the epoch's sums
-
-StepTotals::StepTotals(torch::Device device)
-    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
-      correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
-
-void StepTotals::add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch) {
-  loss_sum += mean_loss * static_cast<double>(batch);
-  correct += correct_count;
-  seen += batch;
-}
-
-// ---- log: steps.csv
-
-namespace {
-
-const char* const kStepsHeader = "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time";
-
-double step_json_number(const nlohmann::json& value) { return value.is_number() ? value.get<double>() : NAN; }
-
-nlohmann::json step_json_of(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
-
-}  // namespace
-
-nlohmann::json steps_to_json(const std::vector<StepRow>& rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : rows)
-    out.push_back({r.step, r.epoch, step_json_of(r.loss), step_json_of(r.lr), step_json_of(r.grad_norm),
-                   step_json_of(r.examples_per_s), step_json_of(r.cuda_memory_mb), step_json_of(r.wall_time)});
-  return out;
-}
-
-std::vector<StepRow> steps_from_json(const nlohmann::json& json) {
-  std::vector<StepRow> rows;
-  for (const auto& r : json) {
-    if (!r.is_array() || r.size() != 8 || !r[0].is_number_integer() || !r[1].is_number_integer())
-      throw Error("a step row is not [step, epoch, 6 numbers]: " + r.dump());
-    rows.push_back({r[0].get<int64_t>(), r[1].get<int64_t>(), step_json_number(r[2]), step_json_number(r[3]),
-                    step_json_number(r[4]), step_json_number(r[5]), step_json_number(r[6]), step_json_number(r[7])});
-  }
-  return rows;
-}
-
-const char* steps_csv_header() { return kStepsHeader; }
-
-std::string steps_csv(const std::vector<StepRow>& rows) {
-  std::string out = std::string(kStepsHeader) + "\n";
-  for (const auto& r : rows)
-    out += std::to_string(r.step) + "," + std::to_string(r.epoch) + "," + csv_number(r.loss) + "," + csv_number(r.lr) +
-           "," + csv_number(r.grad_norm) + "," + csv_number(r.examples_per_s) + "," + csv_number(r.cuda_memory_mb) +
-           "," + csv_number(r.wall_time, 16) + "\n";
-  return out;
-}
-
-StepWindow::StepWindow(torch::Device device)
-    : device_(device),
-      loss_sum_(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
-      start_(std::chrono::steady_clock::now()) {}
-
-void StepWindow::add(const torch::Tensor& loss, int64_t batch) {
-  loss_sum_ += loss.detach().to(torch::kFloat32) * static_cast<double>(batch);
-  seen_ += batch;
-}
-
-WindowSums StepWindow::sums() const { return {loss_sum_.to(torch::kCPU).clone(), seen_}; }
-
-void StepWindow::restore(const WindowSums& sums) {
-  if (sums.loss_sum.defined()) loss_sum_.copy_(sums.loss_sum);
-  seen_ = sums.seen;
-}
-
-StepRow StepWindow::close(int64_t step, int64_t epoch, double lr, const torch::Tensor& grad_norm) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - start_).count();
-  StepRow row;
-  row.step = step;
-  row.epoch = epoch;
-  row.loss = seen_ > 0 ? loss_sum_.item<double>() / static_cast<double>(seen_) : NAN;  // the one host read
-  row.lr = lr;
-  row.grad_norm = grad_norm.defined() ? grad_norm.item<double>() : NAN;
-  row.examples_per_s = seconds > 0 ? static_cast<double>(seen_) / seconds : NAN;
-  row.cuda_memory_mb = cuda_memory_mb(device_);
-  row.wall_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  loss_sum_.zero_();
-  seen_ = 0;
-  start_ = now;
-  return row;
-}
-
-double cuda_memory_mb(torch::Device device) {
-#ifdef REPRO_CUDA
-  if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
-    return static_cast<double>(stats.allocated_bytes[0].current) / (1024.0 * 1024.0);  // [0] = all pools
-  }
-#endif
-  (void)device;
-  return NAN;
 }
 
 }  // namespace repro

@@ -1,14 +1,17 @@
 #pragma once
-// One optimizer step, the whole of it in this file and step.cpp, in the order nanoGPT's loop reads:
-//   lr        the schedule's learning rate of optimizer step s (Schedule: a pure function of s, so that a resume
-//             needs s only)
+// One optimizer step, in this file and step.cpp, in the order nanoGPT's loop reads:
+//   lr        the schedule's learning rate of optimizer step s (train/schedule.h: a pure function of s, so that a
+//             resume needs s only)
 //   forward   under the run's precision (bf16 autocast with float32 master weights, or fp32)
 //   loss      cross-entropy with label smoothing, in float32
 //   backward
-//   clip      the gradients' global L2 norm, kept on the device, and their scaling to train.clip_norm
-//   update    AdamW with a decay and a no-decay group
-//   log       the steps.csv window: a row every train.log_every steps, the only host read of a GPU step
-// `repro run` (train/trainer.cpp) and `repro bench` run this very step.
+//   clip      the gradients' global L2 norm, kept on the device, and their scaling to train.clip_norm (the eager
+//             way: train/optimizer.h)
+//   update    AdamW with a decay and a no-decay group (built by train/optimizer.h)
+//   log       the steps.csv window (train/step_window.h): a row (record/steps_file.h) every train.log_every steps,
+//             the only host read of a GPU step
+// and the epoch's sums (StepTotals, train/split_metrics.h). `repro run` (train/trainer.cpp) and `repro bench` run
+// this very step.
 //
 // forward ... update is one body (TrainStep::body) for both updates, chosen per device (UpdateKind); they differ
 // only in how the gradients are zeroed and measured and in the update call:
@@ -30,13 +33,9 @@
 // (data/random.h), registered with each graph the lane captures, so K lanes give each run the numbers it has alone.
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "data/batcher.h"
@@ -45,94 +44,11 @@
 #include "spec/options.h"
 #include "train/cuda_graph.h"
 #include "train/precision.h"
+#include "train/schedule.h"
 #include "train/split_metrics.h"
+#include "train/step_window.h"
 
 namespace repro {
-
-// ---- lr: the learning-rate schedule
-
-struct Schedule {
-  ScheduleOptions options;  // the spec's: kind, unit, train.lr (the peak), train.min_lr (the floor), warmup_steps
-  int64_t steps_per_epoch = 1, total_steps = 1;
-
-  static Schedule from_options(const ScheduleOptions& options, int64_t epochs, int64_t steps_per_epoch);
-  static Schedule constant(double lr);  // `repro bench`'s
-  // The learning rate of 0-based optimizer step `step`: lr * (step + 1) / warmup_steps during warmup (the first
-  // step runs at lr / warmup_steps, not at 0), then the decay to min_lr.
-  double at(int64_t step) const;
-};
-
-// ---- update: the optimizer
-
-// AdamW with two parameter groups: with and without weight decay (train.no_decay: models/model.h's
-// decayed_parameters()). `lr` is the first step's; TrainStep sets each step's.
-std::unique_ptr<torch::optim::AdamW> make_optimizer(ClassifierImpl& model, const OptimizerOptions& options, double lr);
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
-
-// ---- log: steps.csv (train.log_every)
-// Every N optimizer steps one row, kept in the checkpoint with the epoch history and shown as steps.csv by the
-// run layer, so the file is rewritten from the checkpoint's rows at every epoch end, interrupt and resume (no
-// duplicated or missing steps after a kill, as metrics.csv).
-
-// One row of steps.csv: the window of steps (step - N, step].
-struct StepRow {
-  int64_t step = 0;             // optimizer steps so far (1-based count of the window's last step)
-  int64_t epoch = 0;            // the epoch the step belongs to
-  double loss = 0;              // mean training loss over the window's examples
-  double lr = 0;                // the learning rate of the window's last step
-  double grad_norm = 0;         // global L2 norm of the last step's gradients, before clipping
-  double examples_per_s = 0;    // training examples over the window's wall time (a resumed window: since the resume)
-  double cuda_memory_mb = NAN;  // allocated CUDA memory at the window's end; NaN on the CPU
-  double wall_time = 0;         // Unix time of the window's end (seconds)
-};
-
-nlohmann::json steps_to_json(const std::vector<StepRow>& rows);
-std::vector<StepRow> steps_from_json(const nlohmann::json& json);
-const char* steps_csv_header();  // "step,epoch,loss,lr,grad_norm,examples_per_s,cuda_memory_mb,wall_time"
-// The header and a line a row (empty = NaN; csv_number's digits, wall_time with 16). A resume takes the rows from
-// the checkpoint; `repro status` and an event file's rewrite read the file back (run/steps_file.h).
-std::string steps_csv(const std::vector<StepRow>& rows);
-
-// The partial sums of the steps since the last row, as a checkpoint keeps them (so that a resumed run's rows
-// hold the same losses as an undisturbed run's).
-struct WindowSums {
-  torch::Tensor loss_sum;  // () float32 on the CPU; undefined = empty
-  int64_t seen = 0;
-};
-
-// The steps since the last row, summed on the device (no host read until a row is due).
-class StepWindow {
- public:
-  explicit StepWindow(torch::Device device);
-  void add(const torch::Tensor& loss, int64_t batch);  // loss: () on the device, the batch's mean
-  WindowSums sums() const;                             // a host read: for checkpoints only
-  void restore(const WindowSums& sums);
-  // The row for `step` (the window's last step); resets the window.
-  StepRow close(int64_t step, int64_t epoch, double lr, const torch::Tensor& grad_norm);
-
- private:
-  torch::Device device_;
-  torch::Tensor loss_sum_;  // () float32
-  int64_t seen_ = 0;
-  std::chrono::steady_clock::time_point start_;
-};
-
-// Allocated CUDA memory on `device` in MiB; NaN for the CPU (or a build without CUDA).
-double cuda_memory_mb(torch::Device device);
-
-// ---- the epoch's sums
-
-// Running sums over an epoch, on the run's device.
-struct StepTotals {
-  torch::Tensor loss_sum;  // () float32: sum over examples of the loss
-  torch::Tensor correct;   // () int64
-  int64_t seen = 0;
-  StepTotals(torch::Device device);
-  // A batch's mean loss () and correct count (), on the device.
-  void add_counts(const torch::Tensor& mean_loss, const torch::Tensor& correct_count, int64_t batch);
-};
-
-// ---- the step
 
 enum class UpdateKind { Eager, Fused };  // see the top of this file
 // Whether this build has the fused update (LibTorch >= 2.4).
@@ -226,16 +142,5 @@ class TrainStep {
   std::unique_ptr<Fused> fused_;
   GraphLane lane_;
 };
-
-// The global L2 norm of the parameters' gradients, (), without a host read.
-torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters);
-
-// Scales gradients so that their global L2 norm is at most `max_norm`, without
-// reading the norm on the host (LibTorch's clip_grad_norm_ returns it as a double,
-// which would synchronise a GPU every step). Returns the norm before clipping, ().
-torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm);
-
-// Forward of an evaluation batch under the precision; logits as float32 (B, classes).
-torch::Tensor predict(ClassifierImpl& model, const Batch& x, torch::Device device, Precision precision);
 
 }  // namespace repro

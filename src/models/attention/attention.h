@@ -31,7 +31,7 @@ struct AttentionEntry {
   const AttentionVariant* variant;  // name, summary, keys and settings struct, declared in the variant's file
   AttentionPtr (*make)(const ModelOptions& model, int64_t layer_index);
   // The parameters one module of the variant holds, from its options alone (nothing allocated: `repro params`,
-  // --dry-run and the plan's memory check); throws as `make` does on options it cannot build. tests/test_params.cpp
+  // --dry-run and the plan's memory check); throws as `make` does on options it cannot build. tests/test_model.cpp
   // checks it against the built module of every variant.
   int64_t (*count)(const ModelOptions& model);
 };

@@ -37,7 +37,7 @@ struct FeedForwardEntry {
   FfnKind kind;
   const char* summary;  // one line for `repro list`
   FeedForwardPtr (*make)(const ModelOptions&);
-  int64_t (*count)(const ModelOptions&);  // its parameters, without building it (tests/test_params.cpp checks it)
+  int64_t (*count)(const ModelOptions&);  // its parameters, without building it (tests/test_model.cpp checks it)
 };
 
 }  // namespace repro
