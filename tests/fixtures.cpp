@@ -226,12 +226,16 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+std::string fashion_spec(const TempDir& dir, const std::string& spec_file, const std::string& spec_text,
+                         int64_t train, int64_t test) {
+  write_fashion_fixture(dir.path() / "data", train, test);
+  write_text(dir.path() / spec_file, spec_text);
+  return (dir.path() / spec_file).string() + " --data-root " + (dir.path() / "data").string();
+}
+
 std::string fashion_cli(const TempDir& dir, const std::string& spec_file, const std::string& spec_text,
                         const std::string& extra) {
-  write_fashion_fixture(dir.path() / "data", 96, 32);
-  write_text(dir.path() / spec_file, spec_text);
-  return (dir.path() / spec_file).string() + " --data-root " + (dir.path() / "data").string() + " --device cpu" +
-         extra + " --out ";
+  return fashion_spec(dir, spec_file, spec_text, 96, 32) + " --device cpu" + extra + " --out ";
 }
 
 RunnerOptions runner_options(const TempDir& dir, const std::string& out, const RunObserver* observer) {

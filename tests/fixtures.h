@@ -88,6 +88,10 @@ void write_svhn_mat(const std::filesystem::path& path, int64_t count);
 
 // Writes a text file (for specs).
 void write_text(const std::filesystem::path& path, const std::string& text);
+// A Fashion-MNIST fixture of `train`/`test` images in <dir>/data and the spec text in <dir>/<spec_file>: returns
+// "<spec> --data-root <data>" for a repro command line.
+std::string fashion_spec(const TempDir& dir, const std::string& spec_file, const std::string& spec_text,
+                         int64_t train = 400, int64_t test = 100);
 // An end-to-end CLI run's setting: a 96/32-image Fashion-MNIST fixture in <dir>/data and the spec text in
 // <dir>/<spec_file>. Returns the command line's middle, "<spec> --data-root <data> --device cpu<extra> --out ",
 // for the test to append the output folder to.

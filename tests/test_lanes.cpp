@@ -27,17 +27,14 @@ namespace {
 // Three seeds of a one-block ViT with dropout everywhere it can be, label smoothing and crop + flip augmentation:
 // 3 epochs of 6 steps on 350 training images, a steps.csv row every 2 steps. `rows` adds model configurations.
 std::string write_lanes_spec(const test::TempDir& dir, const std::string& rows = "") {
-  test::write_fashion_fixture(dir.path() / "data", 400, 100);
-  const auto spec = dir.path() / "lanes.yaml";
-  test::write_text(spec,
-                   "experiment: lanes\ndatasets: [fashion_mnist]\nseeds: [0, 1, 2]\n"
-                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, attn_dropout: 0.1, "
-                   "emb_dropout: 0.1, ffn: {ratio: 2}}\n"
-                   "data: {val_fraction: 0.125, verify: off, augment: crop_flip}\n"
-                   "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4, "
-                   "label_smoothing: 0.1, log_every: 2}\n" +
-                       rows);
-  return spec.string() + " --data-root " + (dir.path() / "data").string();
+  return test::fashion_spec(dir, "lanes.yaml",
+                            "experiment: lanes\ndatasets: [fashion_mnist]\nseeds: [0, 1, 2]\n"
+                            "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, attn_dropout: 0.1, "
+                            "emb_dropout: 0.1, ffn: {ratio: 2}}\n"
+                            "data: {val_fraction: 0.125, verify: off, augment: crop_flip}\n"
+                            "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4, "
+                            "label_smoothing: 0.1, log_every: 2}\n" +
+                                rows);
 }
 
 const char* const kSeeds[] = {"seed_0", "seed_1", "seed_2"};
@@ -240,15 +237,12 @@ namespace {
 
 // One seed, one epoch of the lanes' ViT, and `rows`: the tests of where a run's numbers come from (issue 64).
 std::string write_rows_spec(const test::TempDir& dir, const std::string& rows) {
-  test::write_fashion_fixture(dir.path() / "data", 400, 100);
-  const auto spec = dir.path() / "rows.yaml";
-  test::write_text(spec,
-                   "experiment: rows\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
-                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
-                   "data: {val_fraction: 0.125, verify: off}\n"
-                   "train: {epochs: 1, batch_size: 64, eval_batch_size: 128, lr: 2e-3, log_every: 2}\n" +
-                       rows);
-  return spec.string() + " --data-root " + (dir.path() / "data").string();
+  return test::fashion_spec(dir, "rows.yaml",
+                            "experiment: rows\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                            "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
+                            "data: {val_fraction: 0.125, verify: off}\n"
+                            "train: {epochs: 1, batch_size: 64, eval_batch_size: 128, lr: 2e-3, log_every: 2}\n" +
+                                rows);
 }
 
 int64_t trained_on(const std::filesystem::path& run) {

@@ -31,15 +31,12 @@ namespace {
 
 // Two configurations x two seeds of a one-block ViT, 3 epochs of 6 steps on 350 training images.
 std::string write_grid_spec(const test::TempDir& dir) {
-  test::write_fashion_fixture(dir.path() / "data", 400, 100);
-  const auto spec = dir.path() / "grid.yaml";
-  test::write_text(spec,
-                   "experiment: grid\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
-                   "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
-                   "data: {val_fraction: 0.125, verify: off}\n"
-                   "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4}\n"
-                   "models:\n  - name: vit\n  - name: vit-mlp4\n    model: {ffn: {ratio: 4}}\n");
-  return spec.string() + " --data-root " + (dir.path() / "data").string();
+  return test::fashion_spec(dir, "grid.yaml",
+                            "experiment: grid\ndatasets: [fashion_mnist]\nseeds: [0, 1]\n"
+                            "model: {dim: 16, depth: 1, heads: 2, patch: 7, dropout: 0.1, ffn: {ratio: 2}}\n"
+                            "data: {val_fraction: 0.125, verify: off}\n"
+                            "train: {epochs: 3, batch_size: 64, eval_batch_size: 128, lr: 2e-3, warmup_steps: 4}\n"
+                            "models:\n  - name: vit\n  - name: vit-mlp4\n    model: {ffn: {ratio: 4}}\n");
 }
 
 const char* const kRuns[] = {"vit/seed_0", "vit/seed_1", "vit-mlp4/seed_0", "vit-mlp4/seed_1"};
