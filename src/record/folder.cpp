@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace repro {
@@ -48,6 +52,25 @@ std::filesystem::path RunFolder::next_events_path() const {
   char number[16];
   std::snprintf(number, sizeof number, "%04d", generation + 1);
   return rewritten_events_path(number);
+}
+
+RecordFiles find_record_files(const std::filesystem::path& root) {
+  RecordFiles found;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code kind;
+    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
+      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() == kPlanFile) found.plans.push_back(it->path());
+    if (it->path().filename() == kSummaryFile) found.summaries.push_back(it->path());
+  }
+  if (ec) throw Error("cannot list " + root.string() + ": " + ec.message());
+  std::sort(found.plans.begin(), found.plans.end());
+  std::sort(found.summaries.begin(), found.summaries.end());
+  return found;
 }
 
 }  // namespace repro

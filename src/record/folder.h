@@ -50,6 +50,13 @@ class RunFolder {
 };
 
 // An experiment's folder (<out>/<experiment>[/<profile>]) holds plan.json (record/plan_record.h).
+// The plan.json and summary.json files below `root`, each list sorted; repro collect's staging folders
+// (.collect.tmp-PID) are skipped and named in one warning each. Throws repro::Error when `root` cannot be listed.
+struct RecordFiles {
+  std::vector<std::filesystem::path> plans, summaries;
+};
+RecordFiles find_record_files(const std::filesystem::path& root);
+
 inline std::filesystem::path plan_path_in(const std::filesystem::path& experiment_folder) {
   return experiment_folder / kPlanFile;
 }

@@ -204,20 +204,9 @@ struct FoundBelow {
 FoundBelow found_below(const fs::path& out) {
   if (!fs::is_directory(out)) throw Error(out.string() + ": no such folder of runs");
   FoundBelow found;
-  std::vector<fs::path> summaries;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code kind;
-    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
-      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->path().filename() == kPlanFile) found.plans.push_back(it->path());
-    if (it->path().filename() == kSummaryFile) summaries.push_back(it->path());
-  }
-  if (ec) throw Error("cannot list " + out.string() + ": " + ec.message());
-  std::sort(found.plans.begin(), found.plans.end());
+  RecordFiles files = find_record_files(out);
+  found.plans = std::move(files.plans);
+  const std::vector<fs::path>& summaries = files.summaries;
   std::set<fs::path> planned;  // run folders the plans list
   for (const auto& plan_path : found.plans) {
     try {
@@ -226,7 +215,6 @@ FoundBelow found_below(const fs::path& out) {
     } catch (const std::exception&) {  // read again, and refused, with the experiments' status
     }
   }
-  std::sort(summaries.begin(), summaries.end());
   for (const auto& summary : summaries) {
     const fs::path run = summary.parent_path().lexically_normal();
     if (planned.count(run)) continue;

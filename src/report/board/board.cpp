@@ -26,21 +26,12 @@ namespace {
 // temporary folders (repro collect's staging) skipped and named.
 std::vector<fs::path> results_folders(const fs::path& root) {
   std::set<fs::path> folders;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code kind;
-    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
-      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->path().filename() != kSummaryFile) continue;
-    const fs::path folder = it->path().parent_path().parent_path().parent_path().parent_path();
+  for (const auto& summary : find_record_files(root).summaries) {
+    const fs::path folder = summary.parent_path().parent_path().parent_path().parent_path();
     if (folder.lexically_relative(root).empty() || starts_with(folder.lexically_relative(root).string(), ".."))
       continue;
     folders.insert(folder);
   }
-  if (ec) throw Error("--board: cannot list " + root.string() + ": " + ec.message());
   return {folders.begin(), folders.end()};
 }
 

@@ -20,28 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Found {
-  std::vector<fs::path> plans, summaries;
-};
-
-Found find_records(const fs::path& dir) {
-  Found found;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code kind;
-    if (is_temp_name(it->path().filename().string()) && it->is_directory(kind)) {  // repro collect's staging
-      if (const std::string note = skipped_temp_note(it->path()); !note.empty()) spdlog::warn("{}", note);
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->path().filename() == kPlanFile) found.plans.push_back(it->path());
-    if (it->path().filename() == kSummaryFile) found.summaries.push_back(it->path());
-  }
-  if (ec) throw Error("cannot list " + dir.string() + ": " + ec.message());
-  std::sort(found.plans.begin(), found.plans.end());
-  std::sort(found.summaries.begin(), found.summaries.end());
-  return found;
-}
 
 // The runs a plan.json lists; a plan that cannot be read is skipped with a
 // warning (its runs' summary.json files are still found and reported).
@@ -232,7 +210,7 @@ bool is_bad_record(const RunResult& run) { return is_bad_record(run.state); }
 std::vector<ExperimentResults> collect_results(const fs::path& dir, Metric metric, RecordEpoch epoch,
                                                const RunFilter& filter) {
   if (!fs::is_directory(dir)) throw Error(dir.string() + ": not a folder of run records");
-  const Found found = find_records(dir);
+  const RecordFiles found = find_record_files(dir);
   std::vector<Found1> records;
   std::set<fs::path> seen;  // run folders already accounted for
   std::vector<fs::path> plan_folders;
