@@ -114,7 +114,7 @@ TEST_CASE("collect copies finished runs' records and merges plan.json; a second 
   CHECK_FALSE(fs::exists(copy.model_path()));
   CHECK_FALSE(fs::exists(copy.lock_path()));
   CHECK_FALSE(fs::exists(results / "grid/fashion_mnist/a/seed_1"));
-  CHECK(planned_seeds(plan_path_in(results / "grid")) == std::vector<int64_t>{0, 1, 2});
+  CHECK(planned_seeds(plan_path_in(results / "grid")) == std::vector<int64_t>{0, 2});  // seed 1 unfinished: not listed
 
   const auto before = snapshot(results);
   const CollectTally again = collect_records(out, results, record_problem);
@@ -125,6 +125,34 @@ TEST_CASE("collect copies finished runs' records and merges plan.json; a second 
   CHECK(unchanged);
   CHECK(describe_tally(again) ==
         "0 finished run(s) copied, 1 already there, 1 unfinished not copied, 0 plan.json written");
+}
+
+TEST_CASE("collect lists in the results' plan.json only runs the results hold, and the plan-less records there",
+          "[report]") {
+  test::TempDir dir("collect-plan-runs");
+  const fs::path out = dir.path() / "out", results = dir.path() / "results";
+  // A sweep of seeds 0-2 under way: seed 1 resumable, seed 2 not started.
+  const RunFolder unfinished(out / "grid/fashion_mnist/a/seed_1");
+  test::write_text(unfinished.spec_path(), spec_text("grid", 1, "0.001"));
+  test::write_text(unfinished.checkpoint_path(), "checkpoint\n");
+  write_plan_record(plan_path_in(out / "grid"), plan_of({0, 1, 2}));
+  // The results hold seed 5 without a plan (copied before without one), and a record of another experiment.
+  finished_run(results, 5, 70.5);
+  write_run_record(results / "grid/fashion_mnist/a/seed_6" / kSummaryFile, finished_record("another", 6, 60.0));
+
+  const CollectTally none = collect_records(out, results, record_problem);  // no run finished yet
+  CHECK(none.refused.empty());
+  CHECK(none.unfinished == 1);
+  CHECK(none.plans == 0);
+  CHECK_FALSE(fs::exists(plan_path_in(results / "grid")));  // no plan of runs the results do not hold
+
+  finished_run(out, 0, 71.5);
+  const CollectTally tally = collect_records(out, results, record_problem);
+  CHECK(tally.refused.empty());
+  CHECK(tally.copied == 1);
+  CHECK(tally.plans == 1);
+  CHECK(planned_seeds(plan_path_in(results / "grid")) == std::vector<int64_t>{0, 5});  // not 1, 2 or another's 6
+  CHECK(read_plan_record(plan_path_in(results / "grid")).spec_file == "grid.yaml");  // the sweep's header
 }
 
 TEST_CASE(

@@ -228,21 +228,59 @@ bool copy_run(const fs::path& from, const fs::path& to, const fs::path& relative
   return wrote;
 }
 
-// The text plan.json at TO/`relative` should hold (the source plan merged with TO's), or why it cannot.
+// The text plan.json at TO/`relative` should hold, or why it cannot. Results hold records, not intentions: of the
+// source plan only the runs finished in FROM (`finished`, folders relative to FROM) are kept, merged with TO's plan and
+// with the records TO holds of the same experiment and profile that no plan lists (copied before without their plan,
+// or written by `repro run --index` before 0.7.1). Empty text when FROM finished none of the plan's runs (TO's
+// plan.json, if any, stays as it is).
 struct PlanWrite {
   fs::path relative;
   std::string text, refusal;
 };
 
+// The records below `folder` (<dataset>/<model configuration>/seed_<k>/summary.json) of `plan`'s experiment and
+// profile, as plan entries; a record that cannot be read, or of another experiment, is left out (it stays a
+// plan-less record, as `repro status` shows it).
+std::vector<PlanEntry> recorded_runs(const fs::path& folder, const PlanRecord& plan) {
+  std::vector<PlanEntry> entries;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(folder, ec))) return entries;
+  for (const auto& summary : find_record_files(folder).summaries) {
+    const fs::path relative = summary.lexically_relative(folder);
+    if (std::distance(relative.begin(), relative.end()) != 4) continue;  // another experiment's folder below this one
+    std::optional<RunRecord> record;
+    try {
+      record = read_run_record(summary);
+    } catch (const std::exception&) {
+      continue;  // `repro status` and `repro report` name it
+    }
+    if (record->experiment != plan.experiment || record->profile != plan.profile) continue;
+    PlanEntry entry;
+    entry.id() = record->id();
+    entry.row_index = record->row_index;
+    if (entry.dir_in_plan() == relative.parent_path().generic_string())
+      entries.push_back(entry);  // a record in the folder its identity names (else not this plan's to list)
+  }
+  return entries;
+}
+
 PlanWrite plan_write(const fs::path& to, const fs::path& relative, const PlanRecord& source,
-                     const fs::path& source_path) {
+                     const fs::path& source_path, const std::vector<fs::path>& finished) {
   const fs::path dest = to / relative;
   if (const std::string why = written_through_link(to, relative); !why.empty()) return {relative, "", why};
+  PlanRecord kept = source;
+  kept.runs.clear();
+  for (const auto& entry : source.runs)
+    if (std::find(finished.begin(), finished.end(), relative.parent_path() / entry.dir_in_plan()) != finished.end())
+      kept.runs.push_back(entry);
+  if (kept.runs.empty()) return {relative, "", ""};
   try {
-    PlanRecord plan = source;
     std::error_code ec;
-    if (fs::exists(fs::symlink_status(dest, ec))) plan = merge_plan_records(read_plan_record(dest), source);
-    return {relative, plan_record_text(plan), ""};
+    PlanRecord earlier = kept;  // TO's plan, else none: the kept header with no runs
+    earlier.runs.clear();
+    if (fs::exists(fs::symlink_status(dest, ec))) earlier = read_plan_record(dest);
+    for (auto& entry : recorded_runs(dest.parent_path(), kept)) earlier.runs.push_back(entry);
+    return {relative, plan_record_text(merge_plan_records(earlier, kept)), ""};
   } catch (const std::exception& e) {
     return {relative, "", dest.string() + ": not merged with " + source_path.string() + ": " + error_text(e)};
   }
@@ -299,11 +337,11 @@ CollectTally collect_records(const fs::path& from, const fs::path& to, const Rec
       experiment.refused.push_back(*refusal);
   }
   for (const auto& [relative, plan] : plans) {
-    PlanWrite write = plan_write(to, relative, plan, from / relative);
     ExperimentCopy& experiment = experiments[relative.parent_path()];
+    PlanWrite write = plan_write(to, relative, plan, from / relative, experiment.runs);
     if (!write.refusal.empty())
       experiment.refused.push_back(write.refusal);
-    else
+    else if (!write.text.empty())
       experiment.plans.push_back(write);
   }
   for (const auto& [where, line] : found.problems) {  // links and unreadable folders: every experiment they touch

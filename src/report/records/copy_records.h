@@ -3,7 +3,9 @@
 // for committing. Per run the record files of record/folder.h (spec.resolved.yaml, metrics.csv, steps.csv,
 // events.out.tfevents.repro, log.txt, eval/*.json, summary.json last), never checkpoint.pt, model.pt or lock; per
 // experiment its plan.json, merged with the one TO already holds (records gathered from several --out folders
-// keep every plan's runs).
+// keep every plan's runs) and listing only what TO then holds: the plan's finished runs, never one still training
+// or not started, and TO's records of the same experiment and profile that no plan listed. No plan.json is written
+// for a plan none of whose runs has finished.
 //
 // Every finished record is checked as `repro report` checks it (the caller's RecordCheck: a summary.json that cannot
 // be read, a metrics.csv missing, short or disagreeing, a record of another cell than its plan says), and against
