@@ -467,3 +467,74 @@ TEST_CASE("a collect's staging folder is never records: report, status and the b
   REQUIRE(board.folders.size() == 1);
   CHECK(board.folders[0].name == "table2/gpu");
 }
+
+// Issue 66: Table 2's Rotten Tomatoes cells judged under the paper's weight-decay rule (train.no_decay: paper), the
+// records of repro before 0.3 (vectors and embeddings also exempt) as another reading beside it. A reading that
+// names settings holds the runs of its profile whose spec.resolved.yaml resolved them; a record written before the
+// key existed reads as what it ran with.
+TEST_CASE("a reading that names settings judges only the runs that resolved them", "[report]") {
+  test::TempDir dir("board-readings");
+  const fs::path root = dir.path() / "results";
+  copy_results("table2/paper", root);
+  copy_results("table2/weight_decay", root);
+  std::string text = read_file(kPaper);
+  const std::string plain =
+      "    readings:\n      paper: \"Table 4 as printed (20 Newsgroups: 6 layers; headers, signatures and quotes "
+      "removed)\"\n";
+  REQUIRE(text.find(plain) != std::string::npos);
+  text.replace(text.find(plain), plain.size(),
+               "    readings:\n      paper: {set: {train.no_decay: paper}, what: the paper's rule}\n"
+               "      paper_vectors: {profile: paper, set: {train.no_decay: vectors_embeddings}, what: before 0.3}\n");
+  const fs::path paper = dir.path() / "dgsa.yaml";
+  test::write_text(paper, text);
+  const PaperFile file = read_paper_file(paper);
+  const Board board = build_board(file, root, "repro report results --board dgsa.yaml");
+
+  // Transformer: weight_decay's configuration with the reading's own value is the row itself under `paper`, and
+  // table2/paper's plain row (its records name no train.no_decay) is the other reading's.
+  const BoardCell transformer = cell_of(board.tables[1], "Transformer", "rotten_tomatoes");
+  REQUIRE(transformer.source);
+  CHECK(transformer.reading == "paper");
+  CHECK(transformer.source->folder->name == "table2/weight_decay");
+  CHECK(transformer.source->model_config == "Transformer+no_decay=paper");
+  CHECK_FALSE(transformer.source->swept);
+  CHECK(transformer.source->selected.n == 5);
+  CHECK(transformer.source->selected.mean == Approx(75.57).margin(0.005));
+  REQUIRE(transformer.also.size() == 2);
+  CHECK(transformer.also[0].reading == "paper_vectors");
+  CHECK(transformer.also[0].folder->name == "table2/paper");  // the plain row, 5 runs
+  CHECK(transformer.also[0].selected.n == 5);
+  CHECK(transformer.also[1].model_config == "Transformer+no_decay=vectors_embeddings");
+  CHECK(transformer.also[1].selected.n == 1);
+  // DIFF Transformer x2 has no run under the paper's rule yet: the other reading's cell, named so.
+  const BoardCell diff = cell_of(board.tables[1], "DIFF Transformer x2", "rotten_tomatoes");
+  REQUIRE(diff.source);
+  CHECK(diff.reading == "paper_vectors");
+  CHECK(diff.source->folder->name == "table2/paper");
+  CHECK(diff.also.empty());
+
+  // Claim 6 under each reading: only DGT x16/3 − Transformer under `paper`, all three rows under `paper_vectors`.
+  const BoardClaim& rotten = board.claims[5];
+  REQUIRE(rotten.readings.size() == 3);
+  CHECK(rotten.verdict_reading == "paper");
+  CHECK(rotten.readings[0].reading == "paper");
+  CHECK(rotten.readings[0].selected.comparisons.size() == 9);
+  int tested = 0;
+  for (const auto& c : rotten.readings[0].selected.comparisons) tested += c.test.has_value();
+  CHECK(tested == 1);
+  CHECK(rotten.readings[0].selected.comparisons[2].test);
+  CHECK_THAT(rotten.readings[0].sources[2], Contains("table2/weight_decay: DGT x16/3+no_decay=paper (CPU)"));
+  CHECK(rotten.readings[1].reading == "paper_vectors");
+  CHECK(rotten.readings[1].sources[0] == "table2/paper (CPU)");
+  CHECK(rotten.readings[1].selected.verdict == Verdict::NotReproduced);
+
+  const std::string markdown = board_markdown(board);
+  CHECK_THAT(markdown, Contains("and of those only the runs with the settings a reading names (") &&
+                           Contains("Table 2: `paper_vectors` (profile `paper`, train.no_decay: vectors_embeddings), "
+                                    "before 0.3"));
+  CHECK_THAT(markdown, Contains("- Transformer on rotten_tomatoes: table2/paper (CPU) under `paper_vectors`, 74.69 ± "
+                                "0.68 (n = 5)"));
+  // The committed paper file names no settings: its board does not say it.
+  CHECK(board_markdown(build_board(read_paper_file(kPaper), root, "x")).find("settings a reading names") ==
+        std::string::npos);
+}

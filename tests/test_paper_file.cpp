@@ -148,6 +148,41 @@ TEST_CASE("bad paper files are refused at file:line with what was expected", "[r
        "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper: a\n"
        "      paper: b\n    cells: []\n",
        "p.yaml:6: reading 'paper' is given twice"},
+      // ---- a reading that names settings (issue 66: the runs of a profile with the paper's weight-decay rule)
+      {"a reading's unknown key",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        set: {train.no_decy: paper}\n        what: a\n    cells: []\n",
+       "p.yaml:6: unknown key 'train.no_decy'; did you mean 'train.no_decay'?"},
+      {"a reading's value the key does not take",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        set: {train.no_decay: vectors}\n        what: a\n    cells: []\n",
+       "p.yaml:6: key 'train.no_decay': got 'vectors', expected one of paper | vectors_embeddings"},
+      {"a reading's auto",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        set: {data.val_fraction: auto}\n        what: a\n    cells: []\n",
+       "p.yaml:6: key 'data.val_fraction': 'auto' is resolved per dataset before a run starts"},
+      {"a reading's set not a map",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        set: [train.no_decay]\n        what: a\n    cells: []\n",
+       "p.yaml:6: set is a map {KEY: VALUE} of the settings its runs resolved"},
+      {"a misspelt reading key",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        sett: {train.no_decay: paper}\n        what: a\n    cells: []\n",
+       "p.yaml:6: unknown key 'sett' in a reading; did you mean 'set'?"},
+      {"a reading without what it reads",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper:\n"
+       "        set: {train.no_decay: paper}\n    cells: []\n",
+       "p.yaml:6: a reading needs 'what'"},
+      {"two readings of one profile that can hold one run",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n      paper: a\n"
+       "      paper_paper: {profile: paper, set: {train.no_decay: paper}, what: b}\n    cells: []\n",
+       "p.yaml:6: readings 'paper' (line 5) and 'paper_paper' can hold the same runs of profile 'paper': set one key "
+       "to a different value in each"},
+      {"two readings that set one value",
+       "tables:\n  - table: 1\n    experiment: table1\n    readings:\n"
+       "      a: {profile: paper, set: {train.no_decay: paper}, what: a}\n"
+       "      b: {profile: paper, set: {train.no_decay: paper, train.lr: 0.001}, what: b}\n    cells: []\n",
+       "p.yaml:6: readings 'a' (line 5) and 'b' can hold the same runs of profile 'paper'"},
       {"an unknown metric", "tables:\n  - table: 1\n    experiment: table1\n    metric: accuracy\n    cells: []\n",
        "p.yaml:4: unknown metric 'accuracy' (known: params, train_loss"},
       {"an accuracy above 100",
@@ -179,4 +214,29 @@ TEST_CASE("a paper file that is not a regular file, or too large, is refused bef
   const auto big = dir.path() / "big.yaml";
   test::write_text(big, "paper: '" + std::string(kSpecBytes, 'x') + "'\n");
   CHECK_THROWS_WITH(read_paper_file(big), Contains("more than the 16 MiB a paper file (YAML) may hold"));
+}
+
+TEST_CASE("a reading names a profile, or the runs of a profile with the settings it names", "[report]") {
+  test::TempDir dir("paper-file-readings");
+  const auto file = dir.path() / "p.yaml";
+  test::write_text(file,
+                   "tables:\n  - table: 1\n    experiment: table1\n    readings:\n"
+                   "      paper: {set: {train.no_decay: paper, train.lr: 3e-4}, what: as printed}\n"
+                   "      paper_vectors: {profile: paper, set: {train.no_decay: vectors_embeddings}, what: before 0.3}\n"
+                   "      short: a CPU budget\n"
+                   "    cells: []\n"
+                   "ledger:\n  - {experiment: table1, profile: paper, item: a, paper: b, ours: c, status: open}\n");
+  const PaperFile read = read_paper_file(file);
+  const auto& readings = read.tables.at(0).readings;
+  REQUIRE(readings.size() == 3);
+  CHECK(readings[0].name == "paper");
+  CHECK(readings[0].profile == "paper");  // the name, when the reading names no profile
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  CHECK(readings[0].settings == Settings{{"train.no_decay", "paper"}, {"train.lr", "0.0003"}});  // as the key table
+  CHECK(readings[1].profile == "paper");
+  CHECK(readings[1].where == file.string() + ":6");
+  CHECK(readings[2].settings.empty());
+  CHECK(reading_label(readings[0]) == "`paper` (train.no_decay: paper, train.lr: 0.0003)");
+  CHECK(reading_label(readings[1]) == "`paper_vectors` (profile `paper`, train.no_decay: vectors_embeddings)");
+  CHECK(reading_label(readings[2]) == "`short`");
 }

@@ -346,3 +346,32 @@ TEST_CASE("a sweep beside the plain rows: compared at the same sweep values, the
   CHECK(test::count_of(select.output, " | 2 | 2 of 2 |") == 2);
   CHECK_THAT(select.output, Contains("the largest of 0.003, 0.01") || Contains("the smallest of 0.003, 0.01"));
 }
+
+TEST_CASE("a plain record written before a key existed stands only for a run at the value it ran with", "[cli]") {
+  // Issue 66: a spec.resolved.yaml without train.no_decay (repro before 0.3) ran as vectors_embeddings; read as the
+  // key's default (paper), such a record stood for a `--set train.no_decay=paper` run of its row and seed.
+  test::TempDir dir("select-before-key");
+  test::write_fashion_fixture(dir.path() / "data", 96, 32);
+  std::string spec = kSweepSpec;
+  const std::string axis = "sweep: {train.lr: [0.003, 0.01]}\n";
+  spec.replace(spec.find(axis), axis.size(), "");
+  spec.replace(spec.find("seeds: [0, 1]"), 13, "seeds: [0]");
+  test::write_text(dir.path() / "plain.yaml", spec);
+  const fs::path out = dir.path() / "runs";
+  const std::string common = (dir.path() / "plain.yaml").string() + " --data-root " + (dir.path() / "data").string() +
+                             " --out " + out.string() + " --threads 1";
+  REQUIRE(test::run_repro("run " + common).exit_code == 0);
+  const fs::path old_spec = out / "lrsweep/fashion_mnist/vanilla/seed_0/spec.resolved.yaml";
+  std::string text = read_file(old_spec);
+  const std::string line = "  no_decay: paper\n";
+  REQUIRE(text.find(line) != std::string::npos);
+  text.erase(text.find(line), line.size());  // as written before the key existed
+  test::write_text(old_spec, text);
+  const auto swept = test::run_repro("sweep " + common + " --set train.no_decay=paper");
+  INFO(swept.output);
+  REQUIRE(swept.exit_code == 0);
+  CHECK_THAT(swept.output, Contains("diff+no_decay=paper: its settings are those of the run in"));
+  CHECK_THAT(swept.output, !Contains("vanilla+no_decay=paper: its settings are those of the run in"));
+  CHECK(fs::exists(out / "lrsweep/fashion_mnist/vanilla+no_decay=paper/seed_0/summary.json"));  // trained
+  CHECK_FALSE(fs::exists(out / "lrsweep/fashion_mnist/diff+no_decay=paper"));
+}

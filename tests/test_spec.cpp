@@ -194,6 +194,18 @@ void check_resolved_specs_read_back(const std::vector<PlannedRun>& runs) {
 
 }  // namespace
 
+TEST_CASE("a resolved spec without a key added with a new behaviour reads as what its run ran with", "[spec]") {
+  // results/table2/paper's Rotten Tomatoes records were written before train.no_decay existed (0.3.0): they ran
+  // with what the key now calls vectors_embeddings, not with its default (paper).
+  const std::string head = "experiment: table2\nprofile: paper\ndataset: rotten_tomatoes\nmodel_config: T\nseed: 0\n";
+  const RunSpec old = parse_run_spec(head + "train:\n  lr: 0.0005\n", "old");
+  CHECK(old.config.text("train.no_decay") == "vectors_embeddings");
+  CHECK(old.config.text("train.lr") == "0.0005");
+  const RunSpec now = parse_run_spec(head + "train:\n  no_decay: paper\n", "new");
+  CHECK(now.config.text("train.no_decay") == "paper");
+  CHECK(Config::defaults().text("train.no_decay") == "paper");  // the default a file without the key does not get
+}
+
 TEST_CASE("every spec under experiments/ loads and expands under each of its profiles", "[spec]") {
   int specs = 0;
   for (const auto& entry :

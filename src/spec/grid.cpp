@@ -16,12 +16,6 @@ void apply(Config& config, const std::vector<Setting>& settings) {
   for (const auto& s : settings) config.set(s.key, s.raw, s.where);
 }
 
-// Short label of an axis key: the key without its section, "model.ffn.ratio" -> "ffn.ratio".
-std::string axis_label(const std::string& key) {
-  const auto dot = key.find('.');
-  return dot == std::string::npos ? key : key.substr(dot + 1);
-}
-
 // Every combination of axis values, as lists of indices (one list for no axes).
 std::vector<std::vector<size_t>> combinations(const std::vector<SweepAxis>& axes) {
   std::vector<std::vector<size_t>> out = {{}};
@@ -212,6 +206,11 @@ std::vector<std::string> DatasetCatalog::names() const {
   std::vector<std::string> names;
   for (const auto& entry : datasets) names.push_back(entry.first);
   return names;
+}
+
+std::string axis_label(const std::string& key) {
+  const auto dot = key.find('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
 }
 
 std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetCatalog& catalog) {

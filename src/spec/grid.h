@@ -45,6 +45,10 @@ struct DatasetCatalog {
 // throws naming both sources before anything is trained.
 std::vector<PlannedRun> expand_grid(const Experiment& experiment, const DatasetCatalog& catalog);
 
+// The label of a sweep axis in a model configuration's name and its record's sweep values: the key without its
+// section, "model.ffn.ratio" -> "ffn.ratio" ("DGViT+ffn.ratio=4").
+std::string axis_label(const std::string& key);
+
 // Why a run with these resolved settings does not read `key`, or "" when it does: another attention variant's key
 // (a vanilla run with model.attention.lambda_init), a shared attention key its variant does not list
 // (model.attention.qkv_bias in diff), a key read only for another value of a key (model.ffn.inh_p without the gimlp

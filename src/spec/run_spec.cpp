@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "record/run_id_fields.h"
 #include "spec/keys.h"
@@ -84,6 +85,7 @@ RunSpec read_run_spec(const fs::path& path) {
 RunSpec parse_run_spec(const std::string& text, const std::string& source) {
   RunSpec spec;
   spec.config = Config::defaults();
+  std::set<std::string> given;    // the keys the text holds
   std::vector<std::string> open;  // the section path at the current depth
   const auto lines = split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -106,7 +108,10 @@ RunSpec parse_run_spec(const std::string& text, const std::string& source) {
       read_run_id_line(spec, leaf, value, where);
     else if (!find_key(prefix + leaf) || spec.config.text(prefix + leaf) != value)  // defaults stay as written
       spec.config.set(prefix + leaf, value, where);
+    given.insert(prefix + leaf);
   }
+  for (const auto& def : spec_keys())  // a key added with a new behaviour: a file without it ran as before
+    if (!def.when_absent.empty() && !given.count(def.key)) spec.config.set_implied(def.key, def.when_absent);
   if (spec.dataset.empty() || spec.experiment.empty())
     throw Error(source + ": no 'experiment' or 'dataset' line (not a spec.resolved.yaml of repro)");
   return spec;

@@ -15,7 +15,7 @@ namespace repro {
 // A run as its spec.resolved.yaml describes it: its identity (record/run_id.h; row and sweep values are not in
 // the file: model_config holds them) and its settings.
 struct RunSpec : RunId {
-  Config config;  // every key; keys absent from an older file keep their defaults
+  Config config;  // every key; keys absent from an older file at what it ran as (KeyDef::when_absent), else default
 };
 
 // Reads spec.resolved.yaml (the inverse of PlannedRun::resolved_yaml); throws naming file:line.

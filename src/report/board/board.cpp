@@ -11,6 +11,7 @@
 #include "report/claims/paper.h"
 #include "report/records/cell_folder.h"
 #include "report/tables/table.h"
+#include "spec/grid.h"
 #include "spec/run_spec.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -40,24 +41,76 @@ SampleSummary summary_of(const Cell& cell) { return {cell.mean, cell.std, static
 // The spec row of a run: plan.json names it; a record found without a plan is its own row.
 const std::string& row_of(const RunResult& run) { return run.row.empty() ? run.model_config : run.row; }
 
-// The sources of (row, column) in `folder`: each model configuration of that row with counted runs there, or with
-// records none of which can be counted (n = 0: corrupt, inconsistent, links; named, never judged).
-std::vector<CellSource> sources_in(const BoardFolder& folder, const std::string& row, const std::string& column) {
+// The resolved settings of each run of `results` that a reading naming settings could hold (its experiment's
+// table has such a reading of its profile); a run whose spec.resolved.yaml cannot be read is named on stderr and
+// left out (it is in no such reading).
+std::map<std::string, Config> resolved_settings(const PaperFile& file, const ExperimentResults& results) {
+  const bool wanted = std::any_of(file.tables.begin(), file.tables.end(), [&](const PaperTable& t) {
+    return t.experiment == results.name && std::any_of(t.readings.begin(), t.readings.end(), [&](const auto& r) {
+             return r.profile == results.profile && !r.settings.empty();
+           });
+  });
+  std::map<std::string, Config> resolved;
+  if (!wanted) return resolved;
+  for (const auto& run : results.runs) {
+    if (run.path.empty() || !(is_counted(run) || is_bad_record(run))) continue;
+    try {
+      resolved.emplace(run.path, read_run_spec(RunFolder(run.path).spec_path()).config);
+    } catch (const std::exception& e) {  // a bad record is named among the records not counted
+      if (is_counted(run)) spdlog::warn("{}: in no reading that names settings: {}", run.path, error_text(e));
+    }
+  }
+  return resolved;
+}
+
+// Whether `run` is one of `reading`'s: every setting the reading names at its value in the run's resolved spec
+// (a reading that names none holds every run of its profile; the caller matches the profile).
+bool in_reading(const BoardFolder& folder, const PaperReading* reading, const RunResult& run) {
+  if (!reading || reading->settings.empty()) return true;
+  const auto resolved = folder.resolved.find(run.path);
+  if (resolved == folder.resolved.end()) return false;  // its spec.resolved.yaml cannot be read: no setting known
+  return std::all_of(reading->settings.begin(), reading->settings.end(),
+                     [&](const auto& setting) { return resolved->second.text(setting.first) == setting.second; });
+}
+
+// Whether a run's configuration is a swept one of `row` under `reading`: sweep values beyond the settings the
+// reading names ("Transformer+no_decay=paper" is the row itself under a reading that sets train.no_decay: paper).
+bool is_swept(const RunResult& run, const std::string& row, const PaperReading* reading) {
+  if (run.model_config == row) return false;
+  SweepValues beyond;
+  for (const auto& value : run.sweep) {
+    const bool named = reading && std::any_of(reading->settings.begin(), reading->settings.end(),
+                                              [&](const auto& s) { return axis_label(s.first) == value.first; });
+    if (!named) beyond.push_back(value);
+  }
+  return !beyond.empty() || RunId::compose_model_config(row, run.sweep) != run.model_config;
+}
+
+// The sources of (row, column) in `folder` under `reading` (nullptr: every run of the folder): each model
+// configuration of that row with counted runs there, or with records none of which can be counted (n = 0:
+// corrupt, inconsistent, links; named, never judged).
+std::vector<CellSource> sources_in(const BoardFolder& folder, const PaperReading* reading, const std::string& row,
+                                   const std::string& column) {
+  const auto of_cell = [&](const RunResult& run) {
+    return run.dataset == column && in_reading(folder, reading, run) && (is_counted(run) || is_bad_record(run));
+  };
   std::vector<std::string> configs;
   for (const auto& run : folder.selected.runs)
-    if (row_of(run) == row && run.dataset == column && (is_counted(run) || is_bad_record(run)))
-      add_unique(configs, run.model_config);
+    if (row_of(run) == row && of_cell(run)) add_unique(configs, run.model_config);
   std::vector<CellSource> sources;
   for (const auto& config : configs) {
     CellSource s;
     s.folder = &folder, s.model_config = config;
-    const Cell selected = make_cell(folder.selected, config, column);
+    s.reading = reading ? reading->name : folder.selected.profile;
+    const auto of_reading = [&](const RunResult& run) { return in_reading(folder, reading, run); };
+    const Cell selected = make_cell(folder.selected, config, column, of_reading);
     s.selected = summary_of(selected);
-    s.last = summary_of(make_cell(folder.last, config, column));
+    s.last = summary_of(make_cell(folder.last, config, column, of_reading));
     s.not_counted = status_text(selected, folder.selected.metric);
     std::vector<std::string> devices;
     for (const auto& run : folder.selected.runs) {
-      if (run.model_config != config || run.dataset != column) continue;
+      if (run.model_config != config || !of_cell(run)) continue;
+      s.swept = is_swept(run, row, reading);
       if (is_counted(run)) add_unique(devices, short_device(run.device));
       if (is_bad_record(run)) s.bad_records.push_back(run.path);
     }
@@ -70,34 +123,45 @@ std::vector<CellSource> sources_in(const BoardFolder& folder, const std::string&
 // The cell's sources under `readings`, best first (report/records/cell_folder.h): the paper's row itself before a
 // swept configuration of it, then the most runs, then the readings' order, then the folder's name.
 std::vector<CellSource> cell_sources(const std::vector<BoardFolder>& folders, const PaperTable& table,
-                                     const std::vector<std::string>& readings, const std::string& row,
+                                     const std::vector<const PaperReading*>& readings, const std::string& row,
                                      const std::string& column) {
   std::vector<CellSource> all;
-  for (const auto& folder : folders) {
-    if (folder.selected.name != table.experiment || folder.selected.metric != table.metric) continue;
-    if (std::find(readings.begin(), readings.end(), folder.selected.profile) == readings.end()) continue;
-    for (auto& s : sources_in(folder, row, column)) all.push_back(s);
-  }
-  const auto holder = [&](const CellSource& s) {  // one cell, one folder: the rule report uses too
-    const auto reading = std::find(readings.begin(), readings.end(), s.folder->selected.profile) - readings.begin();
-    return CellHolder{s.folder->name, s.selected.n, s.model_config != row, static_cast<size_t>(reading)};
+  std::vector<size_t> place;  // each source's reading, by its place in `readings`
+  for (size_t i = 0; i < readings.size(); ++i)
+    for (const auto& folder : folders) {
+      if (folder.selected.name != table.experiment || folder.selected.metric != table.metric) continue;
+      if (folder.selected.profile != readings[i]->profile) continue;
+      for (auto& s : sources_in(folder, readings[i], row, column)) all.push_back(s), place.push_back(i);
+    }
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto holder = [&](size_t i) {  // one cell, one folder: the rule report uses too
+    return CellHolder{all[i].folder->name, all[i].selected.n, all[i].swept, place[i]};
   };
-  std::stable_sort(all.begin(), all.end(),
-                   [&](const CellSource& a, const CellSource& b) { return held_before(holder(a), holder(b)); });
-  std::stable_partition(all.begin(), all.end(), [](const CellSource& s) { return s.selected.n > 0; });
-  return all;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return held_before(holder(a), holder(b)); });
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return all[i].selected.n > 0; });
+  std::vector<CellSource> sorted;
+  for (const size_t i : order) sorted.push_back(all[i]);
+  return sorted;
 }
 
-std::vector<std::string> reading_names(const PaperTable& table) {
-  std::vector<std::string> names;
-  for (const auto& r : table.readings) names.push_back(r.profile);
-  return names;
+std::vector<const PaperReading*> readings_of(const PaperTable& table) {
+  std::vector<const PaperReading*> readings;
+  for (const auto& r : table.readings) readings.push_back(&r);
+  return readings;
 }
 
-bool touches(const LedgerItem& item, const std::string& experiment, const std::string& reading,
+// Whether a reading of `table` reads runs of `profile`.
+bool is_reading_profile(const PaperTable& table, const std::string& profile) {
+  return std::any_of(table.readings.begin(), table.readings.end(),
+                     [&](const PaperReading& r) { return r.profile == profile; });
+}
+
+// Whether a ledger item touches a cell under a reading of `profile`.
+bool touches(const LedgerItem& item, const std::string& experiment, const std::string& profile,
              const std::string& column) {
   if (item.experiment != experiment) return false;
-  if (!item.profile.empty() && item.profile != reading) return false;
+  if (!item.profile.empty() && item.profile != profile) return false;
   const bool named = std::find(item.datasets.begin(), item.datasets.end(), column) != item.datasets.end();
   // A differs item touches every cell unless it names its columns; any other item only the columns it names.
   return named || (item.status == LedgerStatus::Differs && item.datasets.empty());
@@ -106,7 +170,7 @@ bool touches(const LedgerItem& item, const std::string& experiment, const std::s
 BoardTable board_table(const PaperFile& file, const PaperTable& table, const std::vector<BoardFolder>& folders) {
   BoardTable out;
   out.paper = &table;
-  const auto readings = reading_names(table);
+  const auto readings = readings_of(table);
   for (const auto& paper_cell : table.cells) {
     BoardCell cell;
     cell.paper = &paper_cell;
@@ -116,15 +180,16 @@ BoardTable board_table(const PaperFile& file, const PaperTable& table, const std
       cell.also.assign(sources.begin() + 1, sources.end());
     } else if (!sources.empty()) {
       cell.source = sources.front();
-      cell.reading = sources.front().folder->selected.profile;
+      cell.reading = sources.front().reading;
       cell.also.assign(sources.begin() + 1, sources.end());
       const SampleSummary& s = cell.source->selected;
       cell.status =
           within_paper_band(s.mean, s.n < 2 ? NAN : s.std, paper_cell) ? CellStatus::Within : CellStatus::Outside;
     }
-    const std::string reading = cell.source ? cell.reading : (readings.empty() ? "" : readings.front());
+    const std::string profile = cell.source ? cell.source->folder->selected.profile
+                                            : (readings.empty() ? "" : readings.front()->profile);
     for (size_t i = 0; i < file.ledger.size(); ++i)
-      if (touches(file.ledger[i], table.experiment, reading, paper_cell.column)) cell.ledger.push_back(i);
+      if (touches(file.ledger[i], table.experiment, profile, paper_cell.column)) cell.ledger.push_back(i);
     out.cells.push_back(cell);
   }
   return out;
@@ -142,7 +207,7 @@ ExperimentResults validation_of(const fs::path& root, const BoardFolder& folder)
 // in the folder's order on a tie); its source, and how many there were.
 std::optional<BoardReference> reference_in(const fs::path& root, const BoardFolder& folder, const ReferenceRow& row,
                                            const std::string& column) {
-  auto sources = sources_in(folder, row.row, column);
+  auto sources = sources_in(folder, nullptr, row.row, column);  // reference rows: every run of a reading's profile
   sources.erase(std::remove_if(sources.begin(), sources.end(), [](const CellSource& s) { return s.selected.n == 0; }),
                 sources.end());  // a configuration none of whose records is counted is no candidate
   if (sources.empty()) return std::nullopt;
@@ -176,14 +241,13 @@ std::vector<BoardReference> board_references(const fs::path& root, const PaperTa
                                              const std::vector<BoardFolder>& folders) {
   std::vector<std::string> columns;
   for (const auto& cell : table.cells) add_unique(columns, cell.column);
-  const auto readings = reading_names(table);
   std::vector<BoardReference> out;
   for (const auto& reference : table.references)
     for (const auto& column : columns) {
       std::optional<BoardReference> best;
       for (const auto& folder : folders) {
         if (folder.selected.name != table.experiment || folder.selected.metric != table.metric) continue;
-        if (std::find(readings.begin(), readings.end(), folder.selected.profile) == readings.end()) continue;
+        if (!is_reading_profile(table, folder.selected.profile)) continue;
         const auto found = reference_in(root, folder, reference, column);
         if (found && (!best || found->source.selected.n > best->source.selected.n)) best = found;
       }
@@ -199,12 +263,12 @@ std::optional<SampleSummary> printed_sample(const PaperTable& table, const std::
   return std::nullopt;
 }
 
-ReadingVerdict judge_reading(const Claim& claim, const PaperTable& table, const std::string& reading,
+ReadingVerdict judge_reading(const Claim& claim, const PaperTable& table, const PaperReading& reading,
                              const std::vector<BoardFolder>& folders) {
   ReadingVerdict out;
-  out.reading = reading;
+  out.reading = reading.name;
   const auto sources_of = [&](const std::string& row, const std::string& dataset) {
-    return cell_sources(folders, table, {reading}, row, dataset);
+    return cell_sources(folders, table, {&reading}, row, dataset);
   };
   const auto source = [&](const std::string& row, const std::string& dataset) -> std::optional<CellSource> {
     auto sources = sources_of(row, dataset);
@@ -247,10 +311,10 @@ BoardClaim board_claim(const PaperFile& file, const Claim& claim, const std::vec
     return printed_sample(*out.table, row, dataset);
   });
   for (const auto& reading : out.table->readings) {
-    out.readings.push_back(judge_reading(claim, *out.table, reading.profile, folders));
+    out.readings.push_back(judge_reading(claim, *out.table, reading, folders));
     if (out.verdict_reading.empty() && out.readings.back().selected.verdict != Verdict::NotTested) {
       out.verdict = out.readings.back().selected.verdict;
-      out.verdict_reading = reading.profile;
+      out.verdict_reading = reading.name;
     }
   }
   return out;
@@ -271,10 +335,9 @@ std::vector<std::string> judged_bad_records(const Board& board) {
 
 bool is_judged_folder(const Board& board, const BoardFolder& folder) {
   for (const auto& t : board.tables)
-    for (const auto& r : t.paper->readings)
-      if (t.paper->experiment == folder.selected.name && r.profile == folder.selected.profile &&
-          t.paper->metric == folder.selected.metric)
-        return true;
+    if (t.paper->experiment == folder.selected.name && t.paper->metric == folder.selected.metric &&
+        is_reading_profile(*t.paper, folder.selected.profile))
+      return true;
   return false;
 }
 
@@ -305,7 +368,7 @@ Board build_board(const PaperFile& file, const fs::path& root, const std::string
         auto selected = collect_results(folder, metric, RecordEpoch::Selected);
         auto last = collect_results(folder, metric, RecordEpoch::Final);
         for (size_t i = 0; i < selected.size() && i < last.size(); ++i)
-          board.folders.push_back({name, selected[i], last[i]});
+          board.folders.push_back({name, selected[i], last[i], resolved_settings(file, selected[i])});
       } catch (const std::exception& e) {
         throw Error("--board: " + folder.string() + ": " + error_text(e));
       }

@@ -1,9 +1,9 @@
 #pragma once
 // The claims board (`repro report RESULTS --board experiments/paper/dgsa.yaml`): every results folder below
-// RESULTS read once, and the paper file's tables and claims judged on the runs of the profiles each table lists
-// as a reading of the paper's protocol (`readings:`). Each paper cell gets ours | paper | n | where (folder,
-// reading, device), the source with the most runs when several folders hold it (a folder's plain row before a
-// swept one), the others listed; each claim gets one verdict per reading at the selected and at the final epoch;
+// RESULTS read once, and the paper file's tables and claims judged on the runs of each table's readings of the
+// paper's protocol (`readings:`: a profile's runs, or those of its runs with the settings it names). Each paper cell
+// gets ours | paper | n | where (folder, reading, device), the source with the most runs when several folders hold
+// it (a folder's plain row before a swept one), the others listed; each claim gets one verdict per reading at the selected and at the final epoch;
 // the ledger's *differs* items are marked beside the cells they touch. Written as Markdown (board_markdown) and as
 // one self-contained HTML page with SVG figures (board_html), both from the same blocks (report/board/board_page.h), so
 // the page says everything the Markdown says. docs/report.md describes it.
@@ -16,6 +16,7 @@
 #include "report/claims/claims.h"
 #include "report/claims/paper_file.h"
 #include "report/records/collect.h"
+#include "spec/config.h"
 
 namespace repro {
 
@@ -23,12 +24,17 @@ namespace repro {
 struct BoardFolder {
   std::string name;                  // relative to the root, '/'-separated ("table2/gpu")
   ExperimentResults selected, last;  // the same runs at the selected and at the final epoch
+  // Each run folder's settings as its spec.resolved.yaml resolved them (keys absent from an older file at what it
+  // ran as), for the readings that name settings; a run whose file cannot be read is in none of those.
+  std::map<std::string, Config> resolved;
 };
 
 // Where a cell's runs come from: a folder and the model configuration in it (the paper's row, or a swept one).
 struct CellSource {
   const BoardFolder* folder = nullptr;
+  std::string reading;  // the reading whose runs these are (PaperReading::name)
   std::string model_config;
+  bool swept = false;  // a swept configuration of the paper's row (sweep values beyond the reading's settings)
   SampleSummary selected, last;  // mean, sample std, n of the counted runs at each epoch
   std::string not_counted;       // the cell's runs there that are not counted, as tables say it: "1 corrupt" ("")
   std::string devices;           // "NVIDIA H200 + NVIDIA H100", "CPU"
@@ -45,7 +51,7 @@ enum class CellStatus { NotTrained, Within, Outside };
 
 struct BoardCell {
   const PaperCell* paper = nullptr;
-  std::string reading;                  // the profile of the chosen source ("" when not trained)
+  std::string reading;                  // the reading of the chosen source ("" when not trained)
   std::optional<CellSource> source;     // the chosen source; nullopt when no reading trained it
   std::optional<CellSource> uncounted;  // without a source: one whose records are all not counted (n = 0: corrupt…)
   std::vector<CellSource> also;         // the cell's other sources under the table's readings

@@ -255,7 +255,7 @@ void trained_cells(std::vector<PageBlock>& page, const BoardTable& t) {
                    "`" + cell.reading + "`", markdown_cell(cell_source_text(s, cell.paper->row)), ledger_marks(cell)}));
     for (const auto& other : cell.also)
       also.push_back({"", cell.paper->row + " on " + cell.paper->column + ": " +
-                              cell_source_text(other, cell.paper->row) + " under `" + other.folder->selected.profile +
+                              cell_source_text(other, cell.paper->row) + " under `" + other.reading +
                               "`, " + sample_text(other.selected, other.not_counted) + " (final epoch " +
                               sample_text(other.last) + ")"});
   }
@@ -364,14 +364,18 @@ std::vector<PageBlock> board_page(const Board& board) {
   page.push_back(page_heading(2, "The claims board: " + board.file->paper));
   page.push_back(paragraph(trim(board_coverage(board))));
   std::vector<std::string> readings;
+  bool names_settings = false;
   for (const auto& t : board.tables)
-    for (const auto& r : t.paper->readings)
-      readings.push_back("Table " + std::to_string(t.paper->number) + ": `" + r.profile + "`, " + r.what);
+    for (const auto& r : t.paper->readings) {
+      names_settings |= !r.settings.empty();
+      readings.push_back("Table " + std::to_string(t.paper->number) + ": " + reading_label(r) + ", " + r.what);
+    }
   page.push_back(paragraph(
       "Written by `" + board.command + "` from the run records of " + std::to_string(board.folders.size()) +
       " results folders (docs/report.md, \"The claims board\"); also as one page with figures, `board.html`. A "
       "claim and a cell are judged only on runs of the profiles the paper file lists as readings of the paper's "
-      "protocol (" +
+      "protocol" +
+      (names_settings ? std::string(", and of those only the runs with the settings a reading names") : "") + " (" +
       join(readings, "; ") +
       "); a claim's verdict is that of its table's first reading with runs, at the selected epoch (the best "
       "validation epoch), with the final epoch beside it."));

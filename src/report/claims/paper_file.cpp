@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "data/registry.h"
+#include "spec/keys.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -140,6 +141,56 @@ Metric read_table_metric(const Map& t) {
   return enum_from_name<Metric>(name, "metric");
 }
 
+// A reading's `set:`: {KEY: VALUE, …}, each a key of the spec's table at a value it takes, as the key table writes
+// it (a resolved spec holds no "auto": that is resolved per dataset before a run starts).
+std::vector<std::pair<std::string, std::string>> read_reading_settings(const Path& path, const YAML::Node& node) {
+  if (!node.IsMap() || node.size() == 0)
+    throw Error(at(path, node) + "set is a map {KEY: VALUE} of the settings its runs resolved, e.g. "
+                                 "{train.no_decay: paper}");
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const auto& entry : node) {
+    const std::string where = path.string() + ":" + line_of(entry.first);
+    if (!entry.first.IsScalar() || !entry.second.IsScalar())
+      throw Error(where + ": a reading's setting is KEY: VALUE (two single values)");
+    const std::string key = entry.first.Scalar();
+    const KeyDef* def = find_key(key);
+    if (!def) throw_unknown_key(key, where);
+    const std::string value = canonical_value(*def, entry.second.Scalar(), where);
+    if (value == "auto")
+      throw Error(where + ": key '" + key + "': 'auto' is resolved per dataset before a run starts; a reading names "
+                                            "the value its runs resolved");
+    settings.emplace_back(key, value);
+  }
+  return settings;
+}
+
+// NAME: what it reads (the profile NAME), or NAME: {profile: P, set: {KEY: VALUE}, what: …}.
+PaperReading read_reading(const Path& path, const YAML::Node& name, const YAML::Node& value) {
+  if (!name.IsScalar())
+    throw Error(at(path, name) + "a reading is PROFILE: what it reads, or NAME: {profile, set, what}");
+  PaperReading r;
+  r.name = r.profile = name.Scalar();
+  r.where = path.string() + ":" + line_of(name);
+  if (value.IsScalar()) {
+    r.what = value.Scalar();
+    return r;
+  }
+  const Map m(path, value, "reading", {"profile", "set", "what"}, {"what"});
+  r.what = m.text("what");
+  r.profile = m.text_or("profile", r.name);
+  if (m.has("set")) r.settings = read_reading_settings(path, m.value("set"));
+  return r;
+}
+
+// Whether no run can be in both: another profile, or one key set to two values.
+bool disjoint(const PaperReading& a, const PaperReading& b) {
+  if (a.profile != b.profile) return true;
+  for (const auto& [key, value] : a.settings)
+    for (const auto& [other_key, other_value] : b.settings)
+      if (key == other_key && value != other_value) return true;
+  return false;
+}
+
 std::vector<PaperReading> read_readings(const Path& path, const Map& t) {
   std::vector<PaperReading> readings;
   if (!t.has("readings")) return readings;
@@ -147,12 +198,16 @@ std::vector<PaperReading> read_readings(const Path& path, const Map& t) {
   if (!node.IsMap() || node.size() == 0)
     throw Error(at(path, node) + "readings is a map {PROFILE: what it reads}, e.g. {paper: Table 4 as printed}");
   for (const auto& entry : node) {
-    if (!entry.first.IsScalar() || !entry.second.IsScalar())
-      throw Error(at(path, entry.first) + "a reading is PROFILE: what it reads (two single values)");
-    const std::string profile = entry.first.Scalar();
-    for (const auto& r : readings)
-      if (r.profile == profile) throw Error(at(path, entry.first) + "reading '" + profile + "' is given twice");
-    readings.push_back({profile, entry.second.Scalar()});
+    const PaperReading reading = read_reading(path, entry.first, entry.second);
+    for (const auto& r : readings) {
+      if (r.name == reading.name)
+        throw Error(at(path, entry.first) + "reading '" + reading.name + "' is given twice");
+      if (!disjoint(r, reading))
+        throw Error(at(path, entry.first) + "readings '" + r.name + "' (" + line_in(r.where) + ") and '" +
+                    reading.name + "' can hold the same runs of profile '" + reading.profile +
+                    "': set one key to a different value in each (set: {KEY: VALUE})");
+    }
+    readings.push_back(reading);
   }
   return readings;
 }
@@ -330,6 +385,13 @@ const EnumNames<LedgerStatus>& enum_names(LedgerStatus) {
   static const EnumNames<LedgerStatus> names = {
       {LedgerStatus::Paper, "paper"}, {LedgerStatus::Open, "open"}, {LedgerStatus::Differs, "differs"}};
   return names;
+}
+
+std::string reading_label(const PaperReading& reading) {
+  std::vector<std::string> parts;
+  if (reading.profile != reading.name) parts.push_back("profile `" + reading.profile + "`");
+  for (const auto& [key, value] : reading.settings) parts.push_back(key + ": " + value);
+  return "`" + reading.name + "`" + (parts.empty() ? "" : " (" + join(parts, ", ") + ")");
 }
 
 const PaperTable* paper_table_for(const std::vector<PaperTable>& tables, const std::string& experiment, Metric metric) {

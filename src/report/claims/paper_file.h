@@ -1,9 +1,10 @@
 #pragma once
 // A paper file (experiments/paper/*.yaml) as one typed value: the paper's tables, its claims and the protocol
 // ledger, read by one strict reader. Every map is checked against its keys: an unknown key (a misspelt `ledgr:`
-// or `stauts:`), a key given twice, a cell, claim or ledger item given twice, a ledger item with two statuses and
-// a profile that the experiment's table does not list as a reading are refused with FILE:LINE and what was
-// expected. docs/report.md describes the format.
+// or `stauts:`), a key given twice, a cell, claim or ledger item given twice, a ledger item with two statuses, a
+// profile that the experiment's table does not list as a reading, a reading's setting that is no spec key or not
+// a value of it, and two readings that could hold one run are refused with FILE:LINE and what was expected.
+// docs/report.md describes the format.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -19,11 +20,22 @@ struct PaperCell {
   std::string printed;       // as printed, for parameter counts ("3.77M")
 };
 
-// One of our profiles that runs the paper's protocol for a table (the board judges claims on these runs), with
-// what it reads: "paper: Table 4 as printed".
+// A way our runs read the paper's protocol for a table (the board judges claims on these runs): the runs of one
+// of our profiles, or of those only the runs whose spec.resolved.yaml holds the settings `set:` names, with what it
+// reads. `paper: Table 4 as printed` is the profile `paper`, named so; `paper_vectors: {profile: paper, set:
+// {train.no_decay: vectors_embeddings}, what: …}` is the runs of `paper` that exempted every vector and embedding
+// from weight decay. Two readings of one profile set one key to two values, so that no run is in both.
 struct PaperReading {
-  std::string profile, what;
+  std::string name;     // how the board names it: the profile itself in the short form
+  std::string profile;  // our profile whose runs it reads
+  std::vector<std::pair<std::string, std::string>> settings;  // (key, canonical value) its runs resolved; none: all
+  std::string what;
+  std::string where;  // file:line of the reading
 };
+
+// "`paper`", or "`paper_vectors` (profile `paper`, train.no_decay: vectors_embeddings)": a reading as the board
+// names it, with what selects its runs when its name alone does not say it.
+std::string reading_label(const PaperReading& reading);
 
 // A row of ours that the paper does not have (a reference such as the bag-of-words floor): shown beside the
 // paper's cells with what it is, never compared with them.

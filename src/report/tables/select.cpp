@@ -10,6 +10,7 @@
 #include <set>
 
 #include "report/tables/stats.h"
+#include "spec/grid.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -63,13 +64,11 @@ std::vector<std::string> axes_of(const ExperimentResults& results) {
   return labels;
 }
 
-// A full key or its label -> the label (labels drop the key's first part, the section: grid.cpp's axis_label).
+// A full key or its label -> the label (spec/grid.h: axis_label).
 std::string resolve_axis(const std::string& given, const std::vector<std::string>& labels,
                          const ExperimentResults& results) {
   if (std::find(labels.begin(), labels.end(), given) != labels.end()) return given;
-  const auto dot = given.find('.');
-  if (dot != std::string::npos && std::find(labels.begin(), labels.end(), given.substr(dot + 1)) != labels.end())
-    return given.substr(dot + 1);
+  if (std::find(labels.begin(), labels.end(), axis_label(given)) != labels.end()) return axis_label(given);
   const std::string table = results.heading.empty() ? results.name : results.heading;
   if (labels.empty())
     throw Error("--select " + given + ": experiment '" + table +

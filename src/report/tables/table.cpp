@@ -106,10 +106,15 @@ std::string event_files_text(const ExperimentResults& results) {
 }
 
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset) {
+  return make_cell(results, model_config, dataset, [](const RunResult&) { return true; });
+}
+
+Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset,
+               const std::function<bool(const RunResult&)>& keep) {
   Cell cell;
   std::set<int64_t> seeds;  // n counts distinct run records: a seed twice is a bug, not a larger n
   for (const auto& run : results.runs) {
-    if (run.model_config != model_config || run.dataset != dataset) continue;
+    if (run.model_config != model_config || run.dataset != dataset || !keep(run)) continue;
     if (!seeds.insert(run.seed).second)
       throw Error(results.name + ": seed " + std::to_string(run.seed) + " of " + model_config + " on " + dataset +
                   " appears twice" + (run.path.empty() ? std::string() : " (" + run.path + ")"));

@@ -3,6 +3,7 @@
 // cells mean ± sample std over seeds, best mean per column in bold, runs that
 // failed or are missing shown as such.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct Cell {
 // The cell of one model configuration on one dataset; n counts distinct seeds
 // (throws repro::Error if one seed appears twice).
 Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset);
+// The same of only the runs `keep` accepts (the claims board: the runs of one reading).
+Cell make_cell(const ExperimentResults& results, const std::string& model_config, const std::string& dataset,
+               const std::function<bool(const RunResult&)>& keep);
 
 // Runs of the cell not counted, as tables show them: "1 diverged, 2 pending" ("" when none).
 std::string status_text(const Cell& cell, Metric metric);
