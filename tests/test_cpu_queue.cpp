@@ -95,6 +95,19 @@ TEST_CASE("cpu-queue: dry run, extend a committed run, resume, go on past a fail
   CHECK(repro::read_file(runs / "fashion_mnist/tiny/seed_1/summary.json") == seed1_record);
   const auto status = queue(dir, "--status");
   CHECK_THAT(status.output, Contains("3 runs: 3 complete"));
+  // While a queue trains a later item (its lock held), a finished item shows no lane's progress: its log's last
+  // progress lines are stale (they said "ETA run 8m32s" after the run had finished).
+  const fs::path first_log = dir.path() / "queue/first.log";
+  repro::test::write_text(first_log, repro::read_file(first_log) +
+                                         "[20:42:37] [info] [run 2] run 2/3 tiny fashion_mnist seed 1 | epoch 1/1 step 3/4 | "
+                                         "loss 2.3 | 8 ex/s | ETA run 4m26s, all 4m26s\n");
+  const auto held = repro::test::run_command("flock " + (dir.path() / "queue/queue.lock").string() + " " +
+                                             script_source("scripts/cpu-queue").string() + " --items " +
+                                             (dir.path() / "queue.items").string() + " --out " +
+                                             (dir.path() / "queue").string() + " --status");
+  INFO(held.output);
+  CHECK_THAT(held.output, Contains("3 runs: 3 complete, 0 running"));
+  CHECK(held.output.find("ETA") == std::string::npos);
 
   // Collect: the finished runs into the results folder, records only; seed 0 there unchanged.
   const auto collected = queue(dir, "--collect");
