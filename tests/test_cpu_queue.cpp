@@ -26,9 +26,9 @@ models:
 
 fs::path script_source(const std::string& relative) { return fs::path(REPRO_SOURCE_DIR) / relative; }
 
-// scripts/cpu-queue with the test's items, binary, data and out folder, then `arguments`.
-repro::test::Result queue(const repro::test::TempDir& dir, const std::string& arguments) {
-  return repro::test::run_command(script_source("scripts/cpu-queue").string() + " --items " +
+// scripts/cpu-queue with the test's items, binary, data and out folder, then `arguments`; `wrapper` runs it (e.g. flock).
+repro::test::Result queue(const repro::test::TempDir& dir, const std::string& arguments, const std::string& wrapper = "") {
+  return repro::test::run_command(wrapper + script_source("scripts/cpu-queue").string() + " --items " +
                                   (dir.path() / "queue.items").string() + " --binary " + REPRO_BINARY +
                                   " --data-root " + (dir.path() / "data").string() + " --out " +
                                   (dir.path() / "queue").string() + " " + arguments);
@@ -101,10 +101,7 @@ TEST_CASE("cpu-queue: dry run, extend a committed run, resume, go on past a fail
   repro::test::write_text(first_log, repro::read_file(first_log) +
                                          "[20:42:37] [info] [run 2] run 2/3 tiny fashion_mnist seed 1 | epoch 1/1 step 3/4 | "
                                          "loss 2.3 | 8 ex/s | ETA run 4m26s, all 4m26s\n");
-  const auto held = repro::test::run_command("flock " + (dir.path() / "queue/queue.lock").string() + " " +
-                                             script_source("scripts/cpu-queue").string() + " --items " +
-                                             (dir.path() / "queue.items").string() + " --out " +
-                                             (dir.path() / "queue").string() + " --status");
+  const auto held = queue(dir, "--status", "flock " + (dir.path() / "queue/queue.lock").string() + " ");
   INFO(held.output);
   CHECK_THAT(held.output, Contains("3 runs: 3 complete, 0 running"));
   CHECK(held.output.find("ETA") == std::string::npos);
