@@ -13,6 +13,7 @@
 #include "report/figures/plot.h"
 #include "run_repro.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 #if REPRO_HAS_CAIRO
 #include <cairo.h>
@@ -268,6 +269,54 @@ TEST_CASE("learning charts mark each run's selected epoch with its own values; h
   write_chart(unmarked, dir.path() / "unmarked.png", ChartFormat::Png);
   CHECK(read_file(dir.path() / "marked.png") != read_file(dir.path() / "unmarked.png"));
 #endif
+}
+
+TEST_CASE("learning charts: more rows than colours split by sweep values, then in parts", "[report]") {
+  test::TempDir dir("plot-groups");
+  // Seven rows under the paper's rule and two under the other reading (table2/weight_decay's shape), one run each.
+  const auto results_of = [&](int paper_rows, int other_rows, bool swept) {
+    ExperimentResults results = hand_made("wd", "rotten_tomatoes");
+    const auto add = [&](const std::string& row, const std::string& reading) {
+      RunResult run;
+      run.row = row, run.dataset = "rotten_tomatoes", run.state = RunState::Complete;
+      if (swept) run.sweep = {{"no_decay", reading}};
+      run.model_config = RunId::compose_model_config(row, run.sweep);
+      const auto run_dir = dir.path() / safe_name(run.model_config);
+      std::filesystem::create_directories(run_dir);
+      test::write_text(run_dir / "metrics.csv", "epoch,step,lr,train_loss,train_acc,val_loss,val_acc,test_loss,"
+                                                "test_acc,seconds\n1,10,0.001,0.9,50,0.8,60,0.85,58,1\n");
+      run.path = run_dir.string();
+      results.model_configs.push_back(run.model_config), results.runs.push_back(run);
+    };
+    for (int r = 0; r < paper_rows; ++r) add("R" + std::to_string(r), "paper");
+    for (int r = 0; r < other_rows; ++r) add("V" + std::to_string(r), "vectors_embeddings");
+    return results;
+  };
+  const auto names = [](const std::vector<NamedChart>& charts) {
+    std::vector<std::string> out;
+    for (const auto& chart : charts) out.push_back(chart.name);
+    return out;
+  };
+  // Eight rows fit one palette: one set, named as always, whatever their sweep values.
+  CHECK((names(learning_charts(results_of(6, 2, true))) ==
+         std::vector<std::string>{"wd_rotten_tomatoes_loss", "wd_rotten_tomatoes_accuracy",
+                                  "wd_rotten_tomatoes_val_accuracy"}));
+  // Nine: one set per reading, each with its own rows only, the reading in its title.
+  const auto split = learning_charts(results_of(7, 2, true));
+  REQUIRE(split.size() == 6);
+  CHECK(split[1].name == "wd_rotten_tomatoes_accuracy_no_decay_paper");
+  CHECK(split[1].chart.title == "wd: rotten_tomatoes, test accuracy (no_decay=paper)");
+  CHECK(split[1].chart.series.size() == 7);
+  CHECK(split[4].name == "wd_rotten_tomatoes_accuracy_no_decay_vectors_embeddings");
+  REQUIRE(split[4].chart.series.size() == 2);
+  CHECK(split[4].chart.series[0].label == "V0+no_decay=vectors_embeddings");
+  // Nine rows without sweep values: consecutive parts of at most eight.
+  const auto parts = learning_charts(results_of(9, 0, false));
+  REQUIRE(parts.size() == 6);
+  CHECK(parts[1].name == "wd_rotten_tomatoes_accuracy_part1");
+  CHECK(parts[1].chart.series.size() == 8);
+  CHECK(parts[4].chart.title == "wd: rotten_tomatoes, test accuracy (2/2)");
+  CHECK(parts[4].chart.series.size() == 1);
 }
 
 TEST_CASE("robustness charts: one curve per model, the clean run at level 0; test-noise rows not in learning curves",

@@ -2,7 +2,8 @@
 // The figures of `repro report --plots`: learning curves (training and
 // validation loss; test accuracy; validation accuracy: three charts against epoch,
 // one colour per model row, mean ± 1 std band over seeds, each run's selected
-// epoch marked) per experiment and dataset, and robustness curves (test
+// epoch marked) per experiment and dataset (more rows than colours: per sweep
+// combination, then in parts of 8), and robustness curves (test
 // accuracy against noise level per model, error bars) where an experiment has
 // runs with data.noise. Each figure is written as PNG and/or SVG with a CSV of
 // its series beside it; the returned markdown embeds them.

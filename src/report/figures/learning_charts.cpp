@@ -79,6 +79,53 @@ std::vector<NamedChart> learning_set(const ExperimentResults& results, const std
   return charts;
 }
 
+// One chart set's rows, and what its file name and title add ("" for the only set).
+struct RowGroup {
+  std::vector<std::string> rows;
+  std::string name, title;  // "_no_decay_paper", " (no_decay=paper)"; "_part2", " (2/3)"; "", ""
+};
+
+// The rows of one dataset's learning charts in groups of at most one palette's worth of colours (more lines than
+// colours cannot be told apart). Too many rows for one chart, in a sweep (rows carrying sweep values): one set per
+// combination of sweep values, so that each reading is read on its own (table2/weight_decay: the paper's
+// no_decay rule, vectors_embeddings); then, or without sweep values, consecutive parts.
+std::vector<RowGroup> row_groups(const ExperimentResults& results, const std::string& dataset,
+                                 const std::vector<std::string>& rows) {
+  if (rows.size() <= kRowsPerChart) return {{rows, "", ""}};
+  std::map<std::string, std::string> sweep_of;  // model_config -> "no_decay=paper" ("" without sweep values)
+  for (const auto& run : results.runs)
+    if (run.dataset == dataset && !run.sweep.empty())
+      sweep_of[run.model_config] = RunId::compose_model_config("", run.sweep).substr(1);
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_sweep;  // in row order of first appearance
+  for (const auto& row : rows) {
+    const std::string sweep = sweep_of.count(row) ? sweep_of.at(row) : "";
+    auto it = std::find_if(by_sweep.begin(), by_sweep.end(), [&](const auto& g) { return g.first == sweep; });
+    if (it == by_sweep.end()) it = by_sweep.insert(by_sweep.end(), {sweep, {}});
+    it->second.push_back(row);
+  }
+  if (by_sweep.size() == 1) by_sweep.front().first.clear();  // one combination: nothing to name
+  std::vector<RowGroup> groups;
+  for (const auto& [sweep, members] : by_sweep) {
+    const size_t parts = (members.size() + kRowsPerChart - 1) / kRowsPerChart;
+    for (size_t p = 0; p < parts; ++p) {
+      RowGroup group;
+      group.rows.assign(members.begin() + p * kRowsPerChart,
+                        members.begin() + std::min(members.size(), (p + 1) * kRowsPerChart));
+      if (!sweep.empty()) {
+        group.name = "_" + safe_name(sweep);  // "_no_decay_paper": no '=' or '+' in a file name
+        std::replace_if(group.name.begin(), group.name.end(), [](char c) { return c == '=' || c == '+'; }, '_');
+        group.title = " (" + sweep + ")";
+      }
+      if (parts > 1) {
+        group.name += "_part" + std::to_string(p + 1);
+        group.title += " (" + std::to_string(p + 1) + "/" + std::to_string(parts) + ")";
+      }
+      groups.push_back(group);
+    }
+  }
+  return groups;
+}
+
 }  // namespace
 
 std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
@@ -97,18 +144,13 @@ std::vector<NamedChart> learning_charts(const ExperimentResults& results) {
             marks[run.model_config][metric].emplace_back(static_cast<double>(row.epoch), v);
         }
     }
-    // Rows in groups of at most one palette's worth of colours: more lines than colours cannot be told apart.
     std::vector<std::string> rows;
     for (const auto& row : results.model_configs)
       if (by_row.count(row)) rows.push_back(row);
-    const size_t groups = (rows.size() + kRowsPerChart - 1) / kRowsPerChart;
-    for (size_t g = 0; g < groups; ++g) {
-      const std::vector<std::string> group(rows.begin() + g * kRowsPerChart,
-                                           rows.begin() + std::min(rows.size(), (g + 1) * kRowsPerChart));
-      const std::string part = groups > 1 ? "_part" + std::to_string(g + 1) : "";
-      for (auto& chart : learning_set(results, dataset, group, by_row, marks)) {
-        chart.name += part;
-        if (groups > 1) chart.chart.title += " (" + std::to_string(g + 1) + "/" + std::to_string(groups) + ")";
+    for (const auto& group : row_groups(results, dataset, rows)) {
+      for (auto& chart : learning_set(results, dataset, group.rows, by_row, marks)) {
+        chart.name += group.name;
+        chart.chart.title += group.title;
         charts.push_back(chart);
       }
     }
