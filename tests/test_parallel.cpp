@@ -6,6 +6,7 @@
 
 #include "catch.h"
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "run/parallel.h"
 #include "run/status.h"
 #include "run/threads.h"
+#include "train/progress.h"
 #include "run_repro.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -159,6 +161,26 @@ TEST_CASE("the grid's ETA scales a resumed run's time to its whole run", "[spec]
   skipped.run_ended(0.0, false);
   CHECK_FALSE(skipped.eta_seconds({}).has_value());
   CHECK(skipped.remaining_text({}) == "2 left, ETA ?");
+}
+
+TEST_CASE("the lanes of one process give one ETA for the whole command, whichever lane prints it", "[spec]") {
+  // Issue 66: the CPU queue's two lanes printed "all 1h49m" and "all 3h01m" at once, each lane counting half the
+  // runs at its own pace. Five runs, two lanes, each lane 60 s into a run of 100 s (40 s left).
+  LanePace pace(/*lanes=*/2, /*to_train=*/5);
+  pace.take(), pace.take();
+  CHECK(std::isnan(pace.eta_all(0, NAN, NAN)));  // nothing known of the pace yet
+  pace.eta_all(0, 40, 100);
+  const double from_lane1 = pace.eta_all(1, 40, 100);
+  CHECK(from_lane1 == Approx((40 + 40 + 3 * 100) / 2.0));  // 3 waiting runs of 100 s side by side with the two
+  CHECK(pace.eta_all(0, 40, 100) == Approx(from_lane1));   // the same number from the other lane
+  // Lane 0's run ends in 90 s (the pace of the rest), it takes the next; lane 1's is nearly done.
+  pace.ended(0, 90);
+  pace.take();
+  pace.eta_all(1, 5, 100);
+  CHECK(pace.eta_all(0, 80, 90) == Approx((80 + 5 + 2 * 90) / 2.0));
+  // The last run alone: never less than its own time left.
+  CHECK(eta_of_runs({300, 5}, 0, 90, 2) == Approx(300));
+  CHECK(std::isnan(eta_of_runs({5}, 1, NAN, 1)));
 }
 
 TEST_CASE("repro run --jobs 2 gives --jobs 1's records; a SIGKILLed child leaves the others running and resumes",

@@ -61,15 +61,10 @@ std::optional<double> GridProgress::eta_seconds(const std::vector<ActiveRunProgr
     }
   if (!per_run && estimates > 0) per_run = estimated / estimates;
   if (!per_run) return std::nullopt;
-  double work = 0, longest = 0;
-  for (const auto& run : active) {
-    const double left = run.seconds_left().value_or(std::max(0.0, *per_run - run.seconds()));
-    work += left;
-    longest = std::max(longest, left);
-  }
+  std::vector<double> left;
+  for (const auto& run : active) left.push_back(run.seconds_left().value_or(std::max(0.0, *per_run - run.seconds())));
   const size_t waiting = to_train_ - std::min(to_train_, ended_ + active.size());
-  work += static_cast<double>(waiting) * *per_run;
-  return std::max(longest, work / slots_);
+  return eta_of_runs(left, waiting, *per_run, slots_);
 }
 
 std::string GridProgress::remaining_text(const std::vector<ActiveRunProgress>& active) const {

@@ -81,7 +81,7 @@ class InProcessExecutor : public Executor {
     const int lanes = std::max(1, std::min(options_.parallel.lanes, static_cast<int>(to_train.size())));
     const torch::Device device = resolve_device(options_.device);
     CommandState command(options_, device, resolve_data_root(options_.data_root), lanes);
-    Shared shared{plan, to_train, StartRule(options_.time_limit, plan.runs, options_.out)};
+    Shared shared{plan, to_train, StartRule(options_.time_limit, plan.runs, options_.out), LanePace(lanes, to_train.size())};
     shared.tally.finished_before = plan.finished();
     const InterruptHandlers handlers(options_.interrupt.requeue_signal);  // checkpoint on TERM/INT/USR1 (USR2)/ALRM
     const TimeLimit::Alarm alarm(options_.time_limit);                    // ALRM at --time-limit
@@ -109,6 +109,7 @@ class InProcessExecutor : public Executor {
     const Plan& plan;
     const std::vector<size_t>& to_train;
     StartRule start_rule;
+    LanePace pace;  // the command's one ETA, whichever lane prints it
     Tally tally;
     std::mutex mutex;
     size_t next = 0;                // into to_train
@@ -118,6 +119,7 @@ class InProcessExecutor : public Executor {
     std::optional<size_t> take() {
       std::lock_guard<std::mutex> lock(mutex);
       if (next >= to_train.size()) return std::nullopt;
+      pace.take();
       return to_train[next++];
     }
   };
@@ -129,7 +131,8 @@ class InProcessExecutor : public Executor {
         static_cast<int64_t>((shared.to_train.size() + static_cast<size_t>(lanes) - 1 - static_cast<size_t>(index)) /
                              static_cast<size_t>(lanes));
     Progress progress(static_cast<int64_t>(shared.plan.runs.size()), runs_here,
-                      options_.live_progress && lanes == 1);  // lanes: a log line a run every 30 s
+                      options_.live_progress && lanes == 1,  // lanes: a log line a run every 30 s
+                      lanes > 1 ? &shared.pace : nullptr, index);
     try {
       while (!command.stop && !interrupt_requested()) {
         const std::optional<size_t> i = shared.take();

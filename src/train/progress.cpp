@@ -21,8 +21,53 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-Progress::Progress(int64_t total_runs, int64_t to_train, bool live)
-    : total_runs_(total_runs), to_train_(to_train), live_(live) {}
+double eta_of_runs(const std::vector<double>& active_left, size_t waiting, double per_run, int slots) {
+  if (waiting > 0 && !std::isfinite(per_run)) return NAN;
+  double work = 0, longest = 0;
+  for (const double left : active_left) {
+    work += left;
+    longest = std::max(longest, left);
+  }
+  work += static_cast<double>(waiting) * per_run;
+  return std::max(longest, work / std::max(1, slots));
+}
+
+LanePace::LanePace(int lanes, size_t to_train)
+    : lanes_(std::max(1, lanes)), to_train_(to_train), left_(static_cast<size_t>(lanes_), NAN),
+      whole_(static_cast<size_t>(lanes_), NAN) {}
+
+void LanePace::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++taken_;
+}
+
+double LanePace::eta_all(int lane, double left, double whole) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  left_.at(static_cast<size_t>(lane)) = left, whole_.at(static_cast<size_t>(lane)) = whole;
+  // The pace of one run: the runs that ended here, else the active runs' own.
+  double per_run = ended_ > 0 ? ended_seconds_ / static_cast<double>(ended_) : 0;
+  int guesses = 0;
+  std::vector<double> active;
+  for (size_t k = 0; k < left_.size(); ++k) {
+    if (std::isfinite(left_[k])) active.push_back(left_[k]);
+    if (ended_ == 0 && std::isfinite(whole_[k])) per_run += whole_[k], ++guesses;
+  }
+  if (ended_ == 0) {
+    if (guesses == 0) return NAN;
+    per_run /= guesses;
+  }
+  return eta_of_runs(active, to_train_ - std::min(to_train_, taken_), per_run, lanes_);
+}
+
+void LanePace::ended(int lane, double whole_run_seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  left_.at(static_cast<size_t>(lane)) = whole_.at(static_cast<size_t>(lane)) = NAN;
+  ended_seconds_ += whole_run_seconds;
+  ++ended_;
+}
+
+Progress::Progress(int64_t total_runs, int64_t to_train, bool live, LanePace* pace, int lane)
+    : total_runs_(total_runs), to_train_(to_train), live_(live), pace_(pace), lane_(lane) {}
 
 double Progress::seconds_since(Clock::time_point t) const {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -48,8 +93,15 @@ double Progress::eta_run_seconds() const {
 }
 
 double Progress::eta_all_seconds() const {
-  const double per_run = finished_runs_ > 0 ? mean_run_seconds_ : seconds_since(run_start_) + eta_run_seconds();
-  return eta_run_seconds() + per_run * static_cast<double>(std::max<int64_t>(0, to_train_ - runs_begun_));
+  const double left = eta_run_seconds();
+  // This run's whole time at its pace so far (a resumed run's steps before this process included).
+  const double whole = steps_done_ == 0 ? NAN
+                                        : seconds_since(run_start_) / static_cast<double>(steps_done_) *
+                                              static_cast<double>(steps_before_ + steps_done_ + steps_left_);
+  if (pace_) return pace_->eta_all(lane_, left, whole);
+  if (!std::isfinite(left)) return NAN;
+  const double per_run = finished_runs_ > 0 ? mean_run_seconds_ : whole;
+  return eta_of_runs({left}, static_cast<size_t>(std::max<int64_t>(0, to_train_ - runs_begun_)), per_run, 1);
 }
 
 void Progress::step(int64_t epoch, int64_t step_in_epoch, double loss, int64_t examples) {
@@ -92,6 +144,7 @@ void Progress::end_run() {
   mean_run_seconds_ =
       (mean_run_seconds_ * static_cast<double>(finished_runs_) + seconds) / static_cast<double>(finished_runs_ + 1);
   ++finished_runs_;
+  if (pace_) pace_->ended(lane_, seconds);
 }
 
 void Progress::print(const std::string& line) {

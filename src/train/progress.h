@@ -1,17 +1,46 @@
 #pragma once
 // Progress of a whole `repro run`: a live line on a terminal (run i/n, epoch,
-// step, loss, examples/s, ETA), periodic log lines otherwise.
+// step, loss, examples/s, ETA of the run and of all runs), periodic log lines
+// otherwise (and with lanes, one per lane, each with the command's one ETA).
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace repro {
+
+// Seconds until every run has ended, `slots` runs at a time: the active runs' seconds left, each its own, and
+// `waiting` runs of `per_run` seconds each spread over the slots; never less than the longest active run. The one
+// rule of every ETA "all" (this process's lanes, `repro run --jobs`' grid).
+double eta_of_runs(const std::vector<double>& active_left, size_t waiting, double per_run, int slots);
+
+// The lanes of one process (`repro run --lanes K`): one pace and one ETA for the whole command, whichever lane
+// prints it. Each lane tells it when it takes a run, its run's seconds left, and how long a finished run took.
+class LanePace {
+ public:
+  LanePace(int lanes, size_t to_train);
+  void take();  // a lane took the next run of the plan (trained, or skipped: either way it is not waiting)
+  // Lane `lane`'s run: `left` seconds left, `whole` its whole run's seconds at its pace (NaN: not known yet);
+  // returns the seconds until every run of the command has ended (NaN while no pace is known).
+  double eta_all(int lane, double left, double whole);
+  void ended(int lane, double whole_run_seconds);  // its run ended after training here: the pace of the rest
+
+ private:
+  std::mutex mutex_;
+  int lanes_;
+  size_t to_train_, taken_ = 0;
+  std::vector<double> left_, whole_;  // per lane, NaN: no run or not known
+  double ended_seconds_ = 0;
+  int64_t ended_ = 0;
+};
 
 class Progress {
  public:
   // `total_runs`: the plan's runs (run i/n counts them); `to_train`: those this command trains, which the ETA
-  // counts (finished runs are not waited for).
-  Progress(int64_t total_runs, int64_t to_train, bool live);
+  // counts (finished runs are not waited for). With `pace` (a lane `lane` of several), "all" is the command's,
+  // from every lane's pace and runs; without, this object's runs alone.
+  Progress(int64_t total_runs, int64_t to_train, bool live, LanePace* pace = nullptr, int lane = 0);
 
   void begin_run(int64_t run_index, const std::string& label, int64_t epochs, int64_t steps_per_epoch,
                  int64_t start_epoch);
@@ -40,6 +69,8 @@ class Progress {
   double rate_ = 0;  // examples per second
   double mean_run_seconds_ = 0;
   int64_t finished_runs_ = 0;
+  LanePace* pace_;
+  int lane_;
 };
 
 std::string format_duration(double seconds);  // 75 -> "1m15s"
