@@ -171,15 +171,20 @@ TEST_CASE("the lanes of one process give one ETA for the whole command, whicheve
   CHECK(std::isnan(pace.eta_all(0, NAN, NAN)));  // nothing known of the pace yet
   pace.eta_all(0, 40, 100);
   const double from_lane1 = pace.eta_all(1, 40, 100);
-  CHECK(from_lane1 == Approx((40 + 40 + 3 * 100) / 2.0));  // 3 waiting runs of 100 s side by side with the two
-  CHECK(pace.eta_all(0, 40, 100) == Approx(from_lane1));   // the same number from the other lane
-  // Lane 0's run ends in 90 s (the pace of the rest), it takes the next; lane 1's is nearly done.
+  // 3 waiting runs of 100 s: two start at 40 s, one on each lane, the third at 140 s: all end at 240 s.
+  CHECK(from_lane1 == Approx(240));
+  CHECK(pace.eta_all(0, 40, 100) == Approx(from_lane1));  // the same number from the other lane
+  // Lane 0's run ends in 90 s (the pace of the rest), it takes the next; lane 1's is nearly done: of the 2 runs
+  // still waiting, lane 1 takes one at 5 s (ends 95 s), lane 0 the other at 80 s (ends 170 s).
   pace.ended(0, 90);
   pace.take();
   pace.eta_all(1, 5, 100);
-  CHECK(pace.eta_all(0, 80, 90) == Approx((80 + 5 + 2 * 90) / 2.0));
-  // The last run alone: never less than its own time left.
+  CHECK(pace.eta_all(0, 80, 90) == Approx(170));
+  // The last run alone: never less than its own time left; a run is not split across lanes (the queue's last
+  // DGT x4: two runs 750 s from their end, one waiting of 830 s: 1,580 s, not (750 + 750 + 830) / 2).
   CHECK(eta_of_runs({300, 5}, 0, 90, 2) == Approx(300));
+  CHECK(eta_of_runs({750, 750}, 1, 830, 2) == Approx(1580));
+  CHECK(eta_of_runs({}, 3, 10, 2) == Approx(20));  // idle slots start at once
   CHECK(std::isnan(eta_of_runs({5}, 1, NAN, 1)));
 }
 

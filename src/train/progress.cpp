@@ -23,13 +23,12 @@ std::string format_duration(double seconds) {
 
 double eta_of_runs(const std::vector<double>& active_left, size_t waiting, double per_run, int slots) {
   if (waiting > 0 && !std::isfinite(per_run)) return NAN;
-  double work = 0, longest = 0;
-  for (const double left : active_left) {
-    work += left;
-    longest = std::max(longest, left);
-  }
-  work += static_cast<double>(waiting) * per_run;
-  return std::max(longest, work / std::max(1, slots));
+  // Each slot frees when its run ends; each waiting run starts on the slot that frees first (a run is not split
+  // across slots: the last one alone can leave the other slots idle).
+  std::vector<double> free_at = active_left;
+  while (free_at.size() < static_cast<size_t>(std::max(1, slots))) free_at.push_back(0);
+  for (size_t k = 0; k < waiting; ++k) *std::min_element(free_at.begin(), free_at.end()) += per_run;
+  return *std::max_element(free_at.begin(), free_at.end());
 }
 
 LanePace::LanePace(int lanes, size_t to_train)

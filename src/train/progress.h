@@ -10,9 +10,9 @@
 
 namespace repro {
 
-// Seconds until every run has ended, `slots` runs at a time: the active runs' seconds left, each its own, and
-// `waiting` runs of `per_run` seconds each spread over the slots; never less than the longest active run. The one
-// rule of every ETA "all" (this process's lanes, `repro run --jobs`' grid).
+// Seconds until every run has ended, `slots` runs at a time: the active runs' seconds left, each its own, then
+// `waiting` runs of `per_run` seconds each, every one started on the slot that frees first. The one rule of every
+// ETA "all" (this process's lanes, `repro run --jobs`' grid).
 double eta_of_runs(const std::vector<double>& active_left, size_t waiting, double per_run, int slots);
 
 // The lanes of one process (`repro run --lanes K`): one pace and one ETA for the whole command, whichever lane
