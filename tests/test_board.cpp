@@ -84,25 +84,42 @@ TEST_CASE("the claims board judges every claim of the DGSA paper on every result
   CHECK(newsgroups.verdict_reading == "paper");
   CHECK(newsgroups.readings[0].last.verdict == Verdict::Contradicted);  // at the final epoch too
   CHECK(newsgroups.readings[0].sources[2] == "table2/gpu (GPU)");       // DGT x16/3 − Transformer
-  CHECK(newsgroups.readings[1].reading == "paper_table6");
-  CHECK(newsgroups.readings[1].selected.verdict == Verdict::Contradicted);
+  // The readings in the paper file's order: `paper_vectors` has no 20 Newsgroups run (every one there resolved the
+  // paper's rule), `paper_table6` its own.
+  REQUIRE(newsgroups.readings.size() == 3);
+  CHECK(newsgroups.readings[1].reading == "paper_vectors");
+  CHECK(newsgroups.readings[1].selected.verdict == Verdict::NotTested);
+  CHECK(newsgroups.readings[2].reading == "paper_table6");
+  CHECK(newsgroups.readings[2].selected.verdict == Verdict::Contradicted);
 
-  // A cell held by several folders: the plain row with the most runs is counted, the others listed.
+  // A cell held by several folders, under two readings: the first reading's, table2/weight_decay's runs under the
+  // paper's rule (its `Transformer+no_decay=paper` is the row itself there), is counted; table2/paper's plain row and
+  // weight_decay's one run under `vectors_embeddings` are listed, `paper_vectors`.
   const auto& table2 = board.tables[1];
-  const auto cell = std::find_if(table2.cells.begin(), table2.cells.end(), [](const BoardCell& c) {
-    return c.paper->row == "Transformer" && c.paper->column == "rotten_tomatoes";
-  });
-  REQUIRE(cell != table2.cells.end());
-  REQUIRE(cell->source);
-  CHECK(cell->source->folder->name == "table2/paper");
-  CHECK(cell->source->selected.n == 5);
-  // Its final epoch is the runs' last (74.71 ± 0.61), not their selected one again (74.69 ± 0.68).
-  CHECK(cell->source->selected.mean == Approx(74.69).margin(0.005));
-  CHECK(cell->source->last.mean == Approx(74.71).margin(0.005));
-  CHECK(cell->source->last.std == Approx(0.61).margin(0.005));
-  CHECK(cell->source->not_counted == "");
-  CHECK(cell->also.size() == 2);  // weight_decay's two readings of weight decay
-  CHECK(cell->status == CellStatus::Outside);
+  const BoardCell& cell = cell_of(table2, "Transformer", "rotten_tomatoes");
+  REQUIRE(cell.source);
+  CHECK(cell.reading == "paper");
+  CHECK(cell.source->folder->name == "table2/weight_decay");
+  CHECK(cell.source->selected.n == 5);
+  // Its final epoch is the runs' last (74.60 ± 0.69), not their selected one again (75.57 ± 0.43).
+  CHECK(cell.source->selected.mean == Approx(75.57).margin(0.005));
+  CHECK(cell.source->last.mean == Approx(74.60).margin(0.005));
+  CHECK(cell.source->last.std == Approx(0.69).margin(0.005));
+  CHECK(cell.source->not_counted == "");
+  REQUIRE(cell.also.size() == 2);
+  CHECK(cell.also[0].reading == "paper_vectors");
+  CHECK(cell.also[0].folder->name == "table2/paper");
+  CHECK(cell.also[0].selected.mean == Approx(74.69).margin(0.005));
+  CHECK(cell.status == CellStatus::Outside);
+  // Every Rotten Tomatoes cell is judged under the paper's rule, on five seeds (the CPU queue's rt_no_decay).
+  for (const auto& c : table2.cells) {
+    if (c.paper->column != "rotten_tomatoes") continue;
+    INFO(c.paper->row);
+    REQUIRE(c.source);
+    CHECK(c.reading == "paper");
+    CHECK(c.source->folder->name == "table2/weight_decay");
+    CHECK(c.source->selected.n == 5);
+  }
   const auto imdb = std::find_if(table2.cells.begin(), table2.cells.end(), [](const BoardCell& c) {
     return c.paper->row == "Transformer" && c.paper->column == "imdb";
   });
@@ -132,7 +149,9 @@ TEST_CASE("the claims board judges every claim of the DGSA paper on every result
   CHECK_THAT(markdown, Contains("| Bag of words | newsgroups | 68.92 ± 0.17 (n = 5) |") &&
                            Contains("weight_decay=0 (best mean val_acc of 6; tied with weight_decay=0.001, taken first "
                                     "in the sweep's order)"));
-  CHECK_THAT(markdown, Contains("| Transformer | rotten_tomatoes | 74.69 ± 0.68 (n = 5) | 74.71 ± 0.61 (n = 5) |"));
+  CHECK_THAT(markdown, Contains("| Transformer | rotten_tomatoes | 75.57 ± 0.43 (n = 5) | 74.60 ± 0.69 (n = 5) |"));
+  CHECK_THAT(markdown, Contains("- Transformer on rotten_tomatoes: table2/paper (CPU) under `paper_vectors`, 74.69 ± "
+                                "0.68 (n = 5) (final epoch 74.71 ± 0.61 (n = 5))"));
   CHECK_THAT(markdown, Contains("table2/short (table2, short)"));                 // listed, not judged
   CHECK(board_markdown(build_board(file, kResults, board.command)) == markdown);  // deterministic
 
@@ -178,6 +197,7 @@ TEST_CASE("the band rule takes the larger of the two stds", "[report]") {
 TEST_CASE("the board's verdict is the selected epoch's, its final readings the final epoch's", "[report]") {
   // table2/paper with DGT x16/3's selected epoch moved to epoch 1 (55-60 % on Rotten Tomatoes, against 74-76 % at
   // the last): at the selected epoch claim 6 is contradicted, at the final epoch its effect is still not reproduced.
+  // Its runs are the reading `paper_vectors` (train.no_decay: vectors_embeddings), the first with runs here.
   test::TempDir dir("board-epochs");
   copy_results("table2/paper", dir.path());
   for (int seed = 0; seed < 5; ++seed)
@@ -185,9 +205,13 @@ TEST_CASE("the board's verdict is the selected epoch's, its final readings the f
   const PaperFile file = read_paper_file(kPaper);
   const Board board = build_board(file, dir.path(), "repro report … --board …");
   const BoardClaim& rotten = board.claims[5];
-  REQUIRE(rotten.readings.size() >= 1);
-  CHECK(rotten.readings[0].selected.verdict == Verdict::Contradicted);
-  CHECK(rotten.readings[0].last.verdict == Verdict::NotReproduced);
+  REQUIRE(rotten.readings.size() >= 2);
+  CHECK(rotten.readings[0].reading == "paper");
+  CHECK(rotten.readings[0].selected.verdict == Verdict::NotTested);  // no run under the paper's rule in this copy
+  CHECK(rotten.readings[1].reading == "paper_vectors");
+  CHECK(rotten.readings[1].selected.verdict == Verdict::Contradicted);
+  CHECK(rotten.readings[1].last.verdict == Verdict::NotReproduced);
+  CHECK(rotten.verdict_reading == "paper_vectors");
   CHECK(rotten.verdict == Verdict::Contradicted);  // the headline: the selected epoch's
   const BoardCell dgt = cell_of(board.tables[1], "DGT x16/3", "rotten_tomatoes");
   REQUIRE(dgt.source);
@@ -196,7 +220,7 @@ TEST_CASE("the board's verdict is the selected epoch's, its final readings the f
   CHECK(dgt.source->last.mean == Approx((74.202627 + 75.984991 + 74.108818 + 73.921201 + 74.765478) / 5).epsilon(1e-6));
   const std::string markdown = board_markdown(board);
   CHECK_THAT(markdown, Contains("| 6 | DGT improves on the Transformer on Rotten Tomatoes, IMDB and AG News |"));
-  CHECK_THAT(markdown, Contains("| **contradicted** | effect not reproduced | `paper` |"));
+  CHECK_THAT(markdown, Contains("| **contradicted** | effect not reproduced | `paper_vectors` |"));
   CHECK_THAT(markdown, Contains("| DGT x16/3 | rotten_tomatoes | 56.55 ± 2.01 (n = 5) | 74.60 ± 0.84 (n = 5) |"));
 }
 
@@ -331,10 +355,10 @@ TEST_CASE("report --compare and the board judge a claim by one rule, in one voca
   const auto last = collect_results(kResults / "table2/paper", Metric::TestAcc, RecordEpoch::Final);
   REQUIRE(selected.size() == 1);
   const std::string paper = claims_report(selected[0], file.tables, file.claims, &last[0]);
-  // Claim 6 under `paper`: its Rotten Tomatoes runs are table2/paper's, on the board as in the folder's report; IMDB
-  // and AG News have no runs: not tested in both.
-  const ReadingVerdict& rotten = board.claims[5].readings[0];
-  REQUIRE(rotten.reading == "paper");
+  // Claim 6 under `paper_vectors`: its Rotten Tomatoes runs are table2/paper's (train.no_decay: vectors_embeddings),
+  // on the board as in the folder's report; IMDB and AG News have no runs: not tested in both.
+  const ReadingVerdict& rotten = board.claims[5].readings[1];
+  REQUIRE(rotten.reading == "paper_vectors");
   int untested = 0;
   for (size_t i = 0; i < rotten.selected.comparisons.size(); ++i) {
     const ComparisonVerdict& c = rotten.selected.comparisons[i];
@@ -349,7 +373,8 @@ TEST_CASE("report --compare and the board judge a claim by one rule, in one voca
   CHECK(board.claims[3].verdict == Verdict::Contradicted);
   CHECK_THAT(paper, Contains("The claims board (`repro report RESULTS --board PAPER.yaml`, results/README.md) reads "
                              "every results folder") &&
-                        Contains("(`paper`, `paper_table6`)") && Contains("(15 comparisons not tested here)"));
+                        Contains("(`paper` (train.no_decay: paper), `paper_vectors` (profile `paper`, train.no_decay: "
+                                 "vectors_embeddings), `paper_table6`)") && Contains("(15 comparisons not tested here)"));
   CHECK(paper.find("inconclusive (also with fewer than 2 seeds on a side or no runs)") == std::string::npos);
   // table2/gpu: claim 6 has no run of its datasets there.
   const auto gpu = collect_results(kResults / "table2/gpu", Metric::TestAcc);
@@ -477,17 +502,9 @@ TEST_CASE("a reading that names settings judges only the runs that resolved them
   const fs::path root = dir.path() / "results";
   copy_results("table2/paper", root);
   copy_results("table2/weight_decay", root);
-  std::string text = read_file(kPaper);
-  const std::string plain =
-      "    readings:\n      paper: \"Table 4 as printed (20 Newsgroups: 6 layers; headers, signatures and quotes "
-      "removed)\"\n";
-  REQUIRE(text.find(plain) != std::string::npos);
-  text.replace(text.find(plain), plain.size(),
-               "    readings:\n      paper: {set: {train.no_decay: paper}, what: the paper's rule}\n"
-               "      paper_vectors: {profile: paper, set: {train.no_decay: vectors_embeddings}, what: before 0.3}\n");
-  const fs::path paper = dir.path() / "dgsa.yaml";
-  test::write_text(paper, text);
-  const PaperFile file = read_paper_file(paper);
+  // The committed paper file: Table 2's `paper` sets train.no_decay: paper, `paper_vectors` (profile paper)
+  // vectors_embeddings.
+  const PaperFile file = read_paper_file(kPaper);
   const Board board = build_board(file, root, "repro report results --board dgsa.yaml");
 
   // Transformer: weight_decay's configuration with the reading's own value is the row itself under `paper`, and
@@ -506,36 +523,53 @@ TEST_CASE("a reading that names settings judges only the runs that resolved them
   CHECK(transformer.also[0].selected.n == 5);
   CHECK(transformer.also[1].model_config == "Transformer+no_decay=vectors_embeddings");
   CHECK(transformer.also[1].selected.n == 1);
-  // DGT x4 has no run under the paper's rule yet (the CPU queue trains it last: experiments/cpu-queue.items): the
-  // other reading's cell, named so.
+  // DGT x4, trained last by the CPU queue: weight_decay's runs under `paper`, table2/paper's beside them.
   const BoardCell dgt_x4 = cell_of(board.tables[1], "DGT x4", "rotten_tomatoes");
   REQUIRE(dgt_x4.source);
-  CHECK(dgt_x4.reading == "paper_vectors");
-  CHECK(dgt_x4.source->folder->name == "table2/paper");
-  CHECK(dgt_x4.also.empty());
+  CHECK(dgt_x4.reading == "paper");
+  CHECK(dgt_x4.source->folder->name == "table2/weight_decay");
+  CHECK(dgt_x4.source->model_config == "DGT x4+no_decay=paper");
+  REQUIRE(dgt_x4.also.size() == 1);
+  CHECK(dgt_x4.also[0].reading == "paper_vectors");
+  CHECK(dgt_x4.also[0].folder->name == "table2/paper");
 
-  // Claim 6 under each reading: only DGT x16/3 − Transformer under `paper`, all three rows under `paper_vectors`.
+  // Claim 6 under each reading: all three rows on Rotten Tomatoes under both (IMDB and AG News not trained).
   const BoardClaim& rotten = board.claims[5];
   REQUIRE(rotten.readings.size() == 3);
   CHECK(rotten.verdict_reading == "paper");
+  for (int r = 0; r < 2; ++r) {
+    INFO(rotten.readings[r].reading);
+    CHECK(rotten.readings[r].selected.comparisons.size() == 9);
+    int tested = 0;
+    for (const auto& c : rotten.readings[r].selected.comparisons) tested += c.test.has_value();
+    CHECK(tested == 3);
+  }
   CHECK(rotten.readings[0].reading == "paper");
-  CHECK(rotten.readings[0].selected.comparisons.size() == 9);
-  int tested = 0;
-  for (const auto& c : rotten.readings[0].selected.comparisons) tested += c.test.has_value();
-  CHECK(tested == 1);
-  CHECK(rotten.readings[0].selected.comparisons[2].test);
   CHECK_THAT(rotten.readings[0].sources[2], Contains("table2/weight_decay: DGT x16/3+no_decay=paper (CPU)"));
   CHECK(rotten.readings[1].reading == "paper_vectors");
   CHECK(rotten.readings[1].sources[0] == "table2/paper (CPU)");
   CHECK(rotten.readings[1].selected.verdict == Verdict::NotReproduced);
+  CHECK(rotten.readings[2].reading == "paper_table6");  // no Rotten Tomatoes run
+  CHECK(rotten.readings[2].selected.verdict == Verdict::NotTested);
 
   const std::string markdown = board_markdown(board);
   CHECK_THAT(markdown, Contains("and of those only the runs with the settings a reading names (") &&
                            Contains("Table 2: `paper_vectors` (profile `paper`, train.no_decay: vectors_embeddings), "
-                                    "before 0.3"));
+                                    "Table 4 with every vector"));
   CHECK_THAT(markdown, Contains("- Transformer on rotten_tomatoes: table2/paper (CPU) under `paper_vectors`, 74.69 ± "
                                 "0.68 (n = 5)"));
-  // The committed paper file names no settings: its board does not say it.
-  CHECK(board_markdown(build_board(read_paper_file(kPaper), root, "x")).find("settings a reading names") ==
-        std::string::npos);
+  // A paper file whose readings name no settings: its board does not say it, and takes table2/paper's plain row
+  // under `paper` (a record that names no train.no_decay is any run of the profile there).
+  std::string text = read_file(kPaper);
+  const size_t begin = text.find("    readings:\n      paper: {set:");
+  REQUIRE(begin != std::string::npos);
+  const size_t end = text.find("      paper_table6:", begin);
+  REQUIRE(end != std::string::npos);
+  text.replace(begin, end - begin, "    readings:\n      paper: \"Table 4 as printed\"\n");
+  const fs::path plain = dir.path() / "dgsa.yaml";
+  test::write_text(plain, text);
+  const PaperFile plain_file = read_paper_file(plain);  // the board points into it: it must outlive the board
+  const Board plain_board = build_board(plain_file, root, "x");
+  CHECK(board_markdown(plain_board).find("settings a reading names") == std::string::npos);
+  CHECK(cell_of(plain_board.tables[1], "Transformer", "rotten_tomatoes").source->folder->name == "table2/paper");
 }

@@ -129,7 +129,7 @@ TEST_CASE("board.html says everything board.md says, in words", "[report]") {
   CHECK(missing.empty());
   // The check is not blind: a line the page drops, a cell changed, a ledger item gone are each found.
   CHECK(!missing_facts(markdown + "\nNot trained under `paper`: X − Y on imdb.\n", text).empty());
-  CHECK(!missing_facts(markdown, std::regex_replace(text, std::regex("74\\.69 ± 0\\.68 \\(n = 5\\) outside"), ""))
+  CHECK(!missing_facts(markdown, std::regex_replace(text, std::regex("75\\.57 ± 0\\.43 \\(n = 5\\) outside"), ""))
              .empty());
   CHECK(!missing_facts(markdown, std::regex_replace(text, std::regex("L4 \\(paper"), "")).empty());
 
@@ -138,14 +138,15 @@ TEST_CASE("board.html says everything board.md says, in words", "[report]") {
   // links from the cells, the per-cell table with the final epoch, the claims' other readings.
   CHECK_THAT(text, Contains("Not trained under paper: DGT x2 − Transformer on imdb;"));
   CHECK_THAT(text, Contains("DGT x16/3 − Transformer on ag_news."));
-  CHECK_THAT(text, Contains("74.69 ± 0.68 (n = 5) outside paper 72.18 ± 0.51 (L4, L16, L17, L18)"));
+  CHECK_THAT(text, Contains("75.57 ± 0.43 (n = 5) outside paper 72.18 ± 0.51 (L4, L16, L17, L18)"));
   CHECK_THAT(text, Contains("within means ours lies within the paper's band, |Δ| ≤ 2·max(std_ours, std_paper) + 0.5"));
-  CHECK_THAT(text, Contains("L4 (paper, table2/paper) weight decay: the Rotten Tomatoes records of table2/paper ran "
-                            "with vectors_embeddings"));
+  CHECK_THAT(text, Contains("L4 (paper, table2/paper) weight decay: Rotten Tomatoes is judged on table2/weight_decay: "
+                            "all seven rows"));
   CHECK_THAT(html, Contains("<li id=\"L4\">") && Contains("<a href=\"#L4\">L4</a>"));
   CHECK(html.find(" title=\"") == std::string::npos);  // nothing only on hover
-  CHECK_THAT(text, Contains("Transformer rotten_tomatoes 74.69 ± 0.68 (n = 5) 74.71 ± 0.61 (n = 5) 72.18 ± 0.51 "
-                            "+2.51 outside paper table2/paper (CPU) L4, L16, L17, L18"));
+  CHECK_THAT(text, Contains("Transformer rotten_tomatoes 75.57 ± 0.43 (n = 5) 74.60 ± 0.69 (n = 5) 72.18 ± 0.51 "
+                            "+3.39 outside paper table2/weight_decay: Transformer+no_decay=paper (CPU) L4, L16, L17, "
+                            "L18"));
   CHECK_THAT(text, Contains("paper; also paper_table6: contradicted (final: contradicted)"));
   // No test text, no script: the browser test brings its own probe.
   CHECK(html.find("figures loaded") == std::string::npos);

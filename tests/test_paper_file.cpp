@@ -49,9 +49,16 @@ TEST_CASE("the DGSA paper file reads: tables, readings, claims and ledger", "[re
   REQUIRE(file.tables.size() == 4);
   CHECK(file.tables[1].metric == Metric::TestAcc);
   CHECK(file.tables[2].metric == Metric::Params);
-  REQUIRE(file.tables[1].readings.size() == 2);
+  REQUIRE(file.tables[1].readings.size() == 3);
   CHECK(file.tables[1].readings[0].profile == "paper");
-  CHECK(file.tables[1].readings[1].profile == "paper_table6");
+  CHECK((file.tables[1].readings[0].settings ==
+         std::vector<std::pair<std::string, std::string>>{{"train.no_decay", "paper"}}));
+  CHECK(file.tables[1].readings[1].name == "paper_vectors");
+  CHECK(file.tables[1].readings[1].profile == "paper");
+  CHECK((file.tables[1].readings[1].settings ==
+         std::vector<std::pair<std::string, std::string>>{{"train.no_decay", "vectors_embeddings"}}));
+  CHECK(file.tables[1].readings[2].profile == "paper_table6");
+  CHECK(file.tables[1].readings[2].settings.empty());
   CHECK(file.claims.size() == 6);
   CHECK(file.ledger.size() == 18);
   for (const auto& item : file.ledger) CHECK(item.profile == "paper");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/claims/paper_file.h"
 #include "report/tables/significance.h"
 #include "report/tables/table.h"
 #include "util/error.h"
@@ -152,11 +153,11 @@ std::string claim_section(const Claim& claim, const PaperTable& table, const Exp
 // Under the claims: what the claims board, which reads every results folder, may judge otherwise, and why.
 std::string board_note(const ExperimentResults& results, const PaperTable& table, int untested) {
   std::vector<std::string> readings;
-  for (const auto& reading : table.readings) readings.push_back("`" + reading.profile + "`");
+  for (const auto& reading : table.readings) readings.push_back(reading_label(reading));  // what selects its runs
   const std::string board =
       "The claims board (`repro report RESULTS --board PAPER.yaml`, results/README.md) reads every results folder "
-      "below RESULTS and judges these claims only on the runs of the profiles the paper file lists as readings of "
-      "the paper's protocol (" +
+      "below RESULTS and judges these claims only on the runs of the readings of the paper's protocol the paper "
+      "file lists (" +
       (readings.empty() ? std::string("none for this table") : join(readings, ", ")) + ")";
   const bool reading = std::any_of(table.readings.begin(), table.readings.end(),
                                    [&](const PaperReading& r) { return r.profile == results.profile; });
