@@ -96,7 +96,7 @@ TEST_CASE("the claims board judges every claim of the DGSA paper on every result
   // paper's rule (its `Transformer+no_decay=paper` is the row itself there), is counted; table2/paper's plain row and
   // weight_decay's one run under `vectors_embeddings` are listed, `paper_vectors`.
   const auto& table2 = board.tables[1];
-  const BoardCell& cell = cell_of(table2, "Transformer", "rotten_tomatoes");
+  const BoardCell cell = cell_of(table2, "Transformer", "rotten_tomatoes");
   REQUIRE(cell.source);
   CHECK(cell.reading == "paper");
   CHECK(cell.source->folder->name == "table2/weight_decay");
